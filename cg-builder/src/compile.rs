@@ -1,0 +1,108 @@
+//! The nested cargo build that turns the kernel crate into PTX.
+//!
+//! The kernel crate is a `cdylib` with `panic = "immediate-abort"`,
+//! `lto = "fat"` and `codegen-units = 1` in its own `[profile.release]`; the
+//! whole program (dependencies included) becomes one PTX module through
+//! `--emit=asm`, which also makes the target's bitcode linker unnecessary.
+//! The nested cargo must not inherit the outer build's environment (it would
+//! reuse its flags, its target directory and its lock), so it starts from an
+//! empty environment plus the few variables a cargo needs.
+
+use crate::toolchain::Toolchain;
+use crate::{io_err, BuildError};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Variables passed through to the nested cargo; everything else is dropped.
+const KEEP_ENV: [&str; 8] = [
+    "PATH", "HOME", "CARGO_HOME", "RUSTUP_HOME", "TMPDIR", "CARGO_NET_OFFLINE",
+    "CARGO_HTTP_TIMEOUT", "SSL_CERT_FILE",
+];
+
+fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
+    let mut cmd = Command::new(&tc.cargo);
+    cmd.env_clear();
+    for k in KEEP_ENV {
+        if let Some(v) = std::env::var_os(k) {
+            cmd.env(k, v);
+        }
+    }
+    cmd.env("RUSTC", &tc.rustc).current_dir(crate_dir);
+    if tc.bootstrap {
+        cmd.env("RUSTC_BOOTSTRAP", "1");
+    }
+    cmd
+}
+
+/// Builds `crate_dir` for `sm_<sm>` and returns the PTX text.
+pub fn build_ptx(tc: &Toolchain, crate_dir: &Path, target_dir: &Path, sm: u32) -> Result<String, BuildError> {
+    let arch = format!("sm_{sm}");
+    let target_dir = target_dir.join(&arch);
+    let out = nested_cargo(tc, crate_dir)
+        .args(["rustc", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--target-dir"])
+        .arg(&target_dir)
+        .args(["--", "--emit=asm", "-C"])
+        .arg(format!("target-cpu={arch}"))
+        .args(["-C", "linker=/bin/true"])
+        .output()
+        .map_err(io_err(format!("running {} (from {})", tc.cargo.display(), tc.origin)))?;
+    if !out.status.success() {
+        return Err(BuildError::Compile {
+            crate_dir: crate_dir.to_path_buf(),
+            arch,
+            output: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    let name = crate_lib_name(crate_dir)?;
+    let ptx_path = target_dir.join("nvptx64-nvidia-cuda/release/deps").join(format!("{name}.s"));
+    let ptx = std::fs::read_to_string(&ptx_path).map_err(io_err(format!("reading {}", ptx_path.display())))?;
+    if !ptx.contains(&format!(".target {arch}")) {
+        return Err(BuildError::Ptx(format!("{} is not PTX for {arch}", ptx_path.display())));
+    }
+    Ok(ptx)
+}
+
+/// The kernel crate's library name (package name with `-` as `_`).
+fn crate_lib_name(crate_dir: &Path) -> Result<String, BuildError> {
+    let manifest = crate_dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).map_err(io_err(format!("reading {}", manifest.display())))?;
+    let mut in_package = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package {
+            if let Some(rest) = line.strip_prefix("name") {
+                if let Some(v) = rest.trim_start().strip_prefix('=') {
+                    return Ok(v.trim().trim_matches('"').replace('-', "_"));
+                }
+            }
+        }
+    }
+    Err(BuildError::Ptx(format!("{}: no [package] name", manifest.display())))
+}
+
+/// The kernel crate's directory and those of its path dependencies: what
+/// cargo must watch to rebuild the PTX when device code changes.
+pub fn watched_dirs(crate_dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
+    let tc = crate::toolchain::Toolchain::find()?;
+    let out = nested_cargo(&tc, crate_dir)
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .output()
+        .map_err(io_err("running cargo metadata"))?;
+    let mut dirs = vec![crate_dir.to_path_buf()];
+    if out.status.success() {
+        let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        for pkg in meta["packages"].as_array().into_iter().flatten() {
+            if pkg["source"].is_null() {
+                if let Some(m) = pkg["manifest_path"].as_str() {
+                    let dir = Path::new(m).parent().unwrap_or(Path::new(m)).to_path_buf();
+                    if !dirs.contains(&dir) {
+                        dirs.push(dir);
+                    }
+                }
+            }
+        }
+    }
+    Ok(dirs)
+}

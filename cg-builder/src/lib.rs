@@ -1,0 +1,169 @@
+//! Builds a `#![no_std]` kernel crate to PTX and generates its typed host
+//! handles; the role `cuda_builder` plays in rust-cuda, for `build.rs`.
+//!
+//! ```no_run
+//! // build.rs of a host crate whose kernels live in ../kernels
+//! fn main() {
+//!     cg_builder::KernelBuild::new("../kernels")
+//!         .arch(80)
+//!         .arch(90)
+//!         .emit()
+//!         .unwrap_or_else(|e| panic!("{e}"));
+//! }
+//! // src/lib.rs: pub mod kernels { include!(concat!(env!("OUT_DIR"), "/cg_kernels.rs")); }
+//! ```
+//!
+//! What [`KernelBuild::emit`] does:
+//!
+//! 1. finds a Rust toolchain that can build `core` for
+//!    `nvptx64-nvidia-cuda` ([`toolchain`]);
+//! 2. builds the crate once per architecture, with fat LTO and
+//!    `--emit=asm`, into one complete PTX module each, in a target directory
+//!    of its own and with the outer build's environment scrubbed ([`compile`]);
+//! 3. checks that every entry point that reaches `grid.sync()` is declared
+//!    `#[kernel(cooperative)]` ([`ptx`]);
+//! 4. writes `cg_kernels.rs` to `OUT_DIR`: the PTX modules embedded as
+//!    strings and one typed launch handle per `#[kernel]` ([`bindings`]);
+//! 5. tells cargo to rerun only when the kernel crate or one of its path
+//!    dependencies changes.
+
+pub mod bindings;
+pub mod compile;
+pub mod ptx;
+pub mod toolchain;
+
+use std::path::{Path, PathBuf};
+
+/// Everything that can stop a kernel build, each with what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// No toolchain that can build `core` for nvptx64 was found.
+    #[error("{0}")]
+    NoToolchain(String),
+    /// The nested cargo build failed; its output is included.
+    #[error("building the kernel crate {crate_dir} for {arch} failed:\n{output}")]
+    Compile {
+        /// The kernel crate.
+        crate_dir: PathBuf,
+        /// `sm_XX`.
+        arch: String,
+        /// The nested cargo's stderr.
+        output: String,
+    },
+    /// A kernel source file does not parse or a `#[kernel]` is malformed.
+    #[error("{path}: {message}")]
+    Source {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The PTX breaks a rule the host API relies on.
+    #[error("{0}")]
+    Ptx(String),
+    /// Reading or writing a file, or running a program, failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+pub(crate) fn io_err(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> BuildError {
+    let context = context.into();
+    move |source| BuildError::Io { context, source }
+}
+
+/// A kernel crate to build, and the architectures to build it for.
+#[derive(Debug, Clone)]
+pub struct KernelBuild {
+    crate_dir: PathBuf,
+    archs: Vec<u32>,
+    target_dir: Option<PathBuf>,
+}
+
+impl KernelBuild {
+    /// A build of the kernel crate at `crate_dir` (relative paths are taken
+    /// from `CARGO_MANIFEST_DIR` when set).
+    pub fn new(crate_dir: impl AsRef<Path>) -> Self {
+        let p = crate_dir.as_ref();
+        let crate_dir = match std::env::var_os("CARGO_MANIFEST_DIR") {
+            Some(root) if p.is_relative() => PathBuf::from(root).join(p),
+            _ => p.to_path_buf(),
+        };
+        Self {
+            crate_dir,
+            archs: Vec::new(),
+            target_dir: None,
+        }
+    }
+
+    /// Adds an architecture, as the number in `sm_XX` (80 for sm_80).
+    pub fn arch(mut self, sm: u32) -> Self {
+        if !self.archs.contains(&sm) {
+            self.archs.push(sm);
+        }
+        self
+    }
+
+    /// Where the nested builds keep their artifacts (default: `cg-ptx`
+    /// beside the outer build's profile directories).
+    pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.target_dir = Some(dir.into());
+        self
+    }
+
+    /// Builds the PTX for every architecture and checks it; returns
+    /// `(sm, ptx)` pairs in the order the architectures were added.
+    pub fn build(&self) -> Result<Vec<(u32, String)>, BuildError> {
+        let archs = if self.archs.is_empty() { vec![80, 90] } else { self.archs.clone() };
+        let tc = toolchain::Toolchain::find()?;
+        let target_dir = self.target_dir.clone().unwrap_or_else(default_target_dir);
+        let kernels = bindings::scan_crate(&self.crate_dir)?;
+        let mut out = Vec::new();
+        for sm in archs {
+            let ptx = compile::build_ptx(&tc, &self.crate_dir, &target_dir, sm)?;
+            ptx::check_cooperative(&ptx, &kernels)?;
+            out.push((sm, ptx));
+        }
+        Ok(out)
+    }
+
+    /// For `build.rs`: builds, writes `OUT_DIR/cg_kernels.rs` (and the PTX
+    /// files it embeds) and prints cargo's rerun directives.
+    pub fn emit(&self) -> Result<(), BuildError> {
+        let out_dir = PathBuf::from(
+            std::env::var_os("OUT_DIR")
+                .ok_or_else(|| BuildError::Ptx("OUT_DIR is not set: call emit() from build.rs".into()))?,
+        );
+        let modules = self.build()?;
+        let kernels = bindings::scan_crate(&self.crate_dir)?;
+        let mut files = Vec::new();
+        for (sm, ptx) in &modules {
+            let path = out_dir.join(format!("cg_kernels_sm_{sm}.ptx"));
+            std::fs::write(&path, ptx).map_err(io_err(format!("writing {}", path.display())))?;
+            files.push((*sm, path));
+        }
+        let code = bindings::generate(&kernels, &files);
+        let path = out_dir.join("cg_kernels.rs");
+        std::fs::write(&path, code).map_err(io_err(format!("writing {}", path.display())))?;
+        for dir in compile::watched_dirs(&self.crate_dir)? {
+            println!("cargo:rerun-if-changed={}", dir.display());
+        }
+        for var in toolchain::ENV_VARS {
+            println!("cargo:rerun-if-env-changed={var}");
+        }
+        Ok(())
+    }
+}
+
+fn default_target_dir() -> PathBuf {
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_else(|| "target".into()));
+    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out.
+    match out.ancestors().nth(4) {
+        Some(t) if !t.as_os_str().is_empty() => t.join("cg-ptx"),
+        _ => out.join("cg-ptx"),
+    }
+}

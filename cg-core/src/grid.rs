@@ -1,0 +1,114 @@
+//! `grid_group`: every thread of a launch, with a grid-wide barrier.
+//!
+//! `sync()` needs a cooperative launch (`cuLaunchCooperativeKernel`), which
+//! guarantees that all blocks are resident at once and hands the kernel a
+//! barrier workspace. Kernels that call it are declared
+//! `#[kernel(cooperative)]`; their host handles always launch them
+//! cooperatively, and `cg-builder` refuses to build a kernel that reaches
+//! `grid.sync()` without that declaration.
+//!
+//! The barrier is the one CUDA's headers implement over the same workspace
+//! (`{u32 size; u32 barrier}` at `{%envreg2, %envreg1}`): `bar.sync 0`; thread
+//! 0 of each block does `atom.add.release.gpu` on the barrier word (block 0
+//! adds `0x80000000 - (blocks - 1)`, the others 1), so the last arrival flips
+//! bit 31; it spins on `ld.acquire.gpu` until the bit differs from the value
+//! it read; `bar.sync 0`. No `-rdc`, no device runtime library.
+//!
+//! Under an ordinary launch the workspace pointer is usually 0 and `sync()`
+//! traps (the launch fails) instead of hanging. That guard is best effort:
+//! after a cooperative launch in the same process the driver can leave a
+//! workspace in place; the host API is what makes the misuse impossible.
+
+use crate::group::Dim3;
+use crate::intrinsics;
+use core::arch::asm;
+
+/// All blocks of the launch. Obtain it with [`this_grid`].
+#[derive(Clone, Copy)]
+pub struct GridGroup {
+    workspace: u64,
+}
+
+/// `cg::this_grid()`.
+#[inline(always)]
+pub fn this_grid() -> GridGroup {
+    GridGroup {
+        workspace: intrinsics::grid_workspace(),
+    }
+}
+
+impl GridGroup {
+    /// Whether the kernel was launched cooperatively, so that `sync()` is
+    /// allowed.
+    #[inline(always)]
+    pub fn is_valid(&self) -> bool {
+        self.workspace != 0
+    }
+
+    /// `gridDim`: the grid's extent in blocks.
+    #[inline(always)]
+    pub fn dim_blocks(&self) -> Dim3 {
+        intrinsics::grid_dim().into()
+    }
+
+    /// `blockIdx`: this block's index in the grid.
+    #[inline(always)]
+    pub fn block_index(&self) -> Dim3 {
+        intrinsics::block_idx().into()
+    }
+
+    /// Number of blocks in the grid.
+    #[inline(always)]
+    pub fn num_blocks(&self) -> u32 {
+        self.dim_blocks().volume()
+    }
+
+    /// This block's linear rank in the grid, x fastest.
+    #[inline(always)]
+    pub fn block_rank(&self) -> u32 {
+        self.dim_blocks().linear(self.block_index())
+    }
+
+    /// Number of threads in the grid.
+    #[inline(always)]
+    pub fn num_threads(&self) -> u64 {
+        self.num_blocks() as u64 * Dim3::from(intrinsics::block_dim()).volume() as u64
+    }
+
+    /// This thread's rank in the grid: `block_rank * block_threads + rank in block`.
+    #[inline(always)]
+    pub fn thread_rank(&self) -> u64 {
+        let bd: Dim3 = intrinsics::block_dim().into();
+        self.block_rank() as u64 * bd.volume() as u64
+            + bd.linear(intrinsics::thread_idx().into()) as u64
+    }
+
+    /// Barrier over every thread of the grid, with memory ordering: writes
+    /// before it are visible to every thread after it. Traps when the kernel
+    /// was not launched cooperatively (see the module docs).
+    #[inline(always)]
+    pub fn sync(&self) {
+        // The marker lets cg-builder find kernels that reach a grid barrier.
+        unsafe { asm!("// cg-core: grid.sync", options(nomem, nostack, preserves_flags)) };
+        if self.workspace == 0 {
+            intrinsics::trap();
+        }
+        intrinsics::bar_sync();
+        let t = intrinsics::thread_idx();
+        if t[0] | t[1] | t[2] == 0 {
+            let barrier = (self.workspace + 4) as *mut u32;
+            let b = intrinsics::block_idx();
+            let add = if b[0] | b[1] | b[2] == 0 {
+                0x8000_0000u32.wrapping_sub(self.num_blocks() - 1)
+            } else {
+                1
+            };
+            // SAFETY: the driver's workspace of a cooperative launch.
+            unsafe {
+                let old = intrinsics::atom_add_release_gpu(barrier, add);
+                while (old ^ intrinsics::ld_acquire_gpu(barrier)) & 0x8000_0000 == 0 {}
+            }
+        }
+        intrinsics::bar_sync();
+    }
+}

@@ -1,0 +1,186 @@
+//! The raw PTX instructions every group type is built from. This is the only
+//! module with inline assembly for warp and barrier operations; group types
+//! call these with masks and widths they have computed.
+//!
+//! Warp operations are `nomem` (they move registers only) but not `pure`:
+//! they must stay where the program put them, because which threads execute
+//! them is part of their meaning.
+
+use core::arch::asm;
+use core::arch::nvptx;
+
+/// `%tid.{x,y,z}`.
+#[inline(always)]
+pub fn thread_idx() -> [u32; 3] {
+    unsafe {
+        [
+            nvptx::_thread_idx_x() as u32,
+            nvptx::_thread_idx_y() as u32,
+            nvptx::_thread_idx_z() as u32,
+        ]
+    }
+}
+
+/// `%ntid.{x,y,z}`.
+#[inline(always)]
+pub fn block_dim() -> [u32; 3] {
+    unsafe {
+        [
+            nvptx::_block_dim_x() as u32,
+            nvptx::_block_dim_y() as u32,
+            nvptx::_block_dim_z() as u32,
+        ]
+    }
+}
+
+/// `%ctaid.{x,y,z}`.
+#[inline(always)]
+pub fn block_idx() -> [u32; 3] {
+    unsafe {
+        [
+            nvptx::_block_idx_x() as u32,
+            nvptx::_block_idx_y() as u32,
+            nvptx::_block_idx_z() as u32,
+        ]
+    }
+}
+
+/// `%nctaid.{x,y,z}`.
+#[inline(always)]
+pub fn grid_dim() -> [u32; 3] {
+    unsafe {
+        [
+            nvptx::_grid_dim_x() as u32,
+            nvptx::_grid_dim_y() as u32,
+            nvptx::_grid_dim_z() as u32,
+        ]
+    }
+}
+
+/// `%laneid`: this thread's lane in its warp, 0..32.
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    let r: u32;
+    unsafe { asm!("mov.u32 {r}, %laneid;", r = out(reg32) r, options(nomem, nostack, pure)) };
+    r
+}
+
+/// `bar.sync 0`: the block-wide barrier (`__syncthreads`).
+#[inline(always)]
+pub fn bar_sync() {
+    unsafe { asm!("bar.sync 0;", options(nostack)) };
+}
+
+/// `bar.warp.sync mask`: the threads in `mask` wait for each other.
+#[inline(always)]
+pub fn bar_warp_sync(mask: u32) {
+    unsafe { asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack)) };
+}
+
+/// The four `shfl.sync` modes.
+#[derive(Clone, Copy)]
+pub enum ShflMode {
+    /// `shfl.sync.idx`: read from an absolute lane.
+    Idx,
+    /// `shfl.sync.up`: read from `lane - delta`.
+    Up,
+    /// `shfl.sync.down`: read from `lane + delta`.
+    Down,
+    /// `shfl.sync.bfly`: read from `lane ^ mask`.
+    Bfly,
+}
+
+/// `shfl.sync.<mode>.b32 d, a, b, c, mask`. `c` packs the segment mask and
+/// clamp as PTX defines it (see [`crate::shuffle`]).
+#[inline(always)]
+pub fn shfl_sync(mode: ShflMode, value: u32, b: u32, c: u32, mask: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        match mode {
+            ShflMode::Idx => asm!("shfl.sync.idx.b32 {r}, {v}, {b}, {c}, {m};",
+                r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
+                options(nomem, nostack)),
+            ShflMode::Up => asm!("shfl.sync.up.b32 {r}, {v}, {b}, {c}, {m};",
+                r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
+                options(nomem, nostack)),
+            ShflMode::Down => asm!("shfl.sync.down.b32 {r}, {v}, {b}, {c}, {m};",
+                r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
+                options(nomem, nostack)),
+            ShflMode::Bfly => asm!("shfl.sync.bfly.b32 {r}, {v}, {b}, {c}, {m};",
+                r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
+                options(nomem, nostack)),
+        }
+    }
+    r
+}
+
+/// `vote.sync.ballot.b32`: bit `i` set when lane `i` of `mask` has `pred`.
+#[inline(always)]
+pub fn vote_ballot(pred: bool, mask: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
+            r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
+    }
+    r
+}
+
+/// `vote.sync.any.pred`.
+#[inline(always)]
+pub fn vote_any(pred: bool, mask: u32) -> bool {
+    let r: u32;
+    unsafe {
+        asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.any.pred p, p, {m}; selp.u32 {r}, 1, 0, p; }}",
+            r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
+    }
+    r != 0
+}
+
+/// `vote.sync.all.pred`.
+#[inline(always)]
+pub fn vote_all(pred: bool, mask: u32) -> bool {
+    let r: u32;
+    unsafe {
+        asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.all.pred p, p, {m}; selp.u32 {r}, 1, 0, p; }}",
+            r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
+    }
+    r != 0
+}
+
+/// The grid workspace pointer the driver passes to cooperative launches,
+/// `{%envreg2, %envreg1}` (the ABI of CUDA's own headers). 0 under an
+/// ordinary launch in a process that has made no cooperative launch.
+#[inline(always)]
+pub fn grid_workspace() -> u64 {
+    let r: u64;
+    unsafe { asm!("mov.b64 {r}, {{%envreg2, %envreg1}};", r = out(reg64) r, options(nomem, nostack, pure)) };
+    r
+}
+
+/// `atom.add.release.gpu.u32`: returns the old value.
+///
+/// # Safety
+/// `ptr` must be a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
+    let old: u32;
+    asm!("atom.add.release.gpu.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) ptr, v = in(reg32) v, options(nostack));
+    old
+}
+
+/// `ld.acquire.gpu.u32`.
+///
+/// # Safety
+/// `ptr` must be a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
+    let v: u32;
+    asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) ptr, options(nostack));
+    v
+}
+
+/// `trap`: abort the kernel; the launch fails with an error on the host.
+#[inline(always)]
+pub fn trap() -> ! {
+    unsafe { asm!("trap;", options(noreturn, nostack)) }
+}

@@ -1,0 +1,83 @@
+//! CUDA Cooperative Groups for Rust kernels.
+//!
+//! ```text
+//! GridGroup            this_grid()            all blocks of a cooperative launch
+//! └─ ThreadBlock       this_thread_block()    one block (CTA)
+//!    └─ ThreadBlockTile<N>  tiled_partition::<N>(&parent)   N = 1, 2, 4, 8, 16, 32
+//! ```
+//!
+//! The names follow the CUDA Programming Guide's Cooperative Groups chapter,
+//! so the guide reads as this crate's manual. Every operation is an
+//! `#[inline(always)]` wrapper over one PTX instruction (or a short fixed
+//! sequence); the raw instructions live in [`intrinsics`] and nowhere else.
+//!
+//! Kernels are written with [`kernel`] and compiled to PTX by `cg-builder`.
+//! On targets other than `nvptx64` only the marker items ([`Pod`],
+//! [`kernel`]) exist, so host crates can check kernel signatures.
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(asm_experimental_arch, stdarch_nvptx)
+)]
+#![warn(missing_docs)]
+
+pub use bytemuck::{Pod, Zeroable};
+/// Turns a function into a kernel entry point; see `cg_macros`.
+pub use cg_macros::kernel;
+
+#[cfg(target_arch = "nvptx64")]
+pub mod block;
+#[cfg(target_arch = "nvptx64")]
+pub mod grid;
+#[cfg(target_arch = "nvptx64")]
+pub mod group;
+#[cfg(target_arch = "nvptx64")]
+pub mod intrinsics;
+#[cfg(target_arch = "nvptx64")]
+pub mod shared;
+#[cfg(target_arch = "nvptx64")]
+pub mod shuffle;
+#[cfg(target_arch = "nvptx64")]
+pub mod tile;
+
+/// Everything a kernel usually needs: `use cg_core::prelude::*;`.
+#[cfg(target_arch = "nvptx64")]
+pub mod prelude {
+    pub use crate::block::{this_thread_block, ThreadBlock};
+    pub use crate::grid::{this_grid, GridGroup};
+    pub use crate::group::{Dim3, ThreadGroup};
+    pub use crate::kernel;
+    pub use crate::shared::SharedArray;
+    pub use crate::shared_array;
+    pub use crate::tile::{tiled_partition, ThreadBlockTile};
+    pub use crate::Pod;
+}
+
+#[doc(hidden)]
+pub mod __private {
+    /// Compile-time check behind `#[kernel]`: every parameter type (or
+    /// element type) must be plain old data to cross to the device.
+    pub const fn assert_pod<T: bytemuck::Pod>() {}
+
+    /// FNV-1a over a string, at compile time: gives each `shared_array!`
+    /// declaration a symbol unique to its file and module.
+    pub const fn fnv1a(s: &str) -> u64 {
+        let b = s.as_bytes();
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut i = 0;
+        while i < b.len() {
+            h ^= b[i] as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+            i += 1;
+        }
+        h
+    }
+}
+
+/// A kernel that traps instead of unwinding: panics (bounds checks included)
+/// end the launch with an error the host sees as a launch failure.
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    intrinsics::trap()
+}

@@ -1,0 +1,64 @@
+//! Moving any plain-old-data value between lanes.
+//!
+//! CUDA's group shuffles accept any trivially copyable type of at most 32
+//! bytes; so do these. A value is moved as `ceil(size / 4)` 32-bit
+//! `shfl.sync` instructions: one for `f32`/`u32`/`i32`, two for `f64`, eight
+//! for a 32-byte struct. A type over 32 bytes does not compile.
+//!
+//! The `c` operand of `shfl.sync` packs a segment mask in bits 8..13 and a
+//! clamp lane in bits 0..5. For a group of `width` lanes, CUDA's
+//! `__shfl_*_sync(mask, v, x, width)` use `((32 - width) << 8) | 0x1f` (idx,
+//! down, xor) and `(32 - width) << 8` (up); so do these.
+
+use crate::intrinsics::{shfl_sync, ShflMode};
+use bytemuck::Pod;
+use core::mem::size_of;
+
+struct SizeCheck<T>(T);
+impl<T> SizeCheck<T> {
+    const AT_MOST_32_BYTES: () = assert!(
+        size_of::<T>() <= 32,
+        "a shuffled or reduced type is at most 32 bytes (CUDA's limit)"
+    );
+}
+
+/// The `c` operand for a segment of `width` lanes (a power of two ≤ 32).
+#[inline(always)]
+pub const fn segment_c(mode: ShflMode, width: u32) -> u32 {
+    match mode {
+        ShflMode::Up => (32 - width) << 8,
+        _ => ((32 - width) << 8) | 0x1f,
+    }
+}
+
+/// Shuffles `value` word by word with the given operands.
+#[inline(always)]
+pub fn shfl_pod<T: Pod>(mode: ShflMode, value: T, b: u32, c: u32, mask: u32) -> T {
+    #[allow(clippy::let_unit_value)]
+    let () = SizeCheck::<T>::AT_MOST_32_BYTES;
+    let words = size_of::<T>().div_ceil(4);
+    let mut buf = [0u32; 8];
+    // SAFETY: `T` is at most 32 bytes (checked above) and plain old data.
+    unsafe {
+        core::ptr::copy_nonoverlapping(
+            &value as *const T as *const u8,
+            buf.as_mut_ptr() as *mut u8,
+            size_of::<T>(),
+        );
+    }
+    let mut i = 0;
+    while i < words {
+        buf[i] = shfl_sync(mode, buf[i], b, c, mask);
+        i += 1;
+    }
+    let mut out = T::zeroed();
+    // SAFETY: as above; any bit pattern is a valid `T`.
+    unsafe {
+        core::ptr::copy_nonoverlapping(
+            buf.as_ptr() as *const u8,
+            &mut out as *mut T as *mut u8,
+            size_of::<T>(),
+        );
+    }
+    out
+}

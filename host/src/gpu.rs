@@ -1,0 +1,179 @@
+//! One GPU: its context, a stream of its own, and what the device can do.
+
+use crate::error::{Context, Error};
+use crate::launch::DeviceLimits;
+use crate::module::{Module, PtxSet};
+use crate::DeviceBuffer;
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
+use cudarc::driver::{CudaContext, CudaStream, DriverError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What the device is and what it can do, read once when the [`Gpu`] opens.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// The device's name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Compute capability as `major * 10 + minor` (90 for sm_90).
+    pub sm: u32,
+    /// Streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// Whether `cuLaunchCooperativeKernel` is supported.
+    pub cooperative_launch: bool,
+    /// L2 cache size in bytes.
+    pub l2_bytes: u64,
+    /// Launch limits.
+    pub limits: DeviceLimits,
+}
+
+pub(crate) struct GpuInner {
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) info: DeviceInfo,
+    /// The last kernel launched on the stream, for timeout messages.
+    pub(crate) last_launch: Mutex<String>,
+}
+
+/// A GPU with a stream of its own. Cheap to clone (shared handle); all work
+/// issued through one `Gpu` runs in order on its stream.
+#[derive(Clone)]
+pub struct Gpu {
+    pub(crate) inner: Arc<GpuInner>,
+}
+
+/// Whether a CUDA driver library can be loaded on this machine.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to open the library.
+    unsafe { sys::is_culib_present() }
+}
+
+impl Gpu {
+    /// Opens GPU `ordinal`. Fails with [`Error::NoDriver`] when there is no
+    /// CUDA driver, [`Error::NoDevice`] when it reports no GPU.
+    pub fn new(ordinal: usize) -> Result<Self, Error> {
+        if !driver_present() {
+            return Err(Error::NoDriver);
+        }
+        let count = match CudaContext::device_count() {
+            Ok(n) => n as usize,
+            Err(e) => return Err(Error::NoDevice(e.to_string())),
+        };
+        if count == 0 {
+            return Err(Error::NoDevice("0 devices".into()));
+        }
+        if ordinal >= count {
+            return Err(Error::NoSuchDevice { ordinal, count });
+        }
+        let ctx = CudaContext::new(ordinal).context(|| format!("opening GPU {ordinal}"))?;
+        // One stream per Gpu keeps work in order; cudarc's per-buffer event
+        // tracking would add an event record per kernel argument.
+        // SAFETY: no buffers exist yet on this context's streams.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream().context(|| "creating a stream".into())?;
+        let attr = |a: Attr| -> Result<u32, Error> {
+            ctx.attribute(a).map(|v| v as u32).context(|| format!("reading {a:?}"))
+        };
+        let (major, minor) = ctx.compute_capability().context(|| "reading the compute capability".into())?;
+        let info = DeviceInfo {
+            name: ctx.name().context(|| "reading the device name".into())?,
+            sm: (major * 10 + minor) as u32,
+            multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            cooperative_launch: attr(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
+            l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64,
+            limits: DeviceLimits {
+                max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+                max_block: [
+                    attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                    attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                    attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+                ],
+                max_grid: [
+                    attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                    attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                    attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+                ],
+                max_shared_mem_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            },
+        };
+        Ok(Self {
+            inner: Arc::new(GpuInner { ctx, stream, info, last_launch: Mutex::new(String::new()) }),
+        })
+    }
+
+    /// What the device is and can do.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    /// The cudarc context, for what this crate does not wrap.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.inner.ctx
+    }
+
+    /// The cudarc stream all of this `Gpu`'s work goes to.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.inner.stream
+    }
+
+    /// Loads the module of `set` that suits this device: the newest
+    /// architecture not newer than the device's.
+    pub fn load_module(&self, set: &PtxSet) -> Result<Module, Error> {
+        Module::load(self, set)
+    }
+
+    /// A buffer holding a copy of `data`.
+    pub fn upload<T: bytemuck::Pod>(&self, data: &[T]) -> Result<DeviceBuffer<T>, Error> {
+        let mut b = DeviceBuffer::uninit(self, data.len())?;
+        b.copy_from(data)?;
+        Ok(b)
+    }
+
+    /// A buffer of `len` copies of `value` (use a poison value for outputs,
+    /// so that an element the kernel did not write is visible).
+    pub fn filled<T: bytemuck::Pod>(&self, len: usize, value: T) -> Result<DeviceBuffer<T>, Error> {
+        self.upload(&vec![value; len])
+    }
+
+    /// Waits for all work on the stream; reports a kernel fault here.
+    pub fn synchronize(&self) -> Result<(), Error> {
+        let last = self.last_launch();
+        self.inner.stream.synchronize().context(|| format!("waiting for the GPU (last launch: `{last}`)"))
+    }
+
+    /// Waits for all work on the stream, at most `timeout`: a kernel that
+    /// deadlocks becomes [`Error::Timeout`] naming it, not a hung process.
+    pub fn synchronize_timeout(&self, timeout: Duration) -> Result<(), Error> {
+        let start = Instant::now();
+        loop {
+            self.inner.ctx.bind_to_thread().context(|| "binding the context".into())?;
+            // SAFETY: the stream is alive for as long as `self`.
+            let r = unsafe { sys::cuStreamQuery(self.inner.stream.cu_stream()) };
+            match r {
+                sys::cudaError_enum::CUDA_SUCCESS => return Ok(()),
+                sys::cudaError_enum::CUDA_ERROR_NOT_READY => {}
+                e => {
+                    let last = self.last_launch();
+                    return Err(Error::Driver {
+                        context: format!("waiting for the GPU (last launch: `{last}`)"),
+                        source: DriverError(e),
+                    });
+                }
+            }
+            if start.elapsed() >= timeout {
+                return Err(Error::Timeout { kernel: self.last_launch(), seconds: timeout.as_secs_f64() });
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    pub(crate) fn set_last_launch(&self, name: &str) {
+        let mut l = self.inner.last_launch.lock().unwrap_or_else(|e| e.into_inner());
+        if l.as_str() != name {
+            name.clone_into(&mut l);
+        }
+    }
+
+    fn last_launch(&self) -> String {
+        self.inner.last_launch.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}

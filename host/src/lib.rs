@@ -1,0 +1,32 @@
+//! Host runtime for Cooperative Groups kernels, over cudarc's safe layer.
+//!
+//! ```text
+//! Gpu ──load_module(&PtxSet)──▶ Module ──function(name, kind)──▶ Function ──launch──▶ stream
+//!  └── upload / alloc ──▶ DeviceBuffer<T: Pod>
+//! ```
+//!
+//! Most code never touches [`Module`] or [`Function`] directly: `cg-builder`
+//! generates a typed handle per `#[kernel]` whose `launch` takes exactly the
+//! kernel's parameters and launches the way the kernel declared
+//! (cooperatively for `#[kernel(cooperative)]`). Every failure is an
+//! [`Error`] that says what happened and what to do; nothing panics on a
+//! missing driver, a missing device or a bad launch.
+#![warn(missing_docs)]
+
+pub mod args;
+mod buffer;
+mod error;
+mod gpu;
+pub mod launch;
+mod module;
+mod timing;
+
+pub use buffer::DeviceBuffer;
+pub use error::Error;
+pub use gpu::{driver_present, DeviceInfo, Gpu};
+pub use launch::{Dim3, LaunchConfig, LaunchKind};
+pub use module::{Function, Module, Ptx, PtxSet};
+pub use timing::{median, EventTimer};
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

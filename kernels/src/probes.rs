@@ -1,0 +1,47 @@
+//! Kernels that expose group queries and warp operations to the GPU tests:
+//! each thread writes what it saw, and the host compares every thread with a
+//! CPU model of CUDA's semantics.
+
+use cg_core::prelude::*;
+
+/// Per thread, 4 words: block `thread_rank`, block `num_threads`, grid
+/// `thread_rank` (low 32 bits), grid `is_valid`; indexed by grid thread rank.
+#[kernel]
+pub fn probe_groups(out: *mut u32) {
+    let block = this_thread_block();
+    let grid = this_grid();
+    let r = grid.thread_rank() as usize;
+    unsafe {
+        *out.add(4 * r) = block.thread_rank();
+        *out.add(4 * r + 1) = block.num_threads();
+        *out.add(4 * r + 2) = grid.thread_rank() as u32;
+        *out.add(4 * r + 3) = grid.is_valid() as u32;
+    }
+}
+
+/// `out[i] = warp.shfl_down(input[i], delta)` on 32-thread tiles, with `i`
+/// the grid thread rank.
+#[kernel]
+pub fn probe_warp_shfl_down(input: &[u32], out: *mut u32, delta: u32) {
+    let block = this_thread_block();
+    let warp = tiled_partition::<32>(&block);
+    let i = this_grid().thread_rank() as usize;
+    let v = warp.shfl_down(input[i], delta);
+    unsafe { *out.add(i) = v };
+}
+
+/// A grid barrier between two phases: `out[i] = input[(i + 1) % n]` where
+/// `input` was written by other blocks before the barrier. Launched without
+/// a cooperative launch (through the raw API), it must trap.
+#[kernel(cooperative)]
+pub fn probe_grid_rotate(input: *mut u32, out: *mut u32, n: u32) {
+    let grid = this_grid();
+    let i = grid.thread_rank() as u32;
+    if i < n {
+        unsafe { *input.add(i as usize) = i.wrapping_mul(2_654_435_761) };
+    }
+    grid.sync();
+    if i < n {
+        unsafe { *out.add(i as usize) = *input.add(((i + 1) % n) as usize) };
+    }
+}

@@ -1,0 +1,66 @@
+//! What the GPU tests share: opening the GPU (or saying loudly that the test
+//! did not run), random inputs with a printed seed, and the float64 checks.
+#![allow(dead_code)]
+
+use cg_host::{Error, Gpu};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::io::Write;
+
+/// The GPU, or `None` after a loud notice when this machine has no CUDA
+/// driver or device. With `CG_REQUIRE_GPU=1` a missing GPU fails the test.
+pub fn gpu(test: &str) -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(g) => Some(g),
+        Err(e @ (Error::NoDriver | Error::NoDevice(_))) => {
+            if std::env::var("CG_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("CG_REQUIRE_GPU=1 but the GPU test `{test}` cannot run: {e}");
+            }
+            // Written straight to stderr, past the test harness's capture.
+            let _ = writeln!(std::io::stderr(), "GPU TEST NOT RUN: {test}: {e}");
+            None
+        }
+        Err(e) => panic!("opening the GPU for `{test}` failed: {e}"),
+    }
+}
+
+/// Opens the GPU or returns from the test (after the notice).
+#[macro_export]
+macro_rules! gpu_or_return {
+    ($name:expr) => {
+        match common::gpu($name) {
+            Some(g) => g,
+            None => return,
+        }
+    };
+}
+
+/// A random generator whose seed is printed, and can be fixed with
+/// `CG_TEST_SEED`, so that a failure can be replayed.
+pub fn rng(test: &str) -> StdRng {
+    let seed = std::env::var("CG_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
+    println!("{test}: CG_TEST_SEED={seed}");
+    StdRng::seed_from_u64(seed)
+}
+
+/// Uniform floats in [-1, 1).
+pub fn random_f32(rng: &mut StdRng, n: usize) -> Vec<f32> {
+    (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect()
+}
+
+/// Checks a float32 sum against the float64 sum of the same values. The
+/// tolerance is float32 rounding over the magnitude summed: the absolute sum
+/// times a few units of float32 precision per level of a reduction tree.
+pub fn assert_sum_close(what: &str, got: f32, values: &[f32]) {
+    let exact: f64 = values.iter().map(|&v| v as f64).sum();
+    let magnitude: f64 = values.iter().map(|&v| (v as f64).abs()).sum();
+    let tol = magnitude * 64.0 * f32::EPSILON as f64 + 1e-30;
+    assert!(
+        got.is_finite() && ((got as f64) - exact).abs() <= tol,
+        "{what}: got {got}, float64 reference {exact} (tolerance {tol:e}, n = {})",
+        values.len()
+    );
+}

@@ -1,0 +1,111 @@
+//! CPU tests of the built PTX: every module assembles with `ptxas` for its
+//! architecture with no stack frame and no spills, the typed operations
+//! lower to the instructions they promise with nothing left uninlined, and
+//! the launch kinds the host uses are the ones the kernels declared.
+
+use cg_host::LaunchKind;
+use cooperative_groups::kernels::{self, GridSum, ProbeGridRotate, ProbeGroups, PTX};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// `ptxas`: `CG_PTXAS`, then the PATH, then the one in PyPI's
+/// `nvidia-cuda-nvcc` wheel.
+fn ptxas() -> PathBuf {
+    if let Some(p) = std::env::var_os("CG_PTXAS") {
+        return p.into();
+    }
+    if Command::new("ptxas").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return "ptxas".into();
+    }
+    let py = Command::new("python3")
+        .args(["-c", "import nvidia, os; print(next(os.path.join(p, 'cu13/bin/ptxas') for p in nvidia.__path__))"])
+        .output();
+    if let Ok(o) = py {
+        let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+        if o.status.success() && p.exists() {
+            return p;
+        }
+    }
+    panic!(
+        "ptxas not found: `pip install nvidia-cuda-nvcc` (scripts/setup does), put ptxas on PATH, or set CG_PTXAS"
+    );
+}
+
+fn assemble(ptx: &str, sm: u32) -> String {
+    let dir = std::env::temp_dir().join(format!("cg-ptxas-{}-{sm}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join(format!("kernels_{sm}.ptx"));
+    std::fs::write(&src, ptx).unwrap();
+    let out = Command::new(ptxas())
+        .arg(format!("-arch=sm_{sm}"))
+        .args(["-v", "--warning-as-error", "-o"])
+        .arg(dir.join("out.cubin"))
+        .arg(&src)
+        .output()
+        .expect("running ptxas");
+    let log = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "ptxas -arch=sm_{sm} failed:\n{log}");
+    log
+}
+
+#[test]
+fn every_module_assembles_for_sm80_and_sm90_without_spills() {
+    let archs: Vec<u32> = PTX.modules().iter().map(|m| m.sm).collect();
+    assert!(archs.contains(&80) && archs.contains(&90), "modules built: {archs:?}");
+    for m in PTX.modules() {
+        // A module runs on its own architecture and every newer one.
+        for sm in [80, 90].into_iter().filter(|&sm| sm >= m.sm) {
+            let log = assemble(m.source, sm);
+            let entries = log.matches("Compiling entry function").count();
+            assert_eq!(entries, kernels_count(), "sm_{} module on sm_{sm}:\n{log}", m.sm);
+            for line in log.lines().filter(|l| l.contains("bytes stack frame")) {
+                assert!(line.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"), "sm_{sm}: {line}");
+            }
+        }
+    }
+}
+
+fn kernels_count() -> usize {
+    cg_host::launch::count_entries(PTX.modules()[0].source)
+}
+
+/// The body of entry point `name` in `ptx`.
+fn entry<'a>(ptx: &'a str, name: &str) -> &'a str {
+    let start = ptx.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no entry {name}"));
+    let body = &ptx[start..];
+    let end = body[1..].find(".entry ").map_or(body.len(), |e| e + 1);
+    &body[..end]
+}
+
+#[test]
+fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
+    for m in PTX.modules() {
+        let ptx = m.source;
+        assert!(!ptx.contains("call.uni") && !ptx.contains("\tcall "), "sm_{}: a wrapper was not inlined", m.sm);
+        let sum = entry(ptx, "grid_sum");
+        for insn in ["shfl.sync.down.b32", "bar.sync 0", "atom.add.release.gpu.u32", "ld.acquire.gpu.u32", "st.shared.b32", "ld.shared.b32", "// cg-core: grid.sync"] {
+            assert!(sum.contains(insn), "sm_{}: grid_sum lacks `{insn}`", m.sm);
+        }
+        assert_eq!(sum.matches("shfl.sync.down.b32").count(), 20, "two block sums of two unrolled 5-step warp trees");
+        // The 32-thread tile's member mask is the constant 0xffffffff.
+        let down = entry(ptx, "probe_warp_shfl_down");
+        let shfl = down.lines().find(|l| l.contains("shfl.sync.down.b32")).expect("a shuffle");
+        let mask = shfl.trim().trim_end_matches(';').rsplit(", ").next().unwrap();
+        assert!(
+            down.contains(&format!("mov.b32 \t{mask}, -1;")),
+            "sm_{}: the full-warp mask {mask} is not the constant -1:\n{down}",
+            m.sm
+        );
+        // Shared memory is reached through the shared window, not generic
+        // addresses.
+        assert!(!sum.contains("cvta.shared"), "sm_{}: generic shared pointer in grid_sum", m.sm);
+    }
+}
+
+#[test]
+fn launch_kinds_follow_the_kernel_declarations() {
+    assert_eq!(GridSum::KIND, LaunchKind::Cooperative);
+    assert_eq!(ProbeGridRotate::KIND, LaunchKind::Cooperative);
+    assert_eq!(ProbeGroups::KIND, LaunchKind::Plain);
+    assert_eq!(kernels::BlockReduceWarp::NAME, "block_reduce_warp");
+}
