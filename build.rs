@@ -2,7 +2,11 @@
 //! handles in `cooperative_groups::kernels` (see cg-builder).
 
 fn main() {
-    if let Err(e) = cg_builder::KernelBuild::new("kernels").arch(80).arch(90).emit() {
+    if let Err(e) = cg_builder::KernelBuild::new("kernels")
+        .arch(80)
+        .arch(90)
+        .emit()
+    {
         eprintln!("\nerror: the kernels could not be built to PTX\n\n{e}\n");
         std::process::exit(1);
     }

@@ -14,7 +14,11 @@ fn ptxas() -> PathBuf {
     if let Some(p) = std::env::var_os("CG_PTXAS") {
         return p.into();
     }
-    if Command::new("ptxas").arg("--version").output().is_ok_and(|o| o.status.success()) {
+    if Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
         return "ptxas".into();
     }
     let py = Command::new("python3")
@@ -43,7 +47,8 @@ fn assemble(ptx: &str, sm: u32) -> String {
         .arg(&src)
         .output()
         .expect("running ptxas");
-    let log = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    let log =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "ptxas -arch=sm_{sm} failed:\n{log}");
     log
 }
@@ -51,15 +56,26 @@ fn assemble(ptx: &str, sm: u32) -> String {
 #[test]
 fn every_module_assembles_for_sm80_and_sm90_without_spills() {
     let archs: Vec<u32> = PTX.modules().iter().map(|m| m.sm).collect();
-    assert!(archs.contains(&80) && archs.contains(&90), "modules built: {archs:?}");
+    assert!(
+        archs.contains(&80) && archs.contains(&90),
+        "modules built: {archs:?}"
+    );
     for m in PTX.modules() {
         // A module runs on its own architecture and every newer one.
         for sm in [80, 90].into_iter().filter(|&sm| sm >= m.sm) {
             let log = assemble(m.source, sm);
             let entries = log.matches("Compiling entry function").count();
-            assert_eq!(entries, kernels_count(), "sm_{} module on sm_{sm}:\n{log}", m.sm);
+            assert_eq!(
+                entries,
+                kernels_count(),
+                "sm_{} module on sm_{sm}:\n{log}",
+                m.sm
+            );
             for line in log.lines().filter(|l| l.contains("bytes stack frame")) {
-                assert!(line.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"), "sm_{sm}: {line}");
+                assert!(
+                    line.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
+                    "sm_{sm}: {line}"
+                );
             }
         }
     }
@@ -71,7 +87,9 @@ fn kernels_count() -> usize {
 
 /// The body of entry point `name` in `ptx`.
 fn entry<'a>(ptx: &'a str, name: &str) -> &'a str {
-    let start = ptx.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no entry {name}"));
+    let start = ptx
+        .find(&format!(".entry {name}("))
+        .unwrap_or_else(|| panic!("no entry {name}"));
     let body = &ptx[start..];
     let end = body[1..].find(".entry ").map_or(body.len(), |e| e + 1);
     &body[..end]
@@ -81,24 +99,57 @@ fn entry<'a>(ptx: &'a str, name: &str) -> &'a str {
 fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
     for m in PTX.modules() {
         let ptx = m.source;
-        assert!(!ptx.contains("call.uni") && !ptx.contains("\tcall "), "sm_{}: a wrapper was not inlined", m.sm);
+        assert!(
+            !ptx.contains("call.uni") && !ptx.contains("\tcall "),
+            "sm_{}: a wrapper was not inlined",
+            m.sm
+        );
         let sum = entry(ptx, "grid_sum");
-        for insn in ["shfl.sync.down.b32", "bar.sync 0", "atom.add.release.gpu.u32", "ld.acquire.gpu.u32", "st.shared.b32", "ld.shared.b32", "// cg-core: grid.sync"] {
+        for insn in [
+            "shfl.sync.down.b32",
+            "bar.sync",
+            "atom.add.release.gpu.u32",
+            "ld.acquire.gpu.u32",
+            "st.shared.b32",
+            "ld.shared.b32",
+            "// cg-core: grid.sync",
+        ] {
             assert!(sum.contains(insn), "sm_{}: grid_sum lacks `{insn}`", m.sm);
         }
-        assert_eq!(sum.matches("shfl.sync.down.b32").count(), 20, "two block sums of two unrolled 5-step warp trees");
+        assert_eq!(
+            sum.matches("shfl.sync.down.b32").count(),
+            20,
+            "two block sums of two unrolled 5-step warp trees"
+        );
         // The 32-thread tile's member mask is the constant 0xffffffff.
         let down = entry(ptx, "probe_warp_shfl_down");
-        let shfl = down.lines().find(|l| l.contains("shfl.sync.down.b32")).expect("a shuffle");
-        let mask = shfl.trim().trim_end_matches(';').rsplit(", ").next().unwrap();
+        let shfl = down
+            .lines()
+            .find(|l| l.contains("shfl.sync.down.b32"))
+            .expect("a shuffle");
+        let mask = shfl
+            .trim()
+            .trim_end_matches(';')
+            .rsplit(", ")
+            .next()
+            .unwrap();
         assert!(
             down.contains(&format!("mov.b32 \t{mask}, -1;")),
             "sm_{}: the full-warp mask {mask} is not the constant -1:\n{down}",
             m.sm
         );
+        // A barrier between two `if i < n` blocks stays one barrier: copied
+        // into both paths it would deadlock diverged warps (bar.sync is
+        // aligned).
+        let rotate = entry(ptx, "probe_grid_rotate");
+        assert_eq!(rotate.matches("bar.sync").count(), 2, "sm_{}: grid.sync() was duplicated:\n{rotate}", m.sm);
         // Shared memory is reached through the shared window, not generic
         // addresses.
-        assert!(!sum.contains("cvta.shared"), "sm_{}: generic shared pointer in grid_sum", m.sm);
+        assert!(
+            !sum.contains("cvta.shared"),
+            "sm_{}: generic shared pointer in grid_sum",
+            m.sm
+        );
     }
 }
 

@@ -43,7 +43,8 @@ pub fn scan_crate(crate_dir: &Path) -> Result<Vec<ScannedKernel>, BuildError> {
     files.sort();
     let mut out: Vec<ScannedKernel> = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(&file).map_err(io_err(format!("reading {}", file.display())))?;
+        let text = std::fs::read_to_string(&file)
+            .map_err(io_err(format!("reading {}", file.display())))?;
         let parsed = syn::parse_file(&text).map_err(|e| BuildError::Source {
             path: file.clone(),
             message: format!("{e} (line {})", e.span().start().line),
@@ -51,10 +52,11 @@ pub fn scan_crate(crate_dir: &Path) -> Result<Vec<ScannedKernel>, BuildError> {
         let mut found = Vec::new();
         scan_items(&parsed.items, &mut found);
         for (attr, func) in found {
-            let signature = KernelSignature::parse(attr, &func).map_err(|e| BuildError::Source {
-                path: file.clone(),
-                message: format!("`{}`: {e}", func.sig.ident),
-            })?;
+            let signature =
+                KernelSignature::parse(attr, &func).map_err(|e| BuildError::Source {
+                    path: file.clone(),
+                    message: format!("`{}`: {e}", func.sig.ident),
+                })?;
             if let Some(prev) = out.iter().find(|k| k.signature.name == signature.name) {
                 return Err(BuildError::Source {
                     path: file.clone(),
@@ -65,8 +67,14 @@ pub fn scan_crate(crate_dir: &Path) -> Result<Vec<ScannedKernel>, BuildError> {
                     ),
                 });
             }
-            let shown = crate_dir.parent().and_then(|p| file.strip_prefix(p).ok()).unwrap_or(&file);
-            out.push(ScannedKernel { signature, file: shown.to_path_buf() });
+            let shown = crate_dir
+                .parent()
+                .and_then(|p| file.strip_prefix(p).ok())
+                .unwrap_or(&file);
+            out.push(ScannedKernel {
+                signature,
+                file: shown.to_path_buf(),
+            });
         }
     }
     out.sort_by_key(|k| k.signature.name.to_string());
@@ -76,7 +84,9 @@ pub fn scan_crate(crate_dir: &Path) -> Result<Vec<ScannedKernel>, BuildError> {
 fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), BuildError> {
     let entries = std::fs::read_dir(dir).map_err(io_err(format!("reading {}", dir.display())))?;
     for entry in entries {
-        let path = entry.map_err(io_err(format!("reading {}", dir.display())))?.path();
+        let path = entry
+            .map_err(io_err(format!("reading {}", dir.display())))?
+            .path();
         if path.is_dir() {
             collect_rs(&path, out)?;
         } else if path.extension().is_some_and(|e| e == "rs") {
@@ -91,7 +101,12 @@ fn scan_items(items: &[syn::Item], out: &mut Vec<(TokenStream, syn::ItemFn)>) {
         match item {
             syn::Item::Fn(f) => {
                 for attr in &f.attrs {
-                    if attr.path().segments.last().is_some_and(|s| s.ident == "kernel") {
+                    if attr
+                        .path()
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "kernel")
+                    {
                         let args = match &attr.meta {
                             syn::Meta::List(l) => l.tokens.clone(),
                             _ => TokenStream::new(),
@@ -117,7 +132,9 @@ fn camel(name: &Ident) -> Ident {
         .filter(|p| !p.is_empty())
         .map(|p| {
             let mut c = p.chars();
-            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
         })
         .collect();
     Ident::new(&s, Span::call_site())
@@ -156,10 +173,14 @@ fn handle(k: &ScannedKernel) -> TokenStream {
         }
     }
     let lets = values.iter().map(|(_, l)| l);
-    let ptrs = values.iter().map(|(v, _)| quote!(::core::ptr::addr_of!(#v) as *mut ::core::ffi::c_void));
+    let ptrs = values
+        .iter()
+        .map(|(v, _)| quote!(::core::ptr::addr_of!(#v) as *mut ::core::ffi::c_void));
     let count = values.len();
     let kind = match (sig.options.cooperative, sig.options.cluster) {
-        (c, Some([x, y, z])) => quote!(::cg_host::LaunchKind::Cluster { cooperative: #c, dims: [#x, #y, #z] }),
+        (c, Some([x, y, z])) => {
+            quote!(::cg_host::LaunchKind::Cluster { cooperative: #c, dims: [#x, #y, #z] })
+        }
         (true, None) => quote!(::cg_host::LaunchKind::Cooperative),
         (false, None) => quote!(::cg_host::LaunchKind::Plain),
     };
@@ -262,5 +283,8 @@ pub fn generate(kernels: &[ScannedKernel], ptx_files: &[(u32, PathBuf)]) -> Stri
         }
     };
     let tree: syn::File = syn::parse2(file).expect("generated bindings parse");
-    format!("// Generated by cg-builder from the #[kernel] signatures. Do not edit.\n{}", prettyplease::unparse(&tree))
+    format!(
+        "// Generated by cg-builder from the #[kernel] signatures. Do not edit.\n{}",
+        prettyplease::unparse(&tree)
+    )
 }

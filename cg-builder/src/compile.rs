@@ -4,6 +4,9 @@
 //! `lto = "fat"` and `codegen-units = 1` in its own `[profile.release]`; the
 //! whole program (dependencies included) becomes one PTX module through
 //! `--emit=asm`, which also makes the target's bitcode linker unnecessary.
+//! MIR jump threading is turned off (see `build_ptx`): it would copy
+//! barriers into divergent paths.
+//!
 //! The nested cargo must not inherit the outer build's environment (it would
 //! reuse its flags, its target directory and its lock), so it starts from an
 //! empty environment plus the few variables a cargo needs.
@@ -15,8 +18,14 @@ use std::process::Command;
 
 /// Variables passed through to the nested cargo; everything else is dropped.
 const KEEP_ENV: [&str; 8] = [
-    "PATH", "HOME", "CARGO_HOME", "RUSTUP_HOME", "TMPDIR", "CARGO_NET_OFFLINE",
-    "CARGO_HTTP_TIMEOUT", "SSL_CERT_FILE",
+    "PATH",
+    "HOME",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "TMPDIR",
+    "CARGO_NET_OFFLINE",
+    "CARGO_HTTP_TIMEOUT",
+    "SSL_CERT_FILE",
 ];
 
 fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
@@ -35,17 +44,39 @@ fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
 }
 
 /// Builds `crate_dir` for `sm_<sm>` and returns the PTX text.
-pub fn build_ptx(tc: &Toolchain, crate_dir: &Path, target_dir: &Path, sm: u32) -> Result<String, BuildError> {
+pub fn build_ptx(
+    tc: &Toolchain,
+    crate_dir: &Path,
+    target_dir: &Path,
+    sm: u32,
+) -> Result<String, BuildError> {
     let arch = format!("sm_{sm}");
     let target_dir = target_dir.join(&arch);
     let out = nested_cargo(tc, crate_dir)
-        .args(["rustc", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--target-dir"])
+        .args([
+            "rustc",
+            "--release",
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "-Zbuild-std=core",
+            "--target-dir",
+        ])
         .arg(&target_dir)
         .args(["--", "--emit=asm", "-C"])
         .arg(format!("target-cpu={arch}"))
         .args(["-C", "linker=/bin/true"])
+        // MIR jump threading does not know that barriers are convergent: it
+        // copies `if c {..} block.sync(); if c {..}` into two paths, each
+        // with its own `bar.sync` (an aligned barrier), and a block whose
+        // threads take different paths deadlocks. LLVM's own passes respect
+        // the barrier intrinsic's `convergent` attribute.
+        .arg("-Zmir-enable-passes=-JumpThreading")
         .output()
-        .map_err(io_err(format!("running {} (from {})", tc.cargo.display(), tc.origin)))?;
+        .map_err(io_err(format!(
+            "running {} (from {})",
+            tc.cargo.display(),
+            tc.origin
+        )))?;
     if !out.status.success() {
         return Err(BuildError::Compile {
             crate_dir: crate_dir.to_path_buf(),
@@ -54,10 +85,16 @@ pub fn build_ptx(tc: &Toolchain, crate_dir: &Path, target_dir: &Path, sm: u32) -
         });
     }
     let name = crate_lib_name(crate_dir)?;
-    let ptx_path = target_dir.join("nvptx64-nvidia-cuda/release/deps").join(format!("{name}.s"));
-    let ptx = std::fs::read_to_string(&ptx_path).map_err(io_err(format!("reading {}", ptx_path.display())))?;
+    let ptx_path = target_dir
+        .join("nvptx64-nvidia-cuda/release/deps")
+        .join(format!("{name}.s"));
+    let ptx = std::fs::read_to_string(&ptx_path)
+        .map_err(io_err(format!("reading {}", ptx_path.display())))?;
     if !ptx.contains(&format!(".target {arch}")) {
-        return Err(BuildError::Ptx(format!("{} is not PTX for {arch}", ptx_path.display())));
+        return Err(BuildError::Ptx(format!(
+            "{} is not PTX for {arch}",
+            ptx_path.display()
+        )));
     }
     Ok(ptx)
 }
@@ -65,7 +102,8 @@ pub fn build_ptx(tc: &Toolchain, crate_dir: &Path, target_dir: &Path, sm: u32) -
 /// The kernel crate's library name (package name with `-` as `_`).
 fn crate_lib_name(crate_dir: &Path) -> Result<String, BuildError> {
     let manifest = crate_dir.join("Cargo.toml");
-    let text = std::fs::read_to_string(&manifest).map_err(io_err(format!("reading {}", manifest.display())))?;
+    let text = std::fs::read_to_string(&manifest)
+        .map_err(io_err(format!("reading {}", manifest.display())))?;
     let mut in_package = false;
     for line in text.lines() {
         let line = line.trim();
@@ -79,7 +117,10 @@ fn crate_lib_name(crate_dir: &Path) -> Result<String, BuildError> {
             }
         }
     }
-    Err(BuildError::Ptx(format!("{}: no [package] name", manifest.display())))
+    Err(BuildError::Ptx(format!(
+        "{}: no [package] name",
+        manifest.display()
+    )))
 }
 
 /// The kernel crate's directory and those of its path dependencies: what

@@ -1,17 +1,18 @@
 //! Builds a `#![no_std]` kernel crate to PTX and generates its typed host
 //! handles; the role `cuda_builder` plays in rust-cuda, for `build.rs`.
 //!
+//! In the `build.rs` of a host crate whose kernels live in `../kernels`:
+//!
 //! ```no_run
-//! // build.rs of a host crate whose kernels live in ../kernels
-//! fn main() {
-//!     cg_builder::KernelBuild::new("../kernels")
-//!         .arch(80)
-//!         .arch(90)
-//!         .emit()
-//!         .unwrap_or_else(|e| panic!("{e}"));
-//! }
-//! // src/lib.rs: pub mod kernels { include!(concat!(env!("OUT_DIR"), "/cg_kernels.rs")); }
+//! cg_builder::KernelBuild::new("../kernels")
+//!     .arch(80)
+//!     .arch(90)
+//!     .emit()
+//!     .unwrap_or_else(|e| panic!("{e}"));
 //! ```
+//!
+//! and in its `src/lib.rs`:
+//! `pub mod kernels { include!(concat!(env!("OUT_DIR"), "/cg_kernels.rs")); }`
 //!
 //! What [`KernelBuild::emit`] does:
 //!
@@ -108,8 +109,9 @@ impl KernelBuild {
         self
     }
 
-    /// Where the nested builds keep their artifacts (default: `cg-ptx`
-    /// beside the outer build's profile directories).
+    /// Where the nested builds keep their artifacts (default:
+    /// `CG_PTX_TARGET_DIR`, else `cg-ptx` beside the outer build's profile
+    /// directories).
     pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.target_dir = Some(dir.into());
         self
@@ -118,7 +120,11 @@ impl KernelBuild {
     /// Builds the PTX for every architecture and checks it; returns
     /// `(sm, ptx)` pairs in the order the architectures were added.
     pub fn build(&self) -> Result<Vec<(u32, String)>, BuildError> {
-        let archs = if self.archs.is_empty() { vec![80, 90] } else { self.archs.clone() };
+        let archs = if self.archs.is_empty() {
+            vec![80, 90]
+        } else {
+            self.archs.clone()
+        };
         let tc = toolchain::Toolchain::find()?;
         let target_dir = self.target_dir.clone().unwrap_or_else(default_target_dir);
         let kernels = bindings::scan_crate(&self.crate_dir)?;
@@ -134,10 +140,9 @@ impl KernelBuild {
     /// For `build.rs`: builds, writes `OUT_DIR/cg_kernels.rs` (and the PTX
     /// files it embeds) and prints cargo's rerun directives.
     pub fn emit(&self) -> Result<(), BuildError> {
-        let out_dir = PathBuf::from(
-            std::env::var_os("OUT_DIR")
-                .ok_or_else(|| BuildError::Ptx("OUT_DIR is not set: call emit() from build.rs".into()))?,
-        );
+        let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").ok_or_else(|| {
+            BuildError::Ptx("OUT_DIR is not set: call emit() from build.rs".into())
+        })?);
         let modules = self.build()?;
         let kernels = bindings::scan_crate(&self.crate_dir)?;
         let mut files = Vec::new();
@@ -160,6 +165,9 @@ impl KernelBuild {
 }
 
 fn default_target_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CG_PTX_TARGET_DIR") {
+        return dir.into();
+    }
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_else(|| "target".into()));
     // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out.
     match out.ancestors().nth(4) {

@@ -34,8 +34,15 @@ pub fn functions(ptx: &str) -> Vec<PtxFunction> {
     while let Some(pos) = find_header(rest) {
         let after = &rest[pos..];
         let is_entry = after.starts_with(".entry");
-        let after_kw = after.trim_start_matches(".entry").trim_start_matches(".func").trim_start();
-        let after_ret = if after_kw.starts_with('(') { skip_parens(after_kw).trim_start() } else { after_kw };
+        let after_kw = after
+            .trim_start_matches(".entry")
+            .trim_start_matches(".func")
+            .trim_start();
+        let after_ret = if after_kw.starts_with('(') {
+            skip_parens(after_kw).trim_start()
+        } else {
+            after_kw
+        };
         let name: String = after_ret
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$' || *c == '.')
@@ -45,8 +52,13 @@ pub fn functions(ptx: &str) -> Vec<PtxFunction> {
         match tail.find(['{', ';']) {
             Some(b) if tail[b..].starts_with('{') => {
                 let body_start = consumed + b;
-                let end = matching_brace(&rest[body_start..]).map_or(rest.len(), |e| body_start + e);
-                out.push(PtxFunction { name, is_entry, body: rest[body_start..end].to_string() });
+                let end =
+                    matching_brace(&rest[body_start..]).map_or(rest.len(), |e| body_start + e);
+                out.push(PtxFunction {
+                    name,
+                    is_entry,
+                    body: rest[body_start..end].to_string(),
+                });
                 rest = &rest[end..];
             }
             _ => rest = &rest[consumed..],
@@ -124,7 +136,11 @@ pub fn entries_reaching(ptx: &str, marker: &str) -> BTreeSet<String> {
             (f.name.as_str(), callees)
         })
         .collect();
-    let direct: BTreeSet<&str> = funcs.iter().filter(|f| f.body.contains(marker)).map(|f| f.name.as_str()).collect();
+    let direct: BTreeSet<&str> = funcs
+        .iter()
+        .filter(|f| f.body.contains(marker))
+        .map(|f| f.name.as_str())
+        .collect();
     let reaches = |start: &str| {
         let mut seen = BTreeSet::new();
         let mut stack = vec![start];
@@ -138,14 +154,22 @@ pub fn entries_reaching(ptx: &str, marker: &str) -> BTreeSet<String> {
         }
         false
     };
-    funcs.iter().filter(|f| f.is_entry && reaches(&f.name)).map(|f| f.name.clone()).collect()
+    funcs
+        .iter()
+        .filter(|f| f.is_entry && reaches(&f.name))
+        .map(|f| f.name.clone())
+        .collect()
 }
 
 /// Checks a module against the crate's `#[kernel]` declarations: every
 /// declared kernel is an entry point, and every entry point that reaches
 /// `grid.sync()` is declared cooperative.
 pub fn check_cooperative(ptx: &str, kernels: &[ScannedKernel]) -> Result<(), BuildError> {
-    let entries: BTreeSet<String> = functions(ptx).into_iter().filter(|f| f.is_entry).map(|f| f.name).collect();
+    let entries: BTreeSet<String> = functions(ptx)
+        .into_iter()
+        .filter(|f| f.is_entry)
+        .map(|f| f.name)
+        .collect();
     for k in kernels {
         let name = k.signature.name.to_string();
         if !entries.contains(&name) {
@@ -167,12 +191,10 @@ pub fn check_cooperative(ptx: &str, kernels: &[ScannedKernel]) -> Result<(), Bui
                     k.file.display()
                 )))
             }
-            None => {
-                return Err(BuildError::Ptx(format!(
-                    "entry point `{entry}` reaches grid.sync() but is not a #[kernel(cooperative)]; \
+            None => return Err(BuildError::Ptx(format!(
+                "entry point `{entry}` reaches grid.sync() but is not a #[kernel(cooperative)]; \
                      declare it with #[kernel(cooperative)]"
-                )))
-            }
+            ))),
         }
     }
     Ok(())
@@ -221,7 +243,15 @@ mod tests {
     fn splits_functions_and_follows_calls() {
         let f = functions(PTX);
         let names: Vec<_> = f.iter().map(|f| (f.name.as_str(), f.is_entry)).collect();
-        assert_eq!(names, [("helper", false), ("quiet", false), ("coop", true), ("plain", true)]);
+        assert_eq!(
+            names,
+            [
+                ("helper", false),
+                ("quiet", false),
+                ("coop", true),
+                ("plain", true)
+            ]
+        );
         let reach = entries_reaching(PTX, GRID_SYNC_MARKER);
         assert_eq!(reach.into_iter().collect::<Vec<_>>(), ["coop"]);
     }

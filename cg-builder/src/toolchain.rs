@@ -17,8 +17,8 @@ use crate::BuildError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Environment variables that select the toolchain.
-pub const ENV_VARS: [&str; 2] = ["CG_NVPTX_RUSTC", "CG_NVPTX_CARGO"];
+/// Environment variables that change what the build does.
+pub const ENV_VARS: [&str; 3] = ["CG_NVPTX_RUSTC", "CG_NVPTX_CARGO", "CG_PTX_TARGET_DIR"];
 
 /// A compiler and cargo pair able to build `core` for nvptx64.
 #[derive(Debug, Clone)]
@@ -51,7 +51,12 @@ impl Toolchain {
             let cargo = std::env::var_os("CG_NVPTX_CARGO")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| rustc.with_file_name("cargo"));
-            let tc = Toolchain { rustc, cargo, bootstrap: true, origin: "CG_NVPTX_RUSTC".into() };
+            let tc = Toolchain {
+                rustc,
+                cargo,
+                bootstrap: true,
+                origin: "CG_NVPTX_RUSTC".into(),
+            };
             return match tc.check() {
                 Ok(()) => Ok(tc),
                 Err(why) => Err(BuildError::NoToolchain(format!(
@@ -92,7 +97,10 @@ impl Toolchain {
         let sysroot = run(Command::new(&self.rustc).args(["--print", "sysroot"]))?;
         let src = Path::new(sysroot.trim()).join("lib/rustlib/src/rust/library/core/Cargo.toml");
         if !src.exists() {
-            return Err(format!("no library sources at {} (rust-src / rust-web-src)", src.display()));
+            return Err(format!(
+                "no library sources at {} (rust-src / rust-web-src)",
+                src.display()
+            ));
         }
         let targets = run(Command::new(&self.rustc).args(["--print", "target-list"]))?;
         if !targets.lines().any(|t| t.trim() == "nvptx64-nvidia-cuda") {
@@ -110,17 +118,29 @@ fn rustup_nightly() -> Option<Result<Toolchain, String>> {
         .find(|n| n.starts_with("nightly"))?
         .to_string();
     let which = |tool: &str| {
-        run(Command::new("rustup").args(["which", "--toolchain", &name, tool])).map(|s| PathBuf::from(s.trim()))
+        run(Command::new("rustup").args(["which", "--toolchain", &name, tool]))
+            .map(|s| PathBuf::from(s.trim()))
     };
     let tc = match (which("rustc"), which("cargo")) {
-        (Ok(rustc), Ok(cargo)) => Toolchain { rustc, cargo, bootstrap: false, origin: format!("rustup {name}") },
+        (Ok(rustc), Ok(cargo)) => Toolchain {
+            rustc,
+            cargo,
+            bootstrap: false,
+            origin: format!("rustup {name}"),
+        },
         (Err(e), _) | (_, Err(e)) => return Some(Err(format!("rustup {name}: {e}"))),
     };
-    Some(tc.check().map(|()| tc).map_err(|why| format!("rustup {name}: {why}")))
+    Some(
+        tc.check()
+            .map(|()| tc)
+            .map_err(|why| format!("rustup {name}: {why}")),
+    )
 }
 
 fn run(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
     if !out.status.success() {
         return Err(format!(
             "{:?} failed: {}",

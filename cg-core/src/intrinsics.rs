@@ -4,7 +4,10 @@
 //!
 //! Warp operations are `nomem` (they move registers only) but not `pure`:
 //! they must stay where the program put them, because which threads execute
-//! them is part of their meaning.
+//! them is part of their meaning. The `.sync` warp instructions tolerate the
+//! optimizer duplicating them into both arms of a branch (each thread still
+//! executes one of them, with the same mask); the aligned block barrier does
+//! not, which is why [`bar_sync`] is an LLVM intrinsic and not inline asm.
 
 use core::arch::asm;
 use core::arch::nvptx;
@@ -66,9 +69,14 @@ pub fn lane_id() -> u32 {
 }
 
 /// `bar.sync 0`: the block-wide barrier (`__syncthreads`).
+///
+/// `bar.sync` is `barrier.sync.aligned`: every thread of a warp must execute
+/// the same instruction. This goes through LLVM's barrier intrinsic, which is
+/// `convergent`, so the optimizer never duplicates it into divergent paths
+/// (it would, for an inline-asm barrier, and the block would deadlock).
 #[inline(always)]
 pub fn bar_sync() {
-    unsafe { asm!("bar.sync 0;", options(nostack)) };
+    unsafe { nvptx::_syncthreads() };
 }
 
 /// `bar.warp.sync mask`: the threads in `mask` wait for each other.

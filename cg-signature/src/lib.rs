@@ -127,13 +127,17 @@ fn parse_options(attr: proc_macro2::TokenStream) -> syn::Result<KernelOptions> {
             for (slot, lit) in out.iter_mut().zip(dims.iter()) {
                 *slot = lit.base10_parse()?;
                 if *slot == 0 {
-                    return Err(syn::Error::new(lit.span(), "a cluster dimension is at least 1"));
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        "a cluster dimension is at least 1",
+                    ));
                 }
             }
             options.cluster = Some(out);
             Ok(())
         } else {
-            Err(meta.error("unknown #[kernel] option: expected `cooperative` or `cluster(x, y, z)`"))
+            Err(meta
+                .error("unknown #[kernel] option: expected `cooperative` or `cluster(x, y, z)`"))
         }
     });
     syn::parse::Parser::parse2(parser, attr)?;
@@ -202,7 +206,10 @@ mod tests {
     use super::*;
     use quote::quote;
 
-    fn parse(attr: proc_macro2::TokenStream, f: proc_macro2::TokenStream) -> syn::Result<KernelSignature> {
+    fn parse(
+        attr: proc_macro2::TokenStream,
+        f: proc_macro2::TokenStream,
+    ) -> syn::Result<KernelSignature> {
         KernelSignature::parse(attr, &syn::parse2(f).unwrap())
     }
 
@@ -210,7 +217,9 @@ mod tests {
     fn classifies_every_parameter_kind() {
         let k = parse(
             quote!(cooperative),
-            quote!(pub unsafe fn k(a: &[f32], b: *const u8, c: *mut [u32; 2], d: u64, e: Pair) {}),
+            quote!(
+                pub unsafe fn k(a: &[f32], b: *const u8, c: *mut [u32; 2], d: u64, e: Pair) {}
+            ),
         )
         .unwrap();
         assert_eq!(k.name, "k");
@@ -218,7 +227,13 @@ mod tests {
         let kinds: Vec<_> = k.params.iter().map(|p| p.kind.clone()).collect();
         assert_eq!(
             kinds,
-            [ParamKind::Slice, ParamKind::ConstPtr, ParamKind::MutPtr, ParamKind::Value, ParamKind::Value]
+            [
+                ParamKind::Slice,
+                ParamKind::ConstPtr,
+                ParamKind::MutPtr,
+                ParamKind::Value,
+                ParamKind::Value
+            ]
         );
         let ty = &k.params[2].ty;
         assert_eq!(quote!(#ty).to_string(), "[u32 ; 2]");
@@ -226,9 +241,21 @@ mod tests {
 
     #[test]
     fn reads_cluster_dimensions() {
-        let k = parse(quote!(cluster(2)), quote!(fn k() {})).unwrap();
+        let k = parse(
+            quote!(cluster(2)),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap();
         assert_eq!(k.options.cluster, Some([2, 1, 1]));
-        let k = parse(quote!(cooperative, cluster(2, 2, 1)), quote!(fn k() {})).unwrap();
+        let k = parse(
+            quote!(cooperative, cluster(2, 2, 1)),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap();
         assert_eq!(k.options.cluster, Some([2, 2, 1]));
         assert!(k.options.cooperative);
     }
@@ -236,19 +263,65 @@ mod tests {
     #[test]
     fn rejects_what_cannot_cross() {
         for (f, msg) in [
-            (quote!(fn k(x: &mut [f32]) {}), "every thread would hold"),
-            (quote!(fn k(x: &u32) {}), "a reference cannot cross"),
-            (quote!(fn k(x: impl Copy) {}), "cannot cross to the device"),
-            (quote!(fn k<T>(x: T) {}), "cannot be generic"),
-            (quote!(fn k() -> u32 { 0 }), "returns nothing"),
-            (quote!(fn k((a, b): (u32, u32)) {}), "plain name"),
+            (
+                quote!(
+                    fn k(x: &mut [f32]) {}
+                ),
+                "every thread would hold",
+            ),
+            (
+                quote!(
+                    fn k(x: &u32) {}
+                ),
+                "a reference cannot cross",
+            ),
+            (
+                quote!(
+                    fn k(x: impl Copy) {}
+                ),
+                "cannot cross to the device",
+            ),
+            (
+                quote!(
+                    fn k<T>(x: T) {}
+                ),
+                "cannot be generic",
+            ),
+            (
+                quote!(
+                    fn k() -> u32 {
+                        0
+                    }
+                ),
+                "returns nothing",
+            ),
+            (
+                quote!(
+                    fn k((a, b): (u32, u32)) {}
+                ),
+                "plain name",
+            ),
         ] {
             let e = parse(quote!(), f).unwrap_err().to_string();
             assert!(e.contains(msg), "{e}");
         }
-        let e = parse(quote!(grid), quote!(fn k() {})).unwrap_err().to_string();
+        let e = parse(
+            quote!(grid),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("unknown #[kernel] option"), "{e}");
-        let e = parse(quote!(cluster(0)), quote!(fn k() {})).unwrap_err().to_string();
+        let e = parse(
+            quote!(cluster(0)),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("at least 1"), "{e}");
     }
 }

@@ -25,7 +25,12 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         // SAFETY: `T: Pod` makes any byte pattern a valid value.
         let bytes = unsafe { gpu.stream().alloc::<u8>(n) }
             .context(|| format!("allocating {n} bytes of device memory"))?;
-        Ok(Self { bytes, len, gpu: gpu.clone(), _t: PhantomData })
+        Ok(Self {
+            bytes,
+            len,
+            gpu: gpu.clone(),
+            _t: PhantomData,
+        })
     }
 
     /// Number of elements.
@@ -47,7 +52,10 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     /// Overwrites the buffer with `data`, which must have the same length.
     pub fn copy_from(&mut self, data: &[T]) -> Result<(), Error> {
         if data.len() != self.len {
-            return Err(Error::LengthMismatch { device: self.len, host: data.len() });
+            return Err(Error::LengthMismatch {
+                device: self.len,
+                host: data.len(),
+            });
         }
         if self.len == 0 {
             return Ok(());
@@ -58,6 +66,25 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
             .stream()
             .memcpy_htod(src, &mut dst)
             .context(|| format!("copying {} bytes to the GPU", src.len()))
+    }
+
+    /// Overwrites the buffer with the contents of `src`, on the device.
+    pub fn copy_from_device(&mut self, src: &DeviceBuffer<T>) -> Result<(), Error> {
+        if src.len != self.len {
+            return Err(Error::LengthMismatch {
+                device: self.len,
+                host: src.len,
+            });
+        }
+        let n = self.len * size_of::<T>();
+        if n == 0 {
+            return Ok(());
+        }
+        let mut dst = self.bytes.slice_mut(..n);
+        self.gpu
+            .stream()
+            .memcpy_dtod(&src.bytes.slice(..n), &mut dst)
+            .context(|| format!("copying {n} bytes on the GPU"))
     }
 
     /// Copies the buffer to the host, after the work queued before it.

@@ -36,7 +36,9 @@ pub enum Error {
         oldest: u32,
     },
     /// A cooperative launch on a device that cannot do one.
-    #[error("{device} does not support cooperative launches, which `{kernel}` needs for grid.sync()")]
+    #[error(
+        "{device} does not support cooperative launches, which `{kernel}` needs for grid.sync()"
+    )]
     CooperativeUnsupported {
         /// Device name.
         device: String,
@@ -116,6 +118,9 @@ pub(crate) trait Context<T> {
 
 impl<T> Context<T> for Result<T, DriverError> {
     fn context(self, what: impl FnOnce() -> String) -> Result<T, Error> {
-        self.map_err(|source| Error::Driver { context: what(), source })
+        self.map_err(|source| Error::Driver {
+            context: what(),
+            source,
+        })
     }
 }

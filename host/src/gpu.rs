@@ -6,7 +6,7 @@ use crate::module::{Module, PtxSet};
 use crate::DeviceBuffer;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// What the device is and what it can do, read once when the [`Gpu`] opens.
@@ -34,23 +34,56 @@ pub(crate) struct GpuInner {
     pub(crate) last_launch: Mutex<String>,
 }
 
-/// A GPU with a stream of its own. Cheap to clone (shared handle); all work
-/// issued through one `Gpu` runs in order on its stream.
+/// A GPU and the stream its work runs on. Cheap to clone (shared handle).
+///
+/// Every `Gpu` of one device in a process shares one stream, so all work on
+/// a device runs in the order it was issued. That is what keeps cooperative
+/// kernels safe: each needs every block resident at once, and two of them
+/// running at the same time on different streams can each hold part of the
+/// GPU and wait at their grid barriers for each other forever.
 #[derive(Clone)]
 pub struct Gpu {
     pub(crate) inner: Arc<GpuInner>,
 }
 
 /// Whether a CUDA driver library can be loaded on this machine.
+///
+/// The library found stays loaded for the life of the process: unloading
+/// `libcuda` (as a probe that opens and closes it would) can deadlock or
+/// crash later driver calls from other threads.
 pub fn driver_present() -> bool {
-    // SAFETY: only tries to open the library.
-    unsafe { sys::is_culib_present() }
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    *PRESENT.get_or_init(|| {
+        ["libcuda.so.1", "libcuda.so"].iter().any(|name| {
+            // SAFETY: loading the system's CUDA driver runs only its own
+            // initialisers; it is never unloaded.
+            match unsafe { libloading::Library::new(*name) } {
+                Ok(lib) => {
+                    std::mem::forget(lib);
+                    true
+                }
+                Err(_) => false,
+            }
+        })
+    })
 }
 
 impl Gpu {
-    /// Opens GPU `ordinal`. Fails with [`Error::NoDriver`] when there is no
-    /// CUDA driver, [`Error::NoDevice`] when it reports no GPU.
+    /// Opens GPU `ordinal` (or returns the process's handle to it). Fails
+    /// with [`Error::NoDriver`] when there is no CUDA driver,
+    /// [`Error::NoDevice`] when it reports no GPU.
     pub fn new(ordinal: usize) -> Result<Self, Error> {
+        static OPEN: Mutex<Vec<(usize, Gpu)>> = Mutex::new(Vec::new());
+        let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, gpu)) = open.iter().find(|(o, _)| *o == ordinal) {
+            return Ok(gpu.clone());
+        }
+        let gpu = Self::open(ordinal)?;
+        open.push((ordinal, gpu.clone()));
+        Ok(gpu)
+    }
+
+    fn open(ordinal: usize) -> Result<Self, Error> {
         if !driver_present() {
             return Err(Error::NoDriver);
         }
@@ -65,15 +98,20 @@ impl Gpu {
             return Err(Error::NoSuchDevice { ordinal, count });
         }
         let ctx = CudaContext::new(ordinal).context(|| format!("opening GPU {ordinal}"))?;
-        // One stream per Gpu keeps work in order; cudarc's per-buffer event
-        // tracking would add an event record per kernel argument.
+        // All work goes to one stream, in order; cudarc's per-buffer event
+        // tracking (for buffers shared between streams) would only add an
+        // event record per kernel argument.
         // SAFETY: no buffers exist yet on this context's streams.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream().context(|| "creating a stream".into())?;
         let attr = |a: Attr| -> Result<u32, Error> {
-            ctx.attribute(a).map(|v| v as u32).context(|| format!("reading {a:?}"))
+            ctx.attribute(a)
+                .map(|v| v as u32)
+                .context(|| format!("reading {a:?}"))
         };
-        let (major, minor) = ctx.compute_capability().context(|| "reading the compute capability".into())?;
+        let (major, minor) = ctx
+            .compute_capability()
+            .context(|| "reading the compute capability".into())?;
         let info = DeviceInfo {
             name: ctx.name().context(|| "reading the device name".into())?,
             sm: (major * 10 + minor) as u32,
@@ -92,11 +130,18 @@ impl Gpu {
                     attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
                     attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
                 ],
-                max_shared_mem_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+                max_shared_mem_optin: attr(
+                    Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                )?,
             },
         };
         Ok(Self {
-            inner: Arc::new(GpuInner { ctx, stream, info, last_launch: Mutex::new(String::new()) }),
+            inner: Arc::new(GpuInner {
+                ctx,
+                stream,
+                info,
+                last_launch: Mutex::new(String::new()),
+            }),
         })
     }
 
@@ -137,7 +182,10 @@ impl Gpu {
     /// Waits for all work on the stream; reports a kernel fault here.
     pub fn synchronize(&self) -> Result<(), Error> {
         let last = self.last_launch();
-        self.inner.stream.synchronize().context(|| format!("waiting for the GPU (last launch: `{last}`)"))
+        self.inner
+            .stream
+            .synchronize()
+            .context(|| format!("waiting for the GPU (last launch: `{last}`)"))
     }
 
     /// Waits for all work on the stream, at most `timeout`: a kernel that
@@ -145,7 +193,10 @@ impl Gpu {
     pub fn synchronize_timeout(&self, timeout: Duration) -> Result<(), Error> {
         let start = Instant::now();
         loop {
-            self.inner.ctx.bind_to_thread().context(|| "binding the context".into())?;
+            self.inner
+                .ctx
+                .bind_to_thread()
+                .context(|| "binding the context".into())?;
             // SAFETY: the stream is alive for as long as `self`.
             let r = unsafe { sys::cuStreamQuery(self.inner.stream.cu_stream()) };
             match r {
@@ -160,20 +211,31 @@ impl Gpu {
                 }
             }
             if start.elapsed() >= timeout {
-                return Err(Error::Timeout { kernel: self.last_launch(), seconds: timeout.as_secs_f64() });
+                return Err(Error::Timeout {
+                    kernel: self.last_launch(),
+                    seconds: timeout.as_secs_f64(),
+                });
             }
             std::thread::sleep(Duration::from_micros(200));
         }
     }
 
     pub(crate) fn set_last_launch(&self, name: &str) {
-        let mut l = self.inner.last_launch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut l = self
+            .inner
+            .last_launch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if l.as_str() != name {
             name.clone_into(&mut l);
         }
     }
 
     fn last_launch(&self) -> String {
-        self.inner.last_launch.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.inner
+            .last_launch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }

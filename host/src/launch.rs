@@ -122,13 +122,18 @@ impl DeviceLimits {
     /// Checks `cfg` against these limits; the message names the limit.
     pub fn check(&self, cfg: &LaunchConfig) -> Result<(), String> {
         let axes = ["x", "y", "z"];
-        for (what, dims, max) in [("grid", cfg.grid, self.max_grid), ("block", cfg.block, self.max_block)] {
+        for (what, dims, max) in [
+            ("grid", cfg.grid, self.max_grid),
+            ("block", cfg.block, self.max_block),
+        ] {
             for ((axis, v), m) in axes.iter().zip(dims.as_array()).zip(max) {
                 if v == 0 {
                     return Err(format!("{what}.{axis} is 0: every dimension is at least 1"));
                 }
                 if v > m {
-                    return Err(format!("{what}.{axis} = {v} exceeds the device's maximum of {m}"));
+                    return Err(format!(
+                        "{what}.{axis} = {v} exceeds the device's maximum of {m}"
+                    ));
                 }
             }
         }
@@ -182,9 +187,13 @@ mod tests {
         assert!(e.contains("block.z = 65") && e.contains("64"), "{e}");
         let e = H100.check(&LaunchConfig::new((1, 70000), 32)).unwrap_err();
         assert!(e.contains("grid.y = 70000"), "{e}");
-        let e = H100.check(&LaunchConfig::new(1, 32).with_shared_mem(300_000)).unwrap_err();
+        let e = H100
+            .check(&LaunchConfig::new(1, 32).with_shared_mem(300_000))
+            .unwrap_err();
         assert!(e.contains("300000") && e.contains("232448"), "{e}");
-        assert!(H100.check(&LaunchConfig::new(1056, 256).with_shared_mem(65536)).is_ok());
+        assert!(H100
+            .check(&LaunchConfig::new(1056, 256).with_shared_mem(65536))
+            .is_ok());
     }
 
     #[test]

@@ -38,7 +38,10 @@ impl PtxSet {
     /// The module for a device of compute capability `sm`: the newest
     /// architecture not newer than the device.
     pub fn select(&self, sm: u32) -> Option<&'static Ptx> {
-        self.modules.iter().filter(|m| m.sm <= sm).max_by_key(|m| m.sm)
+        self.modules
+            .iter()
+            .filter(|m| m.sm <= sm)
+            .max_by_key(|m| m.sm)
     }
 
     /// The oldest architecture in the set.
@@ -52,7 +55,9 @@ pub fn entry_points(ptx: &str) -> Vec<&str> {
     ptx.match_indices(".entry ")
         .map(|(i, m)| {
             let rest = &ptx[i + m.len()..];
-            rest.split(|c: char| c == '(' || c.is_whitespace()).next().unwrap_or("")
+            rest.split(|c: char| c == '(' || c.is_whitespace())
+                .next()
+                .unwrap_or("")
         })
         .collect()
 }
@@ -84,7 +89,12 @@ impl Module {
                     ptx.sm, info.name, info.sm
                 )
             })?;
-        Ok(Self { module, sm: ptx.sm, source: ptx.source.into(), gpu: gpu.clone() })
+        Ok(Self {
+            module,
+            sm: ptx.sm,
+            source: ptx.source.into(),
+            gpu: gpu.clone(),
+        })
     }
 
     /// Loads a PTX file built elsewhere (for example by `nvcc -ptx`), such
@@ -97,13 +107,22 @@ impl Module {
         let sm = source
             .lines()
             .find_map(|l| l.trim().strip_prefix(".target sm_"))
-            .and_then(|t| t.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().ok())
+            .and_then(|t| {
+                t.trim_end_matches(|c: char| !c.is_ascii_digit())
+                    .parse()
+                    .ok()
+            })
             .unwrap_or(0);
         let module = gpu
             .context()
             .load_module(CudarcPtx::from_src(source.clone()))
             .context(|| format!("loading {}", path.display()))?;
-        Ok(Self { module, sm, source: source.into(), gpu: gpu.clone() })
+        Ok(Self {
+            module,
+            sm,
+            source: source.into(),
+            gpu: gpu.clone(),
+        })
     }
 
     /// The architecture of the loaded PTX.
@@ -115,10 +134,21 @@ impl Module {
     pub fn function(&self, name: &str, kind: LaunchKind) -> Result<Function, Error> {
         let entries = entry_points(&self.source);
         if !entries.contains(&name) {
-            return Err(Error::KernelNotFound { name: name.into(), available: entries.join(", ") });
+            return Err(Error::KernelNotFound {
+                name: name.into(),
+                available: entries.join(", "),
+            });
         }
-        let function = self.module.load_function(name).context(|| format!("looking up kernel `{name}`"))?;
-        Ok(Function { function, name: name.into(), kind, gpu: self.gpu.clone() })
+        let function = self
+            .module
+            .load_function(name)
+            .context(|| format!("looking up kernel `{name}`"))?;
+        Ok(Function {
+            function,
+            name: name.into(),
+            kind,
+            gpu: self.gpu.clone(),
+        })
     }
 }
 
@@ -144,15 +174,26 @@ impl Function {
 
     /// Resident blocks per multiprocessor for this block size and dynamic
     /// shared memory (the occupancy API).
-    pub fn max_blocks_per_sm(&self, block_threads: u32, shared_mem_bytes: u32) -> Result<u32, Error> {
+    pub fn max_blocks_per_sm(
+        &self,
+        block_threads: u32,
+        shared_mem_bytes: u32,
+    ) -> Result<u32, Error> {
         self.function
-            .occupancy_max_active_blocks_per_multiprocessor(block_threads, shared_mem_bytes as usize, None)
-            .map(|n| n as u32)
+            .occupancy_max_active_blocks_per_multiprocessor(
+                block_threads,
+                shared_mem_bytes as usize,
+                None,
+            )
             .context(|| format!("occupancy of `{}` at {block_threads} threads", self.name))
     }
 
     /// The most blocks a cooperative launch of this kernel can have.
-    pub fn max_cooperative_blocks(&self, block_threads: u32, shared_mem_bytes: u32) -> Result<u32, Error> {
+    pub fn max_cooperative_blocks(
+        &self,
+        block_threads: u32,
+        shared_mem_bytes: u32,
+    ) -> Result<u32, Error> {
         let per_sm = self.max_blocks_per_sm(block_threads, shared_mem_bytes)?;
         let limit = cooperative_limit(per_sm, self.gpu.info().multiprocessors);
         Ok(u32::try_from(limit).unwrap_or(u32::MAX))
@@ -160,7 +201,11 @@ impl Function {
 
     /// A 1-D launch with the largest co-resident grid of `block_threads`
     /// threads: the usual shape of a persistent cooperative kernel.
-    pub fn cooperative_config(&self, block_threads: u32, shared_mem_bytes: u32) -> Result<LaunchConfig, Error> {
+    pub fn cooperative_config(
+        &self,
+        block_threads: u32,
+        shared_mem_bytes: u32,
+    ) -> Result<LaunchConfig, Error> {
         let blocks = self.max_cooperative_blocks(block_threads, shared_mem_bytes)?;
         if blocks == 0 {
             return Err(Error::InvalidLaunch {
@@ -180,7 +225,11 @@ impl Function {
     /// the parameter's type, and every pointer among them must be valid for
     /// the kernel's accesses until it completes. The generated typed handles
     /// uphold this; prefer them.
-    pub unsafe fn launch(&self, config: LaunchConfig, params: &mut [*mut c_void]) -> Result<(), Error> {
+    pub unsafe fn launch(
+        &self,
+        config: LaunchConfig,
+        params: &mut [*mut c_void],
+    ) -> Result<(), Error> {
         self.launch_as(self.kind, config, params)
     }
 
@@ -192,25 +241,41 @@ impl Function {
     ///
     /// # Safety
     /// As [`Function::launch`], and `kind` must suit the kernel.
-    pub unsafe fn launch_as(&self, kind: LaunchKind, config: LaunchConfig, params: &mut [*mut c_void]) -> Result<(), Error> {
+    pub unsafe fn launch_as(
+        &self,
+        kind: LaunchKind,
+        config: LaunchConfig,
+        params: &mut [*mut c_void],
+    ) -> Result<(), Error> {
         let info = self.gpu.info();
         info.limits
             .check(&config)
-            .map_err(|reason| Error::InvalidLaunch { kernel: self.name.clone(), reason })?;
+            .map_err(|reason| Error::InvalidLaunch {
+                kernel: self.name.clone(),
+                reason,
+            })?;
         let threads = config.block_threads() as u32;
         self.reserve_shared_mem(config.shared_mem_bytes)?;
         let grid = (config.grid.x, config.grid.y, config.grid.z);
         let block = (config.block.x, config.block.y, config.block.z);
         let stream = self.gpu.stream().cu_stream();
         self.gpu.set_last_launch(&self.name);
-        self.gpu.context().bind_to_thread().context(|| "binding the context".into())?;
+        self.gpu
+            .context()
+            .bind_to_thread()
+            .context(|| "binding the context".into())?;
         let f = self.function.cu_function();
         match kind {
-            LaunchKind::Plain => result::launch_kernel(f, grid, block, config.shared_mem_bytes, stream, params)
-                .context(|| format!("launching `{}` with {config:?}", self.name)),
+            LaunchKind::Plain => {
+                result::launch_kernel(f, grid, block, config.shared_mem_bytes, stream, params)
+                    .context(|| format!("launching `{}` with {config:?}", self.name))
+            }
             LaunchKind::Cooperative => {
                 if !info.cooperative_launch {
-                    return Err(Error::CooperativeUnsupported { device: info.name.clone(), kernel: self.name.clone() });
+                    return Err(Error::CooperativeUnsupported {
+                        device: info.name.clone(),
+                        kernel: self.name.clone(),
+                    });
                 }
                 let per_sm = self.max_blocks_per_sm(threads, config.shared_mem_bytes)?;
                 let limit = cooperative_limit(per_sm, info.multiprocessors);
@@ -225,12 +290,21 @@ impl Function {
                         shared_mem_bytes: config.shared_mem_bytes,
                     });
                 }
-                result::launch_cooperative_kernel(f, grid, block, config.shared_mem_bytes, stream, params)
-                    .context(|| format!("cooperative launch of `{}` with {config:?}", self.name))
+                result::launch_cooperative_kernel(
+                    f,
+                    grid,
+                    block,
+                    config.shared_mem_bytes,
+                    stream,
+                    params,
+                )
+                .context(|| format!("cooperative launch of `{}` with {config:?}", self.name))
             }
             LaunchKind::Cluster { .. } => Err(Error::InvalidLaunch {
                 kernel: self.name.clone(),
-                reason: "thread-block cluster launches are not supported by this version of cg-host".into(),
+                reason:
+                    "thread-block cluster launches are not supported by this version of cg-host"
+                        .into(),
             }),
         }
     }
@@ -240,8 +314,16 @@ impl Function {
     fn reserve_shared_mem(&self, bytes: u32) -> Result<(), Error> {
         if bytes > 48 * 1024 {
             self.function
-                .set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32)
-                .context(|| format!("allowing `{}` {bytes} bytes of dynamic shared memory", self.name))?;
+                .set_attribute(
+                    FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes as i32,
+                )
+                .context(|| {
+                    format!(
+                        "allowing `{}` {bytes} bytes of dynamic shared memory",
+                        self.name
+                    )
+                })?;
         }
         Ok(())
     }

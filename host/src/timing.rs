@@ -2,8 +2,8 @@
 
 use crate::error::{Context, Error};
 use crate::Gpu;
-use cudarc::driver::CudaEvent;
 use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::CudaEvent;
 
 /// A pair of events on a [`Gpu`]'s stream.
 pub struct EventTimer {
@@ -20,20 +20,38 @@ impl EventTimer {
                 .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
                 .context(|| "creating a CUDA event".into())
         };
-        Ok(Self { gpu: gpu.clone(), start: ev()?, end: ev()? })
+        Ok(Self {
+            gpu: gpu.clone(),
+            start: ev()?,
+            end: ev()?,
+        })
     }
 
     /// Milliseconds of GPU time taken by the work `f` queues.
     pub fn time(&self, f: impl FnOnce() -> Result<(), Error>) -> Result<f64, Error> {
-        self.start.record(self.gpu.stream()).context(|| "recording an event".into())?;
+        self.start
+            .record(self.gpu.stream())
+            .context(|| "recording an event".into())?;
         f()?;
-        self.end.record(self.gpu.stream()).context(|| "recording an event".into())?;
-        self.end.synchronize().context(|| "waiting for an event".into())?;
-        self.start.elapsed_ms(&self.end).map(f64::from).context(|| "reading elapsed time".into())
+        self.end
+            .record(self.gpu.stream())
+            .context(|| "recording an event".into())?;
+        self.end
+            .synchronize()
+            .context(|| "waiting for an event".into())?;
+        self.start
+            .elapsed_ms(&self.end)
+            .map(f64::from)
+            .context(|| "reading elapsed time".into())
     }
 
     /// Median milliseconds of `runs` timings of `f`, after `warmup` untimed runs.
-    pub fn median_ms(&self, warmup: usize, runs: usize, mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
+    pub fn median_ms(
+        &self,
+        warmup: usize,
+        runs: usize,
+        mut f: impl FnMut() -> Result<(), Error>,
+    ) -> Result<f64, Error> {
         for _ in 0..warmup {
             f()?;
         }
@@ -54,7 +72,11 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
     v.sort_by(f64::total_cmp);
     let m = v.len() / 2;
-    if v.len() % 2 == 1 { v[m] } else { (v[m - 1] + v[m]) / 2.0 }
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
 }
 
 #[cfg(test)]
