@@ -142,7 +142,12 @@ fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
         // into both paths it would deadlock diverged warps (bar.sync is
         // aligned).
         let rotate = entry(ptx, "probe_grid_rotate");
-        assert_eq!(rotate.matches("bar.sync").count(), 2, "sm_{}: grid.sync() was duplicated:\n{rotate}", m.sm);
+        assert_eq!(
+            rotate.matches("bar.sync").count(),
+            2,
+            "sm_{}: grid.sync() was duplicated:\n{rotate}",
+            m.sm
+        );
         // Shared memory is reached through the shared window, not generic
         // addresses.
         assert!(

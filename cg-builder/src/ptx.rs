@@ -191,10 +191,12 @@ pub fn check_cooperative(ptx: &str, kernels: &[ScannedKernel]) -> Result<(), Bui
                     k.file.display()
                 )))
             }
-            None => return Err(BuildError::Ptx(format!(
+            None => {
+                return Err(BuildError::Ptx(format!(
                 "entry point `{entry}` reaches grid.sync() but is not a #[kernel(cooperative)]; \
                      declare it with #[kernel(cooperative)]"
-            ))),
+            )))
+            }
         }
     }
     Ok(())
@@ -238,6 +240,45 @@ mod tests {
 	ret;
 }
 "#;
+
+    fn kernel(src: &str) -> ScannedKernel {
+        let f: syn::ItemFn = syn::parse_str(src).unwrap();
+        let attr = match &f.attrs[0].meta {
+            syn::Meta::List(l) => l.tokens.clone(),
+            _ => Default::default(),
+        };
+        ScannedKernel {
+            signature: cg_signature::KernelSignature::parse(attr, &f).unwrap(),
+            file: "kernels/src/x.rs".into(),
+        }
+    }
+
+    #[test]
+    fn a_kernel_that_reaches_grid_sync_must_be_cooperative() {
+        let plain = [
+            kernel("#[kernel] fn coop() {}"),
+            kernel("#[kernel] fn plain() {}"),
+        ];
+        let e = check_cooperative(PTX, &plain).unwrap_err().to_string();
+        assert!(
+            e.contains("`coop` reaches grid.sync()") && e.contains("#[kernel(cooperative)]"),
+            "{e}"
+        );
+        let declared = [
+            kernel("#[kernel(cooperative)] fn coop() {}"),
+            kernel("#[kernel] fn plain() {}"),
+        ];
+        check_cooperative(PTX, &declared).unwrap();
+        let undeclared = [kernel("#[kernel] fn plain() {}")];
+        let e = check_cooperative(PTX, &undeclared).unwrap_err().to_string();
+        assert!(e.contains("entry point `coop` reaches grid.sync()"), "{e}");
+        let missing = [
+            kernel("#[kernel(cooperative)] fn coop() {}"),
+            kernel("#[kernel] fn gone() {}"),
+        ];
+        let e = check_cooperative(PTX, &missing).unwrap_err().to_string();
+        assert!(e.contains("`gone` is not an entry point"), "{e}");
+    }
 
     #[test]
     fn splits_functions_and_follows_calls() {

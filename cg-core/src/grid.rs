@@ -89,7 +89,12 @@ impl GridGroup {
     #[inline(always)]
     pub fn sync(&self) {
         // The marker lets cg-builder find kernels that reach a grid barrier.
-        unsafe { asm!("// cg-core: grid.sync", options(nomem, nostack, preserves_flags)) };
+        unsafe {
+            asm!(
+                "// cg-core: grid.sync",
+                options(nomem, nostack, preserves_flags)
+            )
+        };
         if self.workspace == 0 {
             intrinsics::trap();
         }

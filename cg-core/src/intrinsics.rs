@@ -161,7 +161,9 @@ pub fn vote_all(pred: bool, mask: u32) -> bool {
 #[inline(always)]
 pub fn grid_workspace() -> u64 {
     let r: u64;
-    unsafe { asm!("mov.b64 {r}, {{%envreg2, %envreg1}};", r = out(reg64) r, options(nomem, nostack, pure)) };
+    unsafe {
+        asm!("mov.b64 {r}, {{%envreg2, %envreg1}};", r = out(reg64) r, options(nomem, nostack, pure))
+    };
     r
 }
 

@@ -15,10 +15,7 @@
 //! On targets other than `nvptx64` only the marker items ([`Pod`],
 //! [`kernel`]) exist, so host crates can check kernel signatures.
 #![no_std]
-#![cfg_attr(
-    target_arch = "nvptx64",
-    feature(asm_experimental_arch, stdarch_nvptx)
-)]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
 #![warn(missing_docs)]
 
 pub use bytemuck::{Pod, Zeroable};

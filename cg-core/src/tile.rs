@@ -54,7 +54,10 @@ impl<const M: u32> TileParent for ThreadBlockTile<M> {
 
 struct FitsIn<const N: u32, P>(core::marker::PhantomData<P>);
 impl<const N: u32, P: TileParent> FitsIn<N, P> {
-    const VALID: () = assert!(N <= P::MAX_TILE, "a tile is split only into tiles no larger than itself");
+    const VALID: () = assert!(
+        N <= P::MAX_TILE,
+        "a tile is split only into tiles no larger than itself"
+    );
 }
 
 /// `cg::tiled_partition<N>(parent)`: splits a block, or a larger tile, into
@@ -112,27 +115,51 @@ impl<const N: u32> ThreadBlockTile<N> {
     /// `tile.shfl(v, src)`: `v` from the thread of rank `src` (taken modulo N).
     #[inline(always)]
     pub fn shfl<T: Pod>(&self, value: T, src_rank: u32) -> T {
-        shfl_pod(ShflMode::Idx, value, src_rank, segment_c(ShflMode::Idx, N), self.mask())
+        shfl_pod(
+            ShflMode::Idx,
+            value,
+            src_rank,
+            segment_c(ShflMode::Idx, N),
+            self.mask(),
+        )
     }
 
     /// `tile.shfl_up(v, delta)`: `v` from rank `r - delta`; ranks below
     /// `delta` keep their own value.
     #[inline(always)]
     pub fn shfl_up<T: Pod>(&self, value: T, delta: u32) -> T {
-        shfl_pod(ShflMode::Up, value, delta, segment_c(ShflMode::Up, N), self.mask())
+        shfl_pod(
+            ShflMode::Up,
+            value,
+            delta,
+            segment_c(ShflMode::Up, N),
+            self.mask(),
+        )
     }
 
     /// `tile.shfl_down(v, delta)`: `v` from rank `r + delta`; ranks at or
     /// past `N - delta` keep their own value.
     #[inline(always)]
     pub fn shfl_down<T: Pod>(&self, value: T, delta: u32) -> T {
-        shfl_pod(ShflMode::Down, value, delta, segment_c(ShflMode::Down, N), self.mask())
+        shfl_pod(
+            ShflMode::Down,
+            value,
+            delta,
+            segment_c(ShflMode::Down, N),
+            self.mask(),
+        )
     }
 
     /// `tile.shfl_xor(v, lane_mask)`: `v` from rank `r ^ lane_mask`.
     #[inline(always)]
     pub fn shfl_xor<T: Pod>(&self, value: T, lane_mask: u32) -> T {
-        shfl_pod(ShflMode::Bfly, value, lane_mask, segment_c(ShflMode::Bfly, N), self.mask())
+        shfl_pod(
+            ShflMode::Bfly,
+            value,
+            lane_mask,
+            segment_c(ShflMode::Bfly, N),
+            self.mask(),
+        )
     }
 
     /// `tile.ballot(pred)`: bit `r` is set when rank `r` has `pred`.
@@ -170,7 +197,6 @@ impl<const N: u32> ThreadGroup for ThreadBlockTile<N> {
         intrinsics::bar_warp_sync(self.mask())
     }
 }
-
 
 #[inline(always)]
 fn fits<const N: u32, P: TileParent>(_: &P) {

@@ -7,3 +7,4 @@
 pub mod block_reduce;
 pub mod grid_sum;
 pub mod probes;
+pub mod readme;

@@ -1,12 +1,10 @@
-// A cooperative kernel's handle launches it cooperatively, always. The only
-// way around is the raw escape hatch, which is `unsafe`.
-use cg_host::{Gpu, LaunchConfig, LaunchKind};
+// A cooperative kernel's typed handle has no ordinary launch: `launch`
+// always launches it cooperatively.
+use cg_host::{Gpu, LaunchConfig};
 use cooperative_groups::kernels::Kernels;
 
 fn main() -> Result<(), cg_host::Error> {
     let gpu = Gpu::new(0)?;
     let k = Kernels::load(&gpu)?;
-    let mut params: [*mut std::ffi::c_void; 0] = [];
-    k.grid_sum.launch_plain(LaunchConfig::new(1, 32))?;
-    k.grid_sum.function().launch_as(LaunchKind::Plain, LaunchConfig::new(1, 32), &mut params)
+    k.grid_sum.launch_plain(LaunchConfig::new(1, 32))
 }
