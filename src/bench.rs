@@ -1,82 +1,12 @@
-//! What the sample and benchmark binaries share: loading the CUDA C++ twins
-//! built by nvcc, timing by events (median of many runs, interleaved so that
-//! clock drift hits both sides alike), the copy-bandwidth ceiling, and the
-//! result table.
+//! What the sample and benchmark binaries share: the GPU and kernels, the
+//! CUDA C++ twins built by nvcc (and CUB, as a shared library), timing by
+//! events (median of many runs, Rust and C++ interleaved so that clock drift
+//! hits both alike), the copy-bandwidth ceiling, and the result table.
 
-use cg_host::{EventTimer, Gpu, Module};
+use crate::kernels::Kernels;
+use cg_host::{Error, EventTimer, Function, Gpu, LaunchKind, Module};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-/// Where the nvcc-built twins are: `--twins DIR`, else `CG_TWINS_DIR`.
-pub fn twins_dir(args: &[String]) -> Option<PathBuf> {
-    args.windows(2)
-        .find(|w| w[0] == "--twins")
-        .map(|w| PathBuf::from(&w[1]))
-        .or_else(|| std::env::var_os("CG_TWINS_DIR").map(PathBuf::from))
-}
-
-/// The value after `flag`, parsed, or `default`.
-pub fn arg<T: std::str::FromStr>(args: &[String], flag: &str, default: T) -> T {
-    args.windows(2)
-        .find(|w| w[0] == flag)
-        .and_then(|w| w[1].parse().ok())
-        .unwrap_or(default)
-}
-
-/// Loads `DIR/<name>.ptx` (built by `nvcc -ptx`), if present.
-pub fn load_twin(
-    gpu: &Gpu,
-    dir: Option<&Path>,
-    name: &str,
-) -> Result<Option<Module>, cg_host::Error> {
-    let Some(dir) = dir else { return Ok(None) };
-    let path = dir.join(format!("{name}.ptx"));
-    if !path.exists() {
-        return Ok(None);
-    }
-    Module::from_ptx_file(gpu, &path).map(Some)
-}
-
-/// Median milliseconds of `a` and of `b`, timed alternately `runs` times
-/// each after `warmup` runs of each.
-pub fn time_pair(
-    gpu: &Gpu,
-    warmup: usize,
-    runs: usize,
-    mut a: impl FnMut() -> Result<(), cg_host::Error>,
-    mut b: Option<&mut dyn FnMut() -> Result<(), cg_host::Error>>,
-) -> Result<(f64, Option<f64>), cg_host::Error> {
-    let timer = EventTimer::new(gpu)?;
-    for _ in 0..warmup {
-        a()?;
-        if let Some(b) = b.as_mut() {
-            b()?;
-        }
-    }
-    let (mut ta, mut tb) = (Vec::new(), Vec::new());
-    for _ in 0..runs {
-        ta.push(timer.time(&mut a)?);
-        if let Some(b) = b.as_mut() {
-            tb.push(timer.time(&mut **b)?);
-        }
-    }
-    let mb = if tb.is_empty() {
-        None
-    } else {
-        Some(cg_host::median(&mut tb))
-    };
-    Ok((cg_host::median(&mut ta), mb))
-}
-
-/// Device-to-device copy bandwidth in GB/s (bytes read plus bytes written),
-/// the ceiling a memory-bound kernel is measured against.
-pub fn copy_bandwidth(gpu: &Gpu, bytes: usize, runs: usize) -> Result<f64, cg_host::Error> {
-    let src = gpu.filled(bytes / 4, 1.0f32)?;
-    let mut dst = gpu.filled(bytes / 4, 0.0f32)?;
-    let timer = EventTimer::new(gpu)?;
-    let ms = timer.median_ms(3, runs, || dst.copy_from_device(&src))?;
-    Ok(2.0 * bytes as f64 / (ms * 1e-3) / 1e9)
-}
 
 /// One row of a result table.
 #[derive(Clone, Debug)]
@@ -85,21 +15,206 @@ pub struct Row {
     pub name: String,
     /// Problem size, as printed.
     pub size: String,
-    /// Rust kernel, microseconds.
-    pub rust_us: f64,
-    /// CUDA C++ twin, microseconds.
-    pub cuda_us: Option<f64>,
-    /// Bytes the kernel must move at least (for GB/s).
-    pub bytes: f64,
-    /// Whether every result was checked and right.
+    /// Rust kernel time, in `unit`.
+    pub rust: f64,
+    /// CUDA C++ twin time, in `unit`.
+    pub cuda: Option<f64>,
+    /// Best library's time (CUB), in `unit`.
+    pub library: Option<f64>,
+    /// `"us"` for kernels, `"ns"` for per-barrier costs.
+    pub unit: &'static str,
+    /// Bytes the Rust kernel must move at least, for GB/s.
+    pub bytes: Option<f64>,
+    /// Whether every result of the row was checked and right.
     pub verified: bool,
 }
 
 impl Row {
     /// Rust time over CUDA C++ time.
     pub fn ratio(&self) -> Option<f64> {
-        self.cuda_us.map(|c| self.rust_us / c)
+        self.cuda.map(|c| self.rust / c)
     }
+
+    /// Rust GB/s (for `us` rows with a byte count).
+    pub fn gbps(&self) -> Option<f64> {
+        match (self.unit, self.bytes) {
+            ("us", Some(b)) => Some(b / (self.rust * 1e-6) / 1e9),
+            _ => None,
+        }
+    }
+}
+
+/// The command-line options every benchmark binary takes.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// `--twins DIR` (else `CG_TWINS_DIR`): nvcc-built twins and CUB.
+    pub twins: Option<PathBuf>,
+    /// `--runs N`: timed runs per measurement (median), default 50.
+    pub runs: usize,
+    /// `--json FILE`: also write the rows as JSON.
+    pub json: Option<PathBuf>,
+    /// `--quick`: small sizes only (a smoke run).
+    pub quick: bool,
+}
+
+impl Options {
+    /// Reads the process arguments.
+    pub fn from_args() -> Self {
+        let args: Vec<String> = std::env::args().collect();
+        let value = |flag: &str| args.windows(2).find(|w| w[0] == flag).map(|w| w[1].clone());
+        Options {
+            twins: value("--twins")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("CG_TWINS_DIR").map(PathBuf::from)),
+            runs: value("--runs").and_then(|v| v.parse().ok()).unwrap_or(50),
+            json: value("--json").map(PathBuf::from),
+            quick: args.iter().any(|a| a == "--quick"),
+        }
+    }
+}
+
+/// A benchmark session: the GPU, our kernels, the twins, the rows so far.
+pub struct Bench {
+    /// The GPU.
+    pub gpu: Gpu,
+    /// Our kernels.
+    pub k: Kernels,
+    /// The options.
+    pub opts: Options,
+    twins: Option<Module>,
+    /// Rows measured so far.
+    pub rows: Vec<Row>,
+}
+
+impl Bench {
+    /// Opens GPU 0, loads our kernels and, when found, the twins.
+    pub fn open(opts: Options) -> Result<Self, Error> {
+        let gpu = Gpu::new(0)?;
+        let k = Kernels::load(&gpu)?;
+        let twins = match opts.twins.as_deref().map(|d| d.join("kernels.ptx")) {
+            Some(p) if p.exists() => Some(Module::from_ptx_file(&gpu, &p)?),
+            _ => {
+                eprintln!("(no CUDA C++ twins: scripts/gpu-run builds bench/kernels.cu; pass --twins DIR)");
+                None
+            }
+        };
+        let info = gpu.info();
+        eprintln!(
+            "{} (sm_{}, {} SMs, L2 {} MB)",
+            info.name,
+            info.sm,
+            info.multiprocessors,
+            info.l2_bytes >> 20
+        );
+        Ok(Self {
+            gpu,
+            k,
+            opts,
+            twins,
+            rows: Vec::new(),
+        })
+    }
+
+    /// The twin of a kernel, as the same typed handle.
+    ///
+    /// # Safety
+    /// The twin must have exactly the kernel's PTX parameter list
+    /// (bench/kernels.cu is written that way).
+    pub unsafe fn twin<H>(
+        &self,
+        name: &str,
+        kind: LaunchKind,
+        make: unsafe fn(Function) -> H,
+    ) -> Result<Option<H>, Error> {
+        match &self.twins {
+            Some(m) => Ok(Some(make(m.function(name, kind)?))),
+            None => Ok(None),
+        }
+    }
+
+    /// Where the twins live, for the CUB library.
+    pub fn twins_dir(&self) -> Option<&Path> {
+        self.opts.twins.as_deref()
+    }
+
+    /// Median milliseconds of `rust` and of `cuda` (when present), timed
+    /// alternately after 5 warm-up runs of each.
+    pub fn time_pair(
+        &self,
+        mut rust: impl FnMut() -> Result<(), Error>,
+        mut cuda: Option<&mut dyn FnMut() -> Result<(), Error>>,
+    ) -> Result<(f64, Option<f64>), Error> {
+        let timer = EventTimer::new(&self.gpu)?;
+        for _ in 0..5 {
+            rust()?;
+            if let Some(c) = cuda.as_mut() {
+                c()?;
+            }
+        }
+        let (mut ta, mut tb) = (Vec::new(), Vec::new());
+        for _ in 0..self.opts.runs {
+            ta.push(timer.time(&mut rust)?);
+            if let Some(c) = cuda.as_mut() {
+                tb.push(timer.time(&mut **c)?);
+            }
+        }
+        let b = if tb.is_empty() {
+            None
+        } else {
+            Some(cg_host::median(&mut tb))
+        };
+        Ok((cg_host::median(&mut ta), b))
+    }
+
+    /// Adds a row and prints it as it lands (long runs show progress).
+    pub fn push(&mut self, row: Row) {
+        eprintln!(
+            "  {:<40} {:>8}  Rust {:>9.2} {}  C++ {:>9}  {}",
+            row.name,
+            row.size,
+            row.rust,
+            row.unit,
+            row.cuda.map_or("-".into(), |c| format!("{c:.2}")),
+            if row.verified { "verified" } else { "FAILED" }
+        );
+        self.rows.push(row);
+    }
+
+    /// Prints the table (and writes the JSON); true when every row verified.
+    pub fn finish(&self) -> Result<bool, Error> {
+        println!("\n{}", table(&self.gpu.info().name, &self.rows));
+        if let Some(path) = &self.opts.json {
+            let rows: Vec<_> = self
+                .rows
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "experiment": r.name, "size": r.size, "unit": r.unit,
+                        "rust": r.rust, "cuda": r.cuda, "library": r.library,
+                        "ratio": r.ratio(), "rust_gbps": r.gbps(), "verified": r.verified,
+                    })
+                })
+                .collect();
+            let doc = serde_json::json!({ "device": self.gpu.info().name, "rows": rows });
+            std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap_or_default()).map_err(
+                |e| Error::InvalidLaunch {
+                    kernel: "bench".into(),
+                    reason: format!("writing {}: {e}", path.display()),
+                },
+            )?;
+        }
+        Ok(self.rows.iter().all(|r| r.verified))
+    }
+}
+
+/// Device-to-device copy bandwidth in GB/s (bytes read plus bytes written),
+/// the ceiling a memory-bound kernel is measured against.
+pub fn copy_bandwidth(gpu: &Gpu, bytes: usize, runs: usize) -> Result<f64, Error> {
+    let src = gpu.filled(bytes / 4, 1.0f32)?;
+    let mut dst = gpu.filled(bytes / 4, 0.0f32)?;
+    let timer = EventTimer::new(gpu)?;
+    let ms = timer.median_ms(3, runs, || dst.copy_from_device(&src))?;
+    Ok(2.0 * bytes as f64 / (ms * 1e-3) / 1e9)
 }
 
 /// The rows as a fixed-width table.
@@ -108,28 +223,64 @@ pub fn table(device: &str, rows: &[Row]) -> String {
     let _ = writeln!(s, "device: {device}");
     let _ = writeln!(
         s,
-        "{:<28} {:>10} {:>11} {:>12} {:>10} {:>10}  result",
-        "experiment", "size", "Rust us", "CUDA C++ us", "Rust/C++", "Rust GB/s"
+        "{:<40} {:>10} {:>4} {:>10} {:>10} {:>10} {:>9} {:>9}  result",
+        "experiment", "size", "unit", "Rust", "CUDA C++", "CUB", "Rust/C++", "Rust GB/s"
     );
+    let opt = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |x| format!("{x:.p$}"));
     for r in rows {
-        let cuda = r.cuda_us.map_or("-".into(), |c| format!("{c:.2}"));
-        let ratio = r.ratio().map_or("-".into(), |x| format!("{x:.3}"));
-        let gbs = r.bytes / (r.rust_us * 1e-6) / 1e9;
         let ok = if r.verified { "verified" } else { "FAILED" };
         let _ = writeln!(
             s,
-            "{:<28} {:>10} {:>11.2} {:>12} {:>10} {:>10.0}  {ok}",
-            r.name, r.size, r.rust_us, cuda, ratio, gbs
+            "{:<40} {:>10} {:>4} {:>10.2} {:>10} {:>10} {:>9} {:>9}  {ok}",
+            r.name,
+            r.size,
+            r.unit,
+            r.rust,
+            opt(r.cuda, 2),
+            opt(r.library, 2),
+            opt(r.ratio(), 3),
+            opt(r.gbps(), 0)
         );
     }
     s
 }
 
-/// `2^k` for sizes that are powers of two, else the number.
+/// `2^k` for powers of two, else the number.
 pub fn size_label(n: usize) -> String {
     if n.is_power_of_two() {
         format!("2^{}", n.trailing_zeros())
     } else {
         n.to_string()
+    }
+}
+
+/// Whether a float32 sum is within float32 rounding of the float64 sum.
+pub fn sum_close(got: f32, values: &[f32]) -> bool {
+    let exact: f64 = values.iter().map(|&v| v as f64).sum();
+    let magnitude: f64 = values.iter().map(|&v| (v as f64).abs()).sum();
+    got.is_finite()
+        && ((got as f64) - exact).abs() <= magnitude * 64.0 * f32::EPSILON as f64 + 1e-30
+}
+
+/// `n` uniform random floats in [-1, 1).
+pub fn random_f32(n: usize) -> Vec<f32> {
+    use rand::Rng;
+    let mut rng = rand::rng();
+    (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect()
+}
+
+/// The exit status of a benchmark binary: 0 when every row verified, 1 when
+/// a result was wrong, 2 when it could not run (no GPU, a launch failed).
+pub fn exit(result: Result<bool, Error>) -> std::process::ExitCode {
+    match result {
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("a result was wrong (FAILED above)");
+            std::process::ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::ExitCode::from(2)
+        }
     }
 }

@@ -194,3 +194,12 @@ pub unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
 pub fn trap() -> ! {
     unsafe { asm!("trap;", options(noreturn, nostack)) }
 }
+
+/// `red.global.add.f32`: atomically adds `v` to `*ptr` (no result).
+///
+/// # Safety
+/// `ptr` must be a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn red_add_f32(ptr: *mut f32, v: f32) {
+    asm!("red.global.add.f32 [{p}], {v};", p = in(reg64) ptr, v = in(reg32) v, options(nostack));
+}

@@ -23,6 +23,8 @@ pub use bytemuck::{Pod, Zeroable};
 pub use cg_macros::kernel;
 
 #[cfg(target_arch = "nvptx64")]
+pub mod atomic;
+#[cfg(target_arch = "nvptx64")]
 pub mod block;
 #[cfg(target_arch = "nvptx64")]
 pub mod grid;

@@ -63,6 +63,24 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
         unsafe { ld_shared(self.addr + (i * size_of::<T>()) as u32) }
     }
 
+    /// Reads element `i` without a bounds check.
+    ///
+    /// # Safety
+    /// `i < N`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: usize) -> T {
+        ld_shared(self.addr + (i * size_of::<T>()) as u32)
+    }
+
+    /// Writes element `i` without a bounds check.
+    ///
+    /// # Safety
+    /// `i < N`.
+    #[inline(always)]
+    pub unsafe fn set_unchecked(&self, i: usize, value: T) {
+        st_shared(self.addr + (i * size_of::<T>()) as u32, value)
+    }
+
     /// Writes element `i` (traps when `i >= N`).
     #[inline(always)]
     pub fn set(&self, i: usize, value: T) {

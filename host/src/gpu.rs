@@ -9,6 +9,18 @@ use cudarc::driver::{CudaContext, CudaStream, DriverError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+/// Work recorded by [`Gpu::capture`], replayed with one call.
+pub struct Graph {
+    graph: cudarc::driver::CudaGraph,
+}
+
+impl Graph {
+    /// Replays the recorded work on the stream it was captured from.
+    pub fn launch(&self) -> Result<(), Error> {
+        self.graph.launch().context(|| "launching a graph".into())
+    }
+}
+
 /// What the device is and what it can do, read once when the [`Gpu`] opens.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
@@ -217,6 +229,25 @@ impl Gpu {
                 });
             }
             std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    /// Records the work `f` issues on the stream into a CUDA graph instead
+    /// of running it; replay it with [`Graph::launch`].
+    pub fn capture(&self, f: impl FnOnce() -> Result<(), Error>) -> Result<Graph, Error> {
+        let stream = &self.inner.stream;
+        stream
+            .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .context(|| "starting a graph capture".into())?;
+        let issued = f();
+        let graph = stream.end_capture(sys::CUgraphInstantiate_flags(0));
+        issued?;
+        match graph.context(|| "finishing a graph capture".into())? {
+            Some(g) => Ok(Graph { graph: g }),
+            None => Err(Error::InvalidLaunch {
+                kernel: "graph".into(),
+                reason: "the capture recorded no work".into(),
+            }),
         }
     }
 

@@ -23,7 +23,7 @@ mod timing;
 
 pub use buffer::DeviceBuffer;
 pub use error::Error;
-pub use gpu::{driver_present, DeviceInfo, Gpu};
+pub use gpu::{driver_present, DeviceInfo, Gpu, Graph};
 pub use launch::{Dim3, LaunchConfig, LaunchKind};
 pub use module::{Function, Module, Ptx, PtxSet};
 pub use timing::{median, EventTimer};

@@ -1,4 +1,4 @@
-//! Block-wide sum: each warp reduces with `shfl_down` on a 32-thread tile,
+//! Block-wide sums: each warp reduces with `shfl_down` on a 32-thread tile,
 //! warp leaders meet in shared memory, the first warp finishes.
 
 use cg_core::prelude::*;
@@ -9,19 +9,30 @@ use cg_core::prelude::*;
 #[inline(always)]
 pub fn block_sum(block: &ThreadBlock, v: f32) -> f32 {
     let warp = tiled_partition::<32>(block);
+    let v = warp_sum(&warp, v);
+    sum_warp_totals(block, &warp, v)
+}
+
+/// The block's sum from each warp's total held in the warp's rank 0: the
+/// totals meet in shared memory and the first warp adds them up. Valid in
+/// thread 0 of the block.
+#[inline(always)]
+pub fn sum_warp_totals(block: &ThreadBlock, warp: &ThreadBlockTile<32>, v: f32) -> f32 {
     let partials = shared_array!(f32; 32);
-    let mut v = warp_sum(&warp, v);
+    // SAFETY (both accesses): a block has at most 1024 threads, so at most
+    // 32 warps, and warp ranks and lane ranks are below 32.
     if warp.thread_rank() == 0 {
-        partials.set(warp.meta_group_rank() as usize, v);
+        unsafe { partials.set_unchecked(warp.meta_group_rank() as usize, v) };
     }
     block.sync();
+    let mut v = v;
     if warp.meta_group_rank() == 0 {
         v = if warp.thread_rank() < warp.meta_group_size() {
-            partials.get(warp.thread_rank() as usize)
+            unsafe { partials.get_unchecked(warp.thread_rank() as usize) }
         } else {
             0.0
         };
-        v = warp_sum(&warp, v);
+        v = warp_sum(warp, v);
     }
     v
 }
@@ -37,16 +48,74 @@ pub fn warp_sum(warp: &ThreadBlockTile<32>, mut v: f32) -> f32 {
     v
 }
 
-/// One partial sum per block: `block_sums[b]` is the sum of
-/// `input[b * blockDim .. (b + 1) * blockDim]` (clipped to the input).
+/// This thread's input element, or 0 past the end: one element per thread,
+/// `blockDim` elements per block.
+#[inline(always)]
+pub fn block_element(block: &ThreadBlock, input: &[f32]) -> f32 {
+    let i = block.group_index().x as usize * block.num_threads() as usize
+        + block.thread_rank() as usize;
+    if i < input.len() {
+        unsafe { *input.get_unchecked(i) }
+    } else {
+        0.0
+    }
+}
+
+/// Writes the block's result from thread 0.
+#[inline(always)]
+pub fn write_block_result(block: &ThreadBlock, block_sums: *mut f32, s: f32) {
+    if block.thread_rank() == 0 {
+        unsafe { *block_sums.add(block.group_index().x as usize) = s };
+    }
+}
+
+/// Warp-tile reduction (the seed's approach 2): one partial sum per block,
+/// `block_sums[b] = sum(input[b * blockDim .. (b + 1) * blockDim])`.
 #[kernel]
 pub fn block_reduce_warp(input: &[f32], block_sums: *mut f32) {
     let block = this_thread_block();
-    let b = block.group_index().x as usize;
-    let i = b * block.num_threads() as usize + block.thread_rank() as usize;
-    let v = if i < input.len() { input[i] } else { 0.0 };
-    let s = block_sum(&block, v);
-    if block.thread_rank() == 0 {
-        unsafe { *block_sums.add(b) = s };
+    let s = block_sum(&block, block_element(&block, input));
+    write_block_result(&block, block_sums, s);
+}
+
+/// Classic shared-memory tree (the seed's approach 1), for blocks of up to
+/// 1024 threads (a power of two).
+#[kernel]
+pub fn block_reduce_classic(input: &[f32], block_sums: *mut f32) {
+    let block = this_thread_block();
+    let sdata = shared_array!(f32; 1024);
+    let tid = block.thread_rank() as usize;
+    sdata.set(tid, block_element(&block, input));
+    block.sync();
+    let mut s = block.num_threads() as usize / 2;
+    while s > 0 {
+        if tid < s {
+            // SAFETY: tid + s < blockDim <= 1024 (checked by the set above).
+            unsafe {
+                sdata.set_unchecked(tid, sdata.get_unchecked(tid) + sdata.get_unchecked(tid + s))
+            };
+        }
+        block.sync();
+        s >>= 1;
     }
+    write_block_result(&block, block_sums, unsafe { sdata.get_unchecked(0) });
+}
+
+/// Hierarchical tiles (the seed's approach 3): 4-thread tiles, then the
+/// eight tile leaders of each warp, then the block. Every lane takes part
+/// in every shuffle (a full-warp shuffle from a divergent branch, as the
+/// seed writes it, is undefined behaviour).
+#[kernel]
+pub fn block_reduce_hierarchical(input: &[f32], block_sums: *mut f32) {
+    let block = this_thread_block();
+    let tile4 = tiled_partition::<4>(&block);
+    let warp = tiled_partition::<32>(&block);
+    let mut v = block_element(&block, input);
+    v += tile4.shfl_down(v, 2);
+    v += tile4.shfl_down(v, 1);
+    v += warp.shfl_down(v, 16);
+    v += warp.shfl_down(v, 8);
+    v += warp.shfl_down(v, 4);
+    let s = sum_warp_totals(&block, &warp, v);
+    write_block_result(&block, block_sums, s);
 }

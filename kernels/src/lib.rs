@@ -4,7 +4,9 @@
 #![no_std]
 #![feature(abi_ptx, asm_experimental_arch)]
 
+pub mod barrier_cost;
 pub mod block_reduce;
 pub mod grid_sum;
+pub mod jacobi;
 pub mod probes;
 pub mod readme;

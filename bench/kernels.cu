@@ -1,0 +1,174 @@
+// CUDA C++ twins of the Rust kernels in kernels/src, for the side-by-side
+// benchmarks. Same algorithms, same PTX parameter lists (a Rust `&[T]` is a
+// pointer and a 64-bit length), so the Rust host launches both through the
+// same typed handles. Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx.
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+typedef unsigned long long u64;
+
+// ---- block_reduce.rs -------------------------------------------------------
+
+__device__ __forceinline__ float warp_sum(cg::thread_block_tile<32> warp, float v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v += warp.shfl_down(v, offset);
+    return v;
+}
+
+__device__ __forceinline__ float sum_warp_totals(cg::thread_block block, cg::thread_block_tile<32> warp, float v) {
+    __shared__ float partials[32];
+    if (warp.thread_rank() == 0) partials[warp.meta_group_rank()] = v;
+    block.sync();
+    if (warp.meta_group_rank() == 0) {
+        v = warp.thread_rank() < warp.meta_group_size() ? partials[warp.thread_rank()] : 0.0f;
+        v = warp_sum(warp, v);
+    }
+    return v;
+}
+
+__device__ __forceinline__ float block_sum(cg::thread_block block, float v) {
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    return sum_warp_totals(block, warp, warp_sum(warp, v));
+}
+
+__device__ __forceinline__ float block_element(cg::thread_block block, const float* input, u64 n) {
+    u64 i = (u64)block.group_index().x * block.num_threads() + block.thread_rank();
+    return i < n ? input[i] : 0.0f;
+}
+
+__device__ __forceinline__ void write_block_result(cg::thread_block block, float* out, float s) {
+    if (block.thread_rank() == 0) out[block.group_index().x] = s;
+}
+
+extern "C" __global__ void block_reduce_warp(const float* input, u64 n, float* block_sums) {
+    cg::thread_block block = cg::this_thread_block();
+    write_block_result(block, block_sums, block_sum(block, block_element(block, input, n)));
+}
+
+extern "C" __global__ void block_reduce_classic(const float* input, u64 n, float* block_sums) {
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ float sdata[1024];
+    unsigned tid = block.thread_rank();
+    sdata[tid] = block_element(block, input, n);
+    block.sync();
+    for (unsigned s = block.num_threads() / 2; s > 0; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        block.sync();
+    }
+    write_block_result(block, block_sums, sdata[0]);
+}
+
+extern "C" __global__ void block_reduce_hierarchical(const float* input, u64 n, float* block_sums) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<4> tile4 = cg::tiled_partition<4>(block);
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    float v = block_element(block, input, n);
+    v += tile4.shfl_down(v, 2);
+    v += tile4.shfl_down(v, 1);
+    v += warp.shfl_down(v, 16);
+    v += warp.shfl_down(v, 8);
+    v += warp.shfl_down(v, 4);
+    write_block_result(block, block_sums, sum_warp_totals(block, warp, v));
+}
+
+// ---- grid_sum.rs -----------------------------------------------------------
+
+__device__ __forceinline__ void finish_grid_sum(cg::grid_group grid, cg::thread_block block, float v, float* partials, float* out) {
+    float s = block_sum(block, v);
+    if (block.thread_rank() == 0) partials[grid.block_rank()] = s;
+    grid.sync();
+    if (grid.block_rank() == 0) {
+        unsigned nb = grid.num_blocks();
+        float w = 0.0f;
+        for (unsigned j = block.thread_rank(); j < nb; j += block.num_threads()) w += partials[j];
+        float t = block_sum(block, w);
+        if (block.thread_rank() == 0) *out = t;
+    }
+}
+
+extern "C" __global__ void grid_sum(const float* input, u64 n, float* partials, float* out) {
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    u64 stride = grid.num_threads();
+    float v = 0.0f;
+    for (u64 i = grid.thread_rank(); i < n; i += stride) v += input[i];
+    finish_grid_sum(grid, block, v, partials, out);
+}
+
+__device__ __forceinline__ float sum4(float4 x) { return (x.x + x.y) + (x.z + x.w); }
+
+extern "C" __global__ void grid_sum_vec4(const float* input, u64 n, float* partials, float* out) {
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    u64 stride = grid.num_threads();
+    u64 rank = grid.thread_rank();
+    float a = 0.0f, b = 0.0f;
+    u64 n4 = ((u64)input % 16 == 0) ? n / 4 : 0;
+    const float4* v4 = reinterpret_cast<const float4*>(input);
+    u64 i = rank;
+    for (; i + stride < n4; i += 2 * stride) {
+        float4 x = v4[i], y = v4[i + stride];
+        a += sum4(x);
+        b += sum4(y);
+    }
+    if (i < n4) a += sum4(v4[i]);
+    for (u64 t = 4 * n4 + rank; t < n; t += stride) b += input[t];
+    finish_grid_sum(grid, block, a + b, partials, out);
+}
+
+extern "C" __global__ void sum_partials(const float* partials, u64 n, float* out) {
+    cg::thread_block block = cg::this_thread_block();
+    float v = 0.0f;
+    for (u64 j = block.thread_rank(); j < n; j += block.num_threads()) v += partials[j];
+    write_block_result(block, out, block_sum(block, v));
+}
+
+extern "C" __global__ void sum_atomic(const float* input, u64 n, float* out) {
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(out, input[i]);
+}
+
+// ---- barrier_cost.rs -------------------------------------------------------
+
+extern "C" __global__ void barrier_cost_grid(unsigned iters, unsigned* out) {
+    cg::grid_group grid = cg::this_grid();
+    for (unsigned k = 0; k < iters; k++) grid.sync();
+    if (grid.thread_rank() == 0) *out = iters;
+}
+
+extern "C" __global__ void barrier_cost_block(unsigned iters, unsigned* out) {
+    cg::thread_block block = cg::this_thread_block();
+    for (unsigned k = 0; k < iters; k++) block.sync();
+    if (block.thread_rank() == 0 && blockIdx.x == 0) *out = iters;
+}
+
+extern "C" __global__ void barrier_cost_tile(unsigned iters, unsigned* out) {
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+    for (unsigned k = 0; k < iters; k++) warp.sync();
+    if (threadIdx.x == 0 && blockIdx.x == 0) *out = iters;
+}
+
+// ---- jacobi.rs -------------------------------------------------------------
+
+__device__ __forceinline__ void relax(const float* src, float* dst, u64 i, u64 nx, u64 ny) {
+    u64 x = i % nx, y = i / nx;
+    if (x > 0 && x < nx - 1 && y > 0 && y < ny - 1) {
+        float s = ((src[i - 1] + src[i + 1]) + src[i - nx]) + src[i + nx];
+        dst[i] = 0.25f * s;
+    }
+}
+
+extern "C" __global__ void jacobi_persistent(float* a, float* b, unsigned nx, unsigned ny, unsigned sweeps) {
+    cg::grid_group grid = cg::this_grid();
+    u64 stride = grid.num_threads();
+    for (unsigned s = 0; s < sweeps; s++) {
+        float* src = s % 2 == 0 ? a : b;
+        float* dst = s % 2 == 0 ? b : a;
+        for (u64 i = grid.thread_rank(); i < (u64)nx * ny; i += stride) relax(src, dst, i, nx, ny);
+        grid.sync();
+    }
+}
+
+extern "C" __global__ void jacobi_sweep(const float* u, u64 len, float* u_new, unsigned nx, unsigned ny) {
+    cg::grid_group grid = cg::this_grid();
+    u64 stride = grid.num_threads();
+    for (u64 i = grid.thread_rank(); i < (u64)nx * ny; i += stride) relax(u, u_new, i, nx, ny);
+}

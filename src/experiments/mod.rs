@@ -1,0 +1,6 @@
+//! The seed guide's experiments, each checked and timed beside its CUDA C++
+//! twin: block reductions, whole-array sums, barrier costs, Jacobi.
+
+pub mod barriers;
+pub mod jacobi;
+pub mod reductions;
