@@ -61,7 +61,7 @@ fn block_reduce_gives_every_block_its_sum() {
     let k = Kernels::load(&gpu).unwrap();
     let mut rng = common::rng("block_reduce");
     for threads in [32u32, 64, 96, 256, 1024] {
-        for n in [1usize, 33, 1000, 4097, 100_003] {
+        for n in common::sizes(&[1, 33, 1000, 4097, 100_003]) {
             let values = common::random_f32(&mut rng, n);
             let cfg = LaunchConfig::for_elements(n, threads);
             let blocks = cfg.num_blocks() as usize;

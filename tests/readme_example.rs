@@ -27,7 +27,7 @@ fn readme_shows_the_tested_example() {
 fn readme_example_runs() {
     let gpu = gpu_or_return!("readme_example_runs");
     let mut rng = common::rng("readme_example");
-    for n in [1usize, 1000, 1 << 22] {
+    for n in common::sizes(&[1, 1000, 1 << 22]) {
         let input = common::random_f32(&mut rng, n);
         let got = scale_neighbour_sum(&gpu, &input, 0.5).unwrap();
         for i in 0..n {

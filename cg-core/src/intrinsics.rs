@@ -60,12 +60,18 @@ pub fn grid_dim() -> [u32; 3] {
     }
 }
 
-/// `%laneid`: this thread's lane in its warp, 0..32.
+/// This thread's lane in its warp, 0..32.
+///
+/// Warps are formed from consecutive linear thread indices, so this is the
+/// linear index in the block modulo 32: what CUDA's headers compute too. It
+/// reuses the `%tid`/`%ntid` reads the block rank needs (the compiler knows
+/// those are pure) instead of a separate `%laneid` read, which sits on the
+/// critical path of a warp reduction.
 #[inline(always)]
 pub fn lane_id() -> u32 {
-    let r: u32;
-    unsafe { asm!("mov.u32 {r}, %laneid;", r = out(reg32) r, options(nomem, nostack, pure)) };
-    r
+    let [tx, ty, tz] = thread_idx();
+    let [bx, by, _] = block_dim();
+    ((tz * by + ty) * bx + tx) & 31
 }
 
 /// `bar.sync 0`: the block-wide barrier (`__syncthreads`).

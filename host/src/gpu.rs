@@ -185,6 +185,14 @@ impl Gpu {
         Ok(b)
     }
 
+    /// A buffer of `len` elements that nothing has written: its contents
+    /// are whatever the memory held (any bit pattern is a valid `T: Pod`).
+    /// For outputs that a kernel overwrites completely; reading it first is
+    /// what compute-sanitizer's initcheck reports.
+    pub fn alloc_uninit<T: bytemuck::Pod>(&self, len: usize) -> Result<DeviceBuffer<T>, Error> {
+        DeviceBuffer::uninit(self, len)
+    }
+
     /// A buffer of `len` copies of `value` (use a poison value for outputs,
     /// so that an element the kernel did not write is visible).
     pub fn filled<T: bytemuck::Pod>(&self, len: usize, value: T) -> Result<DeviceBuffer<T>, Error> {

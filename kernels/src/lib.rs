@@ -8,5 +8,6 @@ pub mod barrier_cost;
 pub mod block_reduce;
 pub mod grid_sum;
 pub mod jacobi;
+pub mod planted;
 pub mod probes;
 pub mod readme;

@@ -24,6 +24,21 @@ pub fn gpu(test: &str) -> Option<Gpu> {
     }
 }
 
+/// Whether to keep inputs small (`CG_QUICK=1`): under compute-sanitizer,
+/// which runs kernels tens of times slower.
+pub fn quick() -> bool {
+    std::env::var("CG_QUICK").as_deref() == Ok("1")
+}
+
+/// `sizes` without those above 2^16 when [`quick`].
+pub fn sizes(sizes: &[usize]) -> Vec<usize> {
+    sizes
+        .iter()
+        .copied()
+        .filter(|&n| !quick() || n <= 1 << 16)
+        .collect()
+}
+
 /// Opens the GPU or returns from the test (after the notice).
 #[macro_export]
 macro_rules! gpu_or_return {
