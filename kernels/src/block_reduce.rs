@@ -84,16 +84,20 @@ pub fn block_reduce_warp(input: &[f32], block_sums: *mut f32) {
 pub fn block_reduce_classic(input: &[f32], block_sums: *mut f32) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; 1024);
-    let tid = block.thread_rank() as usize;
-    sdata.set(tid, block_element(&block, input));
+    let tid = block.thread_rank();
+    // SAFETY (every access below): indices are below blockDim <= 1024.
+    unsafe { sdata.set_unchecked(tid as usize, block_element(&block, input)) };
     block.sync();
-    let mut s = block.num_threads() as usize / 2;
+    let mut s = block.num_threads() / 2;
     while s > 0 {
         if tid < s {
-            // SAFETY: tid + s < blockDim <= 1024 (checked by the set above).
-            unsafe {
-                sdata.set_unchecked(tid, sdata.get_unchecked(tid) + sdata.get_unchecked(tid + s))
+            let (a, b) = unsafe {
+                (
+                    sdata.get_unchecked(tid as usize),
+                    sdata.get_unchecked((tid + s) as usize),
+                )
             };
+            unsafe { sdata.set_unchecked(tid as usize, a + b) };
         }
         block.sync();
         s >>= 1;
