@@ -53,6 +53,8 @@ pub struct Options {
     pub runs: usize,
     /// `--json FILE`: also write the rows as JSON.
     pub json: Option<PathBuf>,
+    /// `--plot FILE`: also draw the GB/s bar chart as a PNG.
+    pub plot: Option<PathBuf>,
     /// `--quick`: small sizes only (a smoke run).
     pub quick: bool,
 }
@@ -68,6 +70,7 @@ impl Options {
                 .or_else(|| std::env::var_os("CG_TWINS_DIR").map(PathBuf::from)),
             runs: value("--runs").and_then(|v| v.parse().ok()).unwrap_or(50),
             json: value("--json").map(PathBuf::from),
+            plot: value("--plot").map(PathBuf::from),
             quick: args.iter().any(|a| a == "--quick"),
         }
     }
@@ -189,7 +192,7 @@ impl Bench {
                 .iter()
                 .map(|r| {
                     serde_json::json!({
-                        "experiment": r.name, "size": r.size, "unit": r.unit,
+                        "experiment": r.name, "size": r.size, "unit": r.unit, "bytes": r.bytes,
                         "rust": r.rust, "cuda": r.cuda, "library": r.library,
                         "ratio": r.ratio(), "rust_gbps": r.gbps(), "verified": r.verified,
                     })
@@ -203,8 +206,41 @@ impl Bench {
                 },
             )?;
         }
+        if let Some(path) = &self.opts.plot {
+            match crate::plot::bar_chart(&self.gpu.info().name, &self.rows, path) {
+                Ok(()) => eprintln!("chart: {}", path.display()),
+                Err(e) => eprintln!("no chart: {e}"),
+            }
+        }
         Ok(self.rows.iter().all(|r| r.verified))
     }
+}
+
+/// Reads rows written by `--json` (device name and rows).
+pub fn rows_from_json(path: &Path) -> Result<(String, Vec<Row>), String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let rows = doc["rows"]
+        .as_array()
+        .ok_or_else(|| format!("{}: no rows", path.display()))?
+        .iter()
+        .map(|r| Row {
+            name: r["experiment"].as_str().unwrap_or("").into(),
+            size: r["size"].as_str().unwrap_or("").into(),
+            rust: r["rust"].as_f64().unwrap_or(f64::NAN),
+            cuda: r["cuda"].as_f64(),
+            library: r["library"].as_f64(),
+            unit: if r["unit"] == "ns" { "ns" } else { "us" },
+            bytes: r["bytes"].as_f64().or_else(|| {
+                // Files from before "bytes" was written: derive it from the rate.
+                Some(r["rust_gbps"].as_f64()? * 1e9 * r["rust"].as_f64()? * 1e-6)
+            }),
+            verified: r["verified"].as_bool().unwrap_or(false),
+        })
+        .collect();
+    Ok((doc["device"].as_str().unwrap_or("").into(), rows))
 }
 
 /// Device-to-device copy bandwidth in GB/s (bytes read plus bytes written),
