@@ -25,6 +25,9 @@ fn register_font() -> Result<(), String> {
     Err("no font for the chart: install Debian's fonts-dejavu-core or set CG_PLOT_FONT to a .ttf file".into())
 }
 
+/// One bar series: legend name, colour, offset within a category, value.
+type Series<'a> = (&'a str, RGBColor, f64, &'a dyn Fn(&Row) -> Option<f64>);
+
 /// Draws the GB/s of every row that moves bytes into a PNG at `path`.
 pub fn bar_chart(device: &str, rows: &[Row], path: &Path) -> Result<(), String> {
     register_font()?;
@@ -72,7 +75,7 @@ pub fn bar_chart(device: &str, rows: &[Row], path: &Path) -> Result<(), String> 
             .x_desc("GB/s")
             .axis_desc_style(("sans-serif", 18))
             .draw()?;
-        let series: [(&str, RGBColor, f64, &dyn Fn(&Row) -> Option<f64>); 3] = [
+        let series: [Series; 3] = [
             ("Rust", RGBColor(0xb7, 0x41, 0x0e), 0.13, &|r| r.gbps()),
             ("CUDA C++ (nvcc)", RGBColor(0x76, 0xb9, 0x00), -0.13, &|r| {
                 gbps(r, r.cuda)
