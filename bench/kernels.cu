@@ -172,3 +172,55 @@ extern "C" __global__ void jacobi_sweep(const float* u, u64 len, float* u_new, u
     u64 stride = grid.num_threads();
     for (u64 i = grid.thread_rank(); i < (u64)nx * ny; i += stride) relax(u, u_new, i, nx, ny);
 }
+
+// ---- cluster.rs (sm_90) ------------------------------------------------------
+
+extern "C" __global__ void cluster_neighbour_sum(const float* data, u64 n, float* out) {
+    cg::cluster_group cluster = cg::this_cluster();
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ float local[1024];
+    unsigned t = block.thread_rank();
+    local[t] = block_element(block, data, n);
+    cluster.sync();
+    float* peer = cluster.map_shared_rank(local, (cluster.block_rank() + 1) % cluster.num_blocks());
+    u64 i = (u64)block.group_index().x * block.num_threads() + t;
+    if (i < n) out[i] = local[t] + peer[t];
+    cluster.sync();
+}
+
+extern "C" __global__ void cluster_reduce(const float* input, u64 n, float* cluster_sums) {
+    cg::cluster_group cluster = cg::this_cluster();
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ float slots[8];
+    float s = block_sum(block, block_element(block, input, n));
+    if (block.thread_rank() == 0) cluster.map_shared_rank(slots, 0)[cluster.block_rank()] = s;
+    cluster.sync();
+    if (cluster.block_rank() == 0 && block.thread_rank() == 0) {
+        float total = 0.0f;
+        for (unsigned r = 0; r < cluster.num_blocks(); r++) total += slots[r];
+        unsigned cid = blockIdx.x / cluster.dim_blocks().x;  // 1-D grids
+        cluster_sums[cid] = total;
+    }
+}
+
+#define HISTOGRAM_BINS_PER_BLOCK 2048
+extern "C" __global__ void cluster_histogram(const unsigned* values, u64 n, unsigned* bins) {
+    cg::cluster_group cluster = cg::this_cluster();
+    cg::thread_block block = cg::this_thread_block();
+    cg::grid_group grid = cg::this_grid();
+    __shared__ unsigned local[HISTOGRAM_BINS_PER_BLOCK];
+    for (unsigned b = block.thread_rank(); b < HISTOGRAM_BINS_PER_BLOCK; b += block.num_threads()) local[b] = 0;
+    cluster.sync();
+    u64 stride = grid.num_threads();
+    for (u64 i = grid.thread_rank(); i < n; i += stride) {
+        unsigned v = values[i];
+        unsigned* owner = cluster.map_shared_rank(local, v / HISTOGRAM_BINS_PER_BLOCK);
+        atomicAdd(owner + v % HISTOGRAM_BINS_PER_BLOCK, 1u);
+    }
+    cluster.sync();
+    unsigned base = cluster.block_rank() * HISTOGRAM_BINS_PER_BLOCK;
+    for (unsigned b = block.thread_rank(); b < HISTOGRAM_BINS_PER_BLOCK; b += block.num_threads()) {
+        unsigned c = local[b];
+        if (c != 0) atomicAdd(bins + base + b, c);
+    }
+}

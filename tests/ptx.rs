@@ -67,7 +67,7 @@ fn every_module_assembles_for_sm80_and_sm90_without_spills() {
             let entries = log.matches("Compiling entry function").count();
             assert_eq!(
                 entries,
-                kernels_count(),
+                cg_host::launch::count_entries(m.source),
                 "sm_{} module on sm_{sm}:\n{log}",
                 m.sm
             );
@@ -81,8 +81,46 @@ fn every_module_assembles_for_sm80_and_sm90_without_spills() {
     }
 }
 
-fn kernels_count() -> usize {
-    cg_host::launch::count_entries(PTX.modules()[0].source)
+#[test]
+fn the_sm80_module_has_no_sm90_instructions_and_the_sm90_module_has_the_cluster_kernels() {
+    for m in PTX.modules() {
+        let cluster_kernels = [
+            "probe_cluster",
+            "cluster_neighbour_sum",
+            "cluster_reduce",
+            "cluster_histogram",
+        ];
+        let has = |k: &str| m.source.contains(&format!(".entry {k}("));
+        if m.sm < 90 {
+            for needle in ["%cluster", "mapa", "shared::cluster", "barrier.cluster"] {
+                assert!(
+                    !m.source.contains(needle),
+                    "sm_{} module contains `{needle}`",
+                    m.sm
+                );
+            }
+            assert!(
+                cluster_kernels.iter().all(|k| !has(k)),
+                "sm_{} module has a cluster kernel",
+                m.sm
+            );
+        } else {
+            assert!(
+                cluster_kernels.iter().all(|k| has(k)),
+                "sm_{} module lacks a cluster kernel",
+                m.sm
+            );
+            let sum = entry(m.source, "cluster_neighbour_sum");
+            for insn in [
+                "barrier.cluster.arrive",
+                "barrier.cluster.wait",
+                "mapa.shared::cluster.u32",
+                "ld.shared::cluster.b32",
+            ] {
+                assert!(sum.contains(insn), "cluster_neighbour_sum lacks `{insn}`");
+            }
+        }
+    }
 }
 
 /// The body of entry point `name` in `ptx`.

@@ -20,7 +20,7 @@
 //! `#[kernel(cooperative)]`, with cluster dimensions for `cluster(..)`.
 
 use crate::{io_err, BuildError};
-use cg_signature::{KernelSignature, ParamKind};
+use cg_signature::{ClusterShape, KernelSignature, ParamKind};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
@@ -32,6 +32,23 @@ pub struct ScannedKernel {
     pub signature: KernelSignature,
     /// The file it is in, relative to the kernel crate's parent directory.
     pub file: PathBuf,
+    /// Whether the function carries a `#[cfg(..)]` of its own.
+    pub gated: bool,
+}
+
+impl ScannedKernel {
+    /// Whether a module built for `sm_<sm>` may lack this kernel: one with
+    /// its own `#[cfg]`, or a cluster kernel below sm_90 (clusters exist
+    /// only from sm_90 on, so their code is gated).
+    pub fn may_be_absent(&self, sm: u32) -> bool {
+        self.gated || (self.signature.options.cluster.is_some() && sm < 90)
+    }
+
+    /// Whether some module may lack this kernel, so that its host handle
+    /// must report it unavailable instead of failing to load.
+    pub fn conditional(&self) -> bool {
+        self.may_be_absent(0)
+    }
 }
 
 /// Reads every `.rs` file under `crate_dir/src` and returns the `#[kernel]`
@@ -52,6 +69,7 @@ pub fn scan_crate(crate_dir: &Path) -> Result<Vec<ScannedKernel>, BuildError> {
         let mut found = Vec::new();
         scan_items(&parsed.items, &mut found);
         for (attr, func) in found {
+            let gated = func.attrs.iter().any(|a| a.path().is_ident("cfg"));
             let signature =
                 KernelSignature::parse(attr, &func).map_err(|e| BuildError::Source {
                     path: file.clone(),
@@ -74,6 +92,7 @@ pub fn scan_crate(crate_dir: &Path) -> Result<Vec<ScannedKernel>, BuildError> {
             out.push(ScannedKernel {
                 signature,
                 file: shown.to_path_buf(),
+                gated,
             });
         }
     }
@@ -178,14 +197,20 @@ fn handle(k: &ScannedKernel) -> TokenStream {
         .map(|(v, _)| quote!(::core::ptr::addr_of!(#v) as *mut ::core::ffi::c_void));
     let count = values.len();
     let kind = match (sig.options.cooperative, sig.options.cluster) {
-        (c, Some([x, y, z])) => {
-            quote!(::cg_host::LaunchKind::Cluster { cooperative: #c, dims: [#x, #y, #z] })
+        (c, Some(ClusterShape::Fixed([x, y, z]))) => {
+            quote!(::cg_host::LaunchKind::Cluster { cooperative: #c, dims: Some([#x, #y, #z]) })
+        }
+        (c, Some(ClusterShape::Runtime)) => {
+            quote!(::cg_host::LaunchKind::Cluster { cooperative: #c, dims: None })
         }
         (true, None) => quote!(::cg_host::LaunchKind::Cooperative),
         (false, None) => quote!(::cg_host::LaunchKind::Plain),
     };
     let how = match (sig.options.cooperative, sig.options.cluster) {
-        (_, Some(_)) => "with its declared thread-block cluster dimensions",
+        (_, Some(ClusterShape::Fixed(_))) => "in thread-block clusters of its declared shape (`cuLaunchKernelEx`)",
+        (_, Some(ClusterShape::Runtime)) => {
+            "in thread-block clusters of the shape `config.cluster` gives (`cuLaunchKernelEx`)"
+        }
         (true, None) => {
             "cooperatively (`cuLaunchCooperativeKernel`), after checking that the grid can be co-resident"
         }
@@ -197,10 +222,45 @@ fn handle(k: &ScannedKernel) -> TokenStream {
         "Launches `{name_str}` {how}, on the GPU's stream; returns once the launch is queued. \
          Every driver failure comes back as an error."
     );
+    let conditional = k.conditional();
+    let (field_ty, get_function, accessor, from_fn) = if conditional {
+        (
+            quote!(::core::option::Option<::cg_host::Function>, module_sm: u32),
+            quote!(let function = self.function()?;),
+            quote! {
+                /// The loaded function (occupancy queries, attributes), or
+                /// [`::cg_host::Error::KernelUnavailable`] when the loaded
+                /// module was built without it.
+                pub fn function(&self) -> ::core::result::Result<&::cg_host::Function, ::cg_host::Error> {
+                    self.function.as_ref().ok_or_else(|| ::cg_host::Error::KernelUnavailable {
+                        kernel: Self::NAME.into(),
+                        sm: self.module_sm,
+                    })
+                }
+            },
+            quote!(Self {
+                function: Some(function),
+                module_sm: 0
+            }),
+        )
+    } else {
+        (
+            quote!(::cg_host::Function),
+            quote!(let function = &self.function;),
+            quote! {
+                /// The loaded function: occupancy queries, the largest
+                /// cooperative grid, attributes.
+                pub fn function(&self) -> &::cg_host::Function {
+                    &self.function
+                }
+            },
+            quote!(Self { function }),
+        )
+    };
     quote! {
         #[doc = #doc]
         pub struct #ty_name {
-            function: ::cg_host::Function,
+            function: #field_ty,
         }
 
         impl #ty_name {
@@ -212,18 +272,15 @@ fn handle(k: &ScannedKernel) -> TokenStream {
             #[doc = #launch_doc]
             #[allow(clippy::too_many_arguments)]
             pub fn launch(&self, config: ::cg_host::LaunchConfig, #(#host_params),*) -> ::core::result::Result<(), ::cg_host::Error> {
+                #get_function
                 #(#lets)*
                 let mut params: [*mut ::core::ffi::c_void; #count] = [#(#ptrs),*];
                 // SAFETY: `params` matches the entry point's parameters one for
                 // one: both sides are generated from the same #[kernel] signature.
-                unsafe { self.function.launch(config, &mut params) }
+                unsafe { function.launch(config, &mut params) }
             }
 
-            /// The loaded function: occupancy queries, the largest
-            /// cooperative grid, attributes.
-            pub fn function(&self) -> &::cg_host::Function {
-                &self.function
-            }
+            #accessor
 
             /// A handle over a function from another module that has exactly
             /// this kernel's PTX parameter list (for example its CUDA C++ twin
@@ -232,7 +289,7 @@ fn handle(k: &ScannedKernel) -> TokenStream {
             /// # Safety
             /// `function`'s parameters must match this kernel's, one for one.
             pub unsafe fn from_function(function: ::cg_host::Function) -> Self {
-                Self { function }
+                #from_fn
             }
         }
     }
@@ -251,7 +308,18 @@ pub fn generate(kernels: &[ScannedKernel], ptx_files: &[(u32, PathBuf)]) -> Stri
     let inits = kernels.iter().map(|k| {
         let n = &k.signature.name;
         let t = camel(n);
-        quote!(#n: #t { function: module.function(#t::NAME, #t::KIND)? })
+        if k.conditional() {
+            quote!(#n: #t {
+                function: match module.function_if_built(#t::NAME, #t::KIND) {
+                    Ok(f) => Some(f),
+                    Err(::cg_host::Error::KernelUnavailable { .. }) => None,
+                    Err(e) => return Err(e),
+                },
+                module_sm: module.sm(),
+            })
+        } else {
+            quote!(#n: #t { function: module.function(#t::NAME, #t::KIND)? })
+        }
     });
     let modules = ptx_files.iter().map(|(sm, path)| {
         let p = path.display().to_string();

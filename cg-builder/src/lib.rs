@@ -131,7 +131,7 @@ impl KernelBuild {
         let mut out = Vec::new();
         for sm in archs {
             let ptx = compile::build_ptx(&tc, &self.crate_dir, &target_dir, sm)?;
-            ptx::check_cooperative(&ptx, &kernels)?;
+            ptx::check_cooperative(&ptx, sm, &kernels)?;
             out.push((sm, ptx));
         }
         Ok(out)

@@ -161,10 +161,11 @@ pub fn entries_reaching(ptx: &str, marker: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Checks a module against the crate's `#[kernel]` declarations: every
-/// declared kernel is an entry point, and every entry point that reaches
+/// Checks a module built for `sm_<sm>` against the crate's `#[kernel]`
+/// declarations: every declared kernel is an entry point (unless it may be
+/// absent at this architecture), and every entry point that reaches
 /// `grid.sync()` is declared cooperative.
-pub fn check_cooperative(ptx: &str, kernels: &[ScannedKernel]) -> Result<(), BuildError> {
+pub fn check_cooperative(ptx: &str, sm: u32, kernels: &[ScannedKernel]) -> Result<(), BuildError> {
     let entries: BTreeSet<String> = functions(ptx)
         .into_iter()
         .filter(|f| f.is_entry)
@@ -172,7 +173,7 @@ pub fn check_cooperative(ptx: &str, kernels: &[ScannedKernel]) -> Result<(), Bui
         .collect();
     for k in kernels {
         let name = k.signature.name.to_string();
-        if !entries.contains(&name) {
+        if !entries.contains(&name) && !k.may_be_absent(sm) {
             return Err(BuildError::Ptx(format!(
                 "{}: #[kernel] `{name}` is not an entry point of the built PTX (is it compiled out by a cfg, \
                  or in a module the crate does not declare?)",
@@ -250,6 +251,7 @@ mod tests {
         ScannedKernel {
             signature: cg_signature::KernelSignature::parse(attr, &f).unwrap(),
             file: "kernels/src/x.rs".into(),
+            gated: false,
         }
     }
 
@@ -259,7 +261,7 @@ mod tests {
             kernel("#[kernel] fn coop() {}"),
             kernel("#[kernel] fn plain() {}"),
         ];
-        let e = check_cooperative(PTX, &plain).unwrap_err().to_string();
+        let e = check_cooperative(PTX, 90, &plain).unwrap_err().to_string();
         assert!(
             e.contains("`coop` reaches grid.sync()") && e.contains("#[kernel(cooperative)]"),
             "{e}"
@@ -268,16 +270,30 @@ mod tests {
             kernel("#[kernel(cooperative)] fn coop() {}"),
             kernel("#[kernel] fn plain() {}"),
         ];
-        check_cooperative(PTX, &declared).unwrap();
+        check_cooperative(PTX, 90, &declared).unwrap();
         let undeclared = [kernel("#[kernel] fn plain() {}")];
-        let e = check_cooperative(PTX, &undeclared).unwrap_err().to_string();
+        let e = check_cooperative(PTX, 90, &undeclared)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("entry point `coop` reaches grid.sync()"), "{e}");
         let missing = [
             kernel("#[kernel(cooperative)] fn coop() {}"),
             kernel("#[kernel] fn gone() {}"),
         ];
-        let e = check_cooperative(PTX, &missing).unwrap_err().to_string();
+        let e = check_cooperative(PTX, 90, &missing)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`gone` is not an entry point"), "{e}");
+        // A cluster kernel may be missing below sm_90, not from sm_90 on.
+        let cluster = [
+            kernel("#[kernel(cooperative)] fn coop() {}"),
+            kernel("#[kernel(cluster(2))] fn dsm() {}"),
+        ];
+        check_cooperative(PTX, 80, &cluster).unwrap();
+        let e = check_cooperative(PTX, 90, &cluster)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`dsm` is not an entry point"), "{e}");
     }
 
     #[test]

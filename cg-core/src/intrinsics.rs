@@ -209,3 +209,100 @@ pub fn trap() -> ! {
 pub unsafe fn red_add_f32(ptr: *mut f32, v: f32) {
     asm!("red.global.add.f32 [{p}], {v};", p = in(reg64) ptr, v = in(reg32) v, options(nostack));
 }
+
+/// Reads a 32-bit special register by name, in the cluster family (sm_90).
+macro_rules! cluster_sreg {
+    ($(#[$doc:meta] $name:ident => $reg:literal;)*) => {$(
+        #[$doc]
+        #[cfg(target_feature = "sm_90")]
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            let r: u32;
+            unsafe { asm!(concat!("mov.u32 {r}, ", $reg, ";"), r = out(reg32) r, options(nomem, nostack, pure)) };
+            r
+        }
+    )*};
+}
+
+cluster_sreg! {
+    /// `%cluster_ctarank`: this block's rank in its cluster.
+    cluster_ctarank => "%cluster_ctarank";
+    /// `%cluster_nctarank`: blocks in the cluster.
+    cluster_nctarank => "%cluster_nctarank";
+    /// `%cluster_ctaid.x`.
+    cluster_ctaid_x => "%cluster_ctaid.x";
+    /// `%cluster_ctaid.y`.
+    cluster_ctaid_y => "%cluster_ctaid.y";
+    /// `%cluster_ctaid.z`.
+    cluster_ctaid_z => "%cluster_ctaid.z";
+    /// `%cluster_nctaid.x`.
+    cluster_nctaid_x => "%cluster_nctaid.x";
+    /// `%cluster_nctaid.y`.
+    cluster_nctaid_y => "%cluster_nctaid.y";
+    /// `%cluster_nctaid.z`.
+    cluster_nctaid_z => "%cluster_nctaid.z";
+    /// `%clusterid.x`.
+    cluster_id_x => "%clusterid.x";
+    /// `%clusterid.y`.
+    cluster_id_y => "%clusterid.y";
+    /// `%clusterid.z`.
+    cluster_id_z => "%clusterid.z";
+    /// `%nclusterid.x`.
+    cluster_nid_x => "%nclusterid.x";
+    /// `%nclusterid.y`.
+    cluster_nid_y => "%nclusterid.y";
+    /// `%nclusterid.z`.
+    cluster_nid_z => "%nclusterid.z";
+}
+
+/// `barrier.cluster.arrive` (release semantics): this thread has arrived at
+/// the cluster barrier. Not the `.aligned` form, so that the optimizer may
+/// duplicate it into divergent paths safely.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub fn barrier_cluster_arrive() {
+    unsafe { asm!("barrier.cluster.arrive;", options(nostack)) };
+}
+
+/// `barrier.cluster.wait` (acquire semantics): waits until every thread of
+/// the cluster has arrived.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub fn barrier_cluster_wait() {
+    unsafe { asm!("barrier.cluster.wait;", options(nostack)) };
+}
+
+/// `mapa.shared::cluster.u32`: the address, in the cluster's shared window,
+/// of shared address `addr` of block `rank` of the cluster.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub fn mapa_shared_cluster(addr: u32, rank: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("mapa.shared::cluster.u32 {r}, {a}, {k};", r = out(reg32) r, a = in(reg32) addr, k = in(reg32) rank,
+            options(nomem, nostack, pure))
+    };
+    r
+}
+
+/// `atom.shared::cluster.add.u32`: adds `v` to the word at a cluster shared
+/// address (from `mapa`), atomically; returns the old value.
+///
+/// # Safety
+/// `addr` must be a valid, 4-byte-aligned `.shared::cluster` address.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub unsafe fn atom_add_shared_cluster_u32(addr: u32, v: u32) -> u32 {
+    let old: u32;
+    asm!("atom.shared::cluster.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
+    old
+}
+
+/// `red.global.add.u32`: atomically adds `v` to `*ptr` (no result).
+///
+/// # Safety
+/// `ptr` must be a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn red_add_u32(ptr: *mut u32, v: u32) {
+    asm!("red.global.add.u32 [{p}], {v};", p = in(reg64) ptr, v = in(reg32) v, options(nostack));
+}

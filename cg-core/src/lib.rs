@@ -26,6 +26,8 @@ pub use cg_macros::kernel;
 pub mod atomic;
 #[cfg(target_arch = "nvptx64")]
 pub mod block;
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+pub mod cluster;
 #[cfg(target_arch = "nvptx64")]
 pub mod grid;
 #[cfg(target_arch = "nvptx64")]
@@ -43,6 +45,8 @@ pub mod tile;
 #[cfg(target_arch = "nvptx64")]
 pub mod prelude {
     pub use crate::block::{this_thread_block, ThreadBlock};
+    #[cfg(target_feature = "sm_90")]
+    pub use crate::cluster::{this_cluster, ClusterGroup};
     pub use crate::grid::{this_grid, GridGroup};
     pub use crate::group::{Dim3, ThreadGroup};
     pub use crate::kernel;

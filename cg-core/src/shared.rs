@@ -90,64 +90,109 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
     }
 }
 
-/// Loads a `T` from a shared-window address with `ld.shared`, in the widest
-/// pieces its size allows.
+/// Which shared window an address is in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    /// This block's shared memory (`.shared::cta`, plain `.shared`).
+    Block,
+    /// The cluster's distributed shared memory (`.shared::cluster`, sm_90):
+    /// any block's shared memory, through an address from `mapa`.
+    #[cfg(target_feature = "sm_90")]
+    Cluster,
+}
+
+/// One `ld.shared{::cluster}.bN` of `$ty` into `$v`.
+macro_rules! ld {
+    ($win:expr, $w:literal, $class:ident, $ty:ty, $addr:expr) => {{
+        let v: $ty;
+        match $win {
+            Window::Block => asm!(concat!("ld.shared.b", $w, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $addr, options(nostack, readonly)),
+            #[cfg(target_feature = "sm_90")]
+            Window::Cluster => asm!(concat!("ld.shared::cluster.b", $w, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $addr, options(nostack, readonly)),
+        }
+        v
+    }};
+}
+
+/// One `st.shared{::cluster}.bN` of `$v`.
+macro_rules! st {
+    ($win:expr, $w:literal, $class:ident, $v:expr, $addr:expr) => {{
+        match $win {
+            Window::Block => asm!(concat!("st.shared.b", $w, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $addr, options(nostack)),
+            #[cfg(target_feature = "sm_90")]
+            Window::Cluster => asm!(concat!("st.shared::cluster.b", $w, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $addr, options(nostack)),
+        }
+    }};
+}
+
+/// Loads a `T` from a shared-window address with `ld.shared` (or
+/// `ld.shared::cluster`), in the widest pieces its size allows.
 ///
 /// # Safety
-/// `addr` must be a valid shared address of a `T`, aligned for `T`.
+/// `addr` must be a valid address of a `T` in `window`, aligned for `T`.
 #[inline(always)]
-pub unsafe fn ld_shared<T: Pod>(addr: u32) -> T {
+pub unsafe fn ld_shared_in<T: Pod>(window: Window, addr: u32) -> T {
     let mut out = T::zeroed();
     let dst = &mut out as *mut T as *mut u8;
     match size_of::<T>() {
-        4 => {
-            let v: u32;
-            asm!("ld.shared.b32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(nostack, readonly));
-            (dst as *mut u32).write_unaligned(v);
-        }
-        8 => {
-            let v: u64;
-            asm!("ld.shared.b64 {v}, [{a}];", v = out(reg64) v, a = in(reg32) addr, options(nostack, readonly));
-            (dst as *mut u64).write_unaligned(v);
-        }
+        4 => (dst as *mut u32).write_unaligned(ld!(window, "32", reg32, u32, addr)),
+        8 => (dst as *mut u64).write_unaligned(ld!(window, "64", reg64, u64, addr)),
         n => {
-            let mut i = 0;
-            while i < n {
-                let v: u16;
-                asm!("ld.shared.b8 {v}, [{a}];", v = out(reg16) v, a = in(reg32) addr + i as u32, options(nostack, readonly));
-                *dst.add(i) = v as u8;
-                i += 1;
+            for i in 0..n {
+                *dst.add(i) = ld!(window, "8", reg16, u16, addr + i as u32) as u8;
             }
         }
     }
     out
 }
 
-/// Stores a `T` to a shared-window address with `st.shared`.
+/// Stores a `T` to a shared-window address with `st.shared` (or
+/// `st.shared::cluster`).
 ///
 /// # Safety
-/// `addr` must be a valid shared address of a `T`, aligned for `T`.
+/// `addr` must be a valid address of a `T` in `window`, aligned for `T`.
 #[inline(always)]
-pub unsafe fn st_shared<T: Pod>(addr: u32, value: T) {
+pub unsafe fn st_shared_in<T: Pod>(window: Window, addr: u32, value: T) {
     let src = &value as *const T as *const u8;
     match size_of::<T>() {
-        4 => {
-            let v = (src as *const u32).read_unaligned();
-            asm!("st.shared.b32 [{a}], {v};", v = in(reg32) v, a = in(reg32) addr, options(nostack));
-        }
-        8 => {
-            let v = (src as *const u64).read_unaligned();
-            asm!("st.shared.b64 [{a}], {v};", v = in(reg64) v, a = in(reg32) addr, options(nostack));
-        }
+        4 => st!(
+            window,
+            "32",
+            reg32,
+            (src as *const u32).read_unaligned(),
+            addr
+        ),
+        8 => st!(
+            window,
+            "64",
+            reg64,
+            (src as *const u64).read_unaligned(),
+            addr
+        ),
         n => {
-            let mut i = 0;
-            while i < n {
-                let v = *src.add(i) as u16;
-                asm!("st.shared.b8 [{a}], {v};", v = in(reg16) v, a = in(reg32) addr + i as u32, options(nostack));
-                i += 1;
+            for i in 0..n {
+                st!(window, "8", reg16, *src.add(i) as u16, addr + i as u32);
             }
         }
     }
+}
+
+/// [`ld_shared_in`] this block's window.
+///
+/// # Safety
+/// As [`ld_shared_in`].
+#[inline(always)]
+pub unsafe fn ld_shared<T: Pod>(addr: u32) -> T {
+    ld_shared_in(Window::Block, addr)
+}
+
+/// [`st_shared_in`] this block's window.
+///
+/// # Safety
+/// As [`st_shared_in`].
+#[inline(always)]
+pub unsafe fn st_shared<T: Pod>(addr: u32, value: T) {
+    st_shared_in(Window::Block, addr, value)
 }
 
 /// Declares a block-shared array and returns its [`SharedArray`] handle:

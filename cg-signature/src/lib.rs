@@ -30,8 +30,18 @@ pub struct KernelOptions {
     /// launched with `cuLaunchCooperativeKernel` and a co-resident grid.
     pub cooperative: bool,
     /// `#[kernel(cluster(x, y, z))]`: thread-block cluster dimensions
-    /// (sm_90 and newer).
-    pub cluster: Option<[u32; 3]>,
+    /// (sm_90 and newer); `#[kernel(cluster)]`: clusters whose shape each
+    /// launch gives.
+    pub cluster: Option<ClusterShape>,
+}
+
+/// The cluster shape a kernel declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClusterShape {
+    /// Given by each launch (`LaunchConfig::with_cluster`).
+    Runtime,
+    /// Fixed at compile time, in blocks.
+    Fixed([u32; 3]),
 }
 
 /// What crosses the host/device boundary for one parameter.
@@ -114,6 +124,10 @@ fn parse_options(attr: proc_macro2::TokenStream) -> syn::Result<KernelOptions> {
             options.cooperative = true;
             Ok(())
         } else if meta.path.is_ident("cluster") {
+            if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
+                options.cluster = Some(ClusterShape::Runtime);
+                return Ok(());
+            }
             let content;
             syn::parenthesized!(content in meta.input);
             let dims =
@@ -133,7 +147,7 @@ fn parse_options(attr: proc_macro2::TokenStream) -> syn::Result<KernelOptions> {
                     ));
                 }
             }
-            options.cluster = Some(out);
+            options.cluster = Some(ClusterShape::Fixed(out));
             Ok(())
         } else {
             Err(meta
@@ -248,7 +262,7 @@ mod tests {
             ),
         )
         .unwrap();
-        assert_eq!(k.options.cluster, Some([2, 1, 1]));
+        assert_eq!(k.options.cluster, Some(ClusterShape::Fixed([2, 1, 1])));
         let k = parse(
             quote!(cooperative, cluster(2, 2, 1)),
             quote!(
@@ -256,7 +270,16 @@ mod tests {
             ),
         )
         .unwrap();
-        assert_eq!(k.options.cluster, Some([2, 2, 1]));
+        assert_eq!(k.options.cluster, Some(ClusterShape::Fixed([2, 2, 1])));
+        assert!(k.options.cooperative);
+        let k = parse(
+            quote!(cluster, cooperative),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap();
+        assert_eq!(k.options.cluster, Some(ClusterShape::Runtime));
         assert!(k.options.cooperative);
     }
 

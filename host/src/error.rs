@@ -45,6 +45,29 @@ pub enum Error {
         /// The kernel.
         kernel: String,
     },
+    /// A cluster launch on a device older than sm_90.
+    #[error(
+        "`{kernel}` runs in thread-block clusters, which need sm_90 or newer; {device} is sm_{sm}"
+    )]
+    ClusterUnsupported {
+        /// Device name.
+        device: String,
+        /// Its compute capability.
+        sm: u32,
+        /// The kernel.
+        kernel: String,
+    },
+    /// A kernel compiled only for newer architectures than the loaded module.
+    #[error(
+        "kernel `{kernel}` is not in the sm_{sm} module this device loaded: it is built only for newer \
+         architectures (its source is gated with cfg(target_feature = \"sm_XX\"))"
+    )]
+    KernelUnavailable {
+        /// The kernel.
+        kernel: String,
+        /// The loaded module's architecture.
+        sm: u32,
+    },
     /// A cooperative grid larger than can be resident at once.
     #[error(
         "cooperative launch of `{kernel}` refused before launch: {requested} blocks requested, but at \

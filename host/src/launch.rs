@@ -43,7 +43,8 @@ impl From<(u32, u32, u32)> for Dim3 {
     }
 }
 
-/// Grid, block and dynamic shared memory of one launch.
+/// Grid, block, dynamic shared memory and (sm_90) cluster shape of one
+/// launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
     /// Blocks in the grid.
@@ -52,6 +53,9 @@ pub struct LaunchConfig {
     pub block: Dim3,
     /// Dynamic shared memory per block, in bytes.
     pub shared_mem_bytes: u32,
+    /// Blocks per thread-block cluster; `None` for the kernel's declared
+    /// `#[kernel(cluster(..))]` shape, or no clusters.
+    pub cluster: Option<Dim3>,
 }
 
 impl LaunchConfig {
@@ -61,7 +65,14 @@ impl LaunchConfig {
             grid: grid.into(),
             block: block.into(),
             shared_mem_bytes: 0,
+            cluster: None,
         }
+    }
+
+    /// The same launch in thread-block clusters of `cluster` blocks (sm_90).
+    pub fn with_cluster(mut self, cluster: impl Into<Dim3>) -> Self {
+        self.cluster = Some(cluster.into());
+        self
     }
 
     /// Enough 1-D blocks of `threads` to give one thread per element
@@ -96,12 +107,13 @@ pub enum LaunchKind {
     /// `cuLaunchCooperativeKernel`: every block resident at once, so that
     /// `grid.sync()` works.
     Cooperative,
-    /// A thread-block-cluster launch (sm_90), possibly also cooperative.
+    /// A thread-block-cluster launch (`cuLaunchKernelEx`, sm_90), possibly
+    /// also cooperative.
     Cluster {
         /// Also cooperative.
         cooperative: bool,
-        /// Cluster dimensions in blocks.
-        dims: [u32; 3],
+        /// Cluster dimensions in blocks; `None`: each launch gives them.
+        dims: Option<[u32; 3]>,
     },
 }
 
@@ -154,6 +166,38 @@ impl DeviceLimits {
     }
 }
 
+/// The largest cluster a launch may ask for without the non-portable
+/// cluster-size attribute.
+pub const MAX_PORTABLE_CLUSTER: u64 = 8;
+
+/// Checks a cluster shape against a grid: every dimension at least 1, the
+/// grid a whole number of clusters, at most [`MAX_PORTABLE_CLUSTER`] blocks.
+pub fn check_cluster(grid: Dim3, cluster: Dim3) -> Result<(), String> {
+    let axes = ["x", "y", "z"];
+    for ((axis, c), g) in axes.iter().zip(cluster.as_array()).zip(grid.as_array()) {
+        if c == 0 {
+            return Err(format!(
+                "cluster.{axis} is 0: every dimension is at least 1"
+            ));
+        }
+        if g % c != 0 {
+            return Err(format!(
+                "grid.{axis} = {g} is not a multiple of cluster.{axis} = {c}"
+            ));
+        }
+    }
+    if cluster.volume() > MAX_PORTABLE_CLUSTER {
+        return Err(format!(
+            "a cluster of {} x {} x {} = {} blocks exceeds the portable maximum of {MAX_PORTABLE_CLUSTER}",
+            cluster.x,
+            cluster.y,
+            cluster.z,
+            cluster.volume()
+        ));
+    }
+    Ok(())
+}
+
 /// The most blocks a cooperative launch can have: `per_sm` resident blocks
 /// on each of `sms` multiprocessors.
 pub fn cooperative_limit(per_sm: u32, sms: u32) -> u64 {
@@ -197,6 +241,24 @@ mod tests {
     }
 
     #[test]
+    fn cluster_shapes_divide_the_grid() {
+        assert!(check_cluster(Dim3::from(8), Dim3::from(2)).is_ok());
+        assert!(check_cluster(Dim3::from((4, 6)), Dim3::from((2, 2))).is_ok());
+        let e = check_cluster(Dim3::from(7), Dim3::from(2)).unwrap_err();
+        assert!(
+            e.contains("grid.x = 7 is not a multiple of cluster.x = 2"),
+            "{e}"
+        );
+        let e = check_cluster(Dim3::from(32), Dim3::from(16)).unwrap_err();
+        assert!(
+            e.contains("16 blocks exceeds the portable maximum of 8"),
+            "{e}"
+        );
+        let e = check_cluster(Dim3::from(32), Dim3::from((2, 0))).unwrap_err();
+        assert!(e.contains("cluster.y is 0"), "{e}");
+    }
+
+    #[test]
     fn for_elements_covers_every_element() {
         assert_eq!(LaunchConfig::for_elements(0, 256).num_blocks(), 1);
         assert_eq!(LaunchConfig::for_elements(1, 256).num_blocks(), 1);
@@ -225,6 +287,17 @@ mod tests {
             let cfg = LaunchConfig::for_elements(n, t);
             prop_assert!(cfg.num_blocks() * t as u64 >= n as u64);
             prop_assert!(cfg.num_blocks() == 1 || (cfg.num_blocks() - 1) * (t as u64) < n as u64);
+        }
+
+        #[test]
+        fn check_cluster_accepts_exactly_whole_portable_clusters(
+            g in (1u32..64, 1u32..8, 1u32..4), c in (0u32..10, 0u32..4, 0u32..3),
+        ) {
+            let ok = check_cluster(Dim3::from(g), Dim3::from(c)).is_ok();
+            let want = c.0 > 0 && c.1 > 0 && c.2 > 0
+                && g.0 % c.0 == 0 && g.1 % c.1 == 0 && g.2 % c.2 == 0
+                && (c.0 * c.1 * c.2) <= 8;
+            prop_assert_eq!(ok, want);
         }
 
         #[test]

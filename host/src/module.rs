@@ -1,9 +1,9 @@
 //! Embedded PTX, loaded modules and their functions.
 
 use crate::error::{Context, Error};
-use crate::launch::{cooperative_limit, LaunchConfig, LaunchKind};
+use crate::launch::{check_cluster, cooperative_limit, Dim3, LaunchConfig, LaunchKind};
 use crate::Gpu;
-use cudarc::driver::sys::CUfunction_attribute as FnAttr;
+use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use cudarc::driver::{result, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx as CudarcPtx;
 use std::ffi::c_void;
@@ -128,6 +128,18 @@ impl Module {
     /// The architecture of the loaded PTX.
     pub fn sm(&self) -> u32 {
         self.sm
+    }
+
+    /// The kernel `name` if this module has it: a kernel gated to newer
+    /// architectures is [`Error::KernelUnavailable`] here.
+    pub fn function_if_built(&self, name: &str, kind: LaunchKind) -> Result<Function, Error> {
+        if !entry_points(&self.source).contains(&name) {
+            return Err(Error::KernelUnavailable {
+                kernel: name.into(),
+                sm: self.sm,
+            });
+        }
+        self.function(name, kind)
     }
 
     /// The kernel `name`, to be launched as `kind`.
@@ -256,6 +268,62 @@ impl Function {
             })?;
         let threads = config.block_threads() as u32;
         self.reserve_shared_mem(config.shared_mem_bytes)?;
+        let (cooperative, declared_cluster) = match kind {
+            LaunchKind::Plain => (false, None),
+            LaunchKind::Cooperative => (true, None),
+            LaunchKind::Cluster { cooperative, dims } => {
+                if dims.is_none() && config.cluster.is_none() {
+                    return Err(Error::InvalidLaunch {
+                        kernel: self.name.clone(),
+                        reason: "the kernel runs in clusters whose shape each launch gives: LaunchConfig::with_cluster".into(),
+                    });
+                }
+                (cooperative, dims.map(|d| Dim3::from((d[0], d[1], d[2]))))
+            }
+        };
+        let cluster = config.cluster.or(declared_cluster);
+        let invalid = |reason: String| Error::InvalidLaunch {
+            kernel: self.name.clone(),
+            reason,
+        };
+        if let (Some(asked), Some(declared)) = (config.cluster, declared_cluster) {
+            if asked != declared {
+                return Err(invalid(format!(
+                    "the launch asks for clusters of {asked:?}, the kernel declares {declared:?}"
+                )));
+            }
+        }
+        if let Some(c) = cluster {
+            if info.sm < 90 {
+                return Err(Error::ClusterUnsupported {
+                    device: info.name.clone(),
+                    sm: info.sm,
+                    kernel: self.name.clone(),
+                });
+            }
+            check_cluster(config.grid, c).map_err(invalid)?;
+        }
+        if cooperative {
+            if !info.cooperative_launch {
+                return Err(Error::CooperativeUnsupported {
+                    device: info.name.clone(),
+                    kernel: self.name.clone(),
+                });
+            }
+            let per_sm = self.max_blocks_per_sm(threads, config.shared_mem_bytes)?;
+            let limit = cooperative_limit(per_sm, info.multiprocessors);
+            if config.num_blocks() > limit {
+                return Err(Error::GridTooLarge {
+                    kernel: self.name.clone(),
+                    requested: config.num_blocks(),
+                    limit,
+                    per_sm,
+                    sms: info.multiprocessors,
+                    threads,
+                    shared_mem_bytes: config.shared_mem_bytes,
+                });
+            }
+        }
         let grid = (config.grid.x, config.grid.y, config.grid.z);
         let block = (config.block.x, config.block.y, config.block.z);
         let stream = self.gpu.stream().cu_stream();
@@ -265,48 +333,67 @@ impl Function {
             .bind_to_thread()
             .context(|| "binding the context".into())?;
         let f = self.function.cu_function();
-        match kind {
-            LaunchKind::Plain => {
-                result::launch_kernel(f, grid, block, config.shared_mem_bytes, stream, params)
-                    .context(|| format!("launching `{}` with {config:?}", self.name))
-            }
-            LaunchKind::Cooperative => {
-                if !info.cooperative_launch {
-                    return Err(Error::CooperativeUnsupported {
-                        device: info.name.clone(),
-                        kernel: self.name.clone(),
-                    });
+        let smem = config.shared_mem_bytes;
+        match (cluster, cooperative) {
+            (None, false) => result::launch_kernel(f, grid, block, smem, stream, params)
+                .context(|| format!("launching `{}` with {config:?}", self.name)),
+            (None, true) => result::launch_cooperative_kernel(f, grid, block, smem, stream, params)
+                .context(|| format!("cooperative launch of `{}` with {config:?}", self.name)),
+            (Some(c), coop) => {
+                let mut attrs = vec![cluster_attribute(c)];
+                if coop {
+                    attrs.push(cooperative_attribute());
                 }
-                let per_sm = self.max_blocks_per_sm(threads, config.shared_mem_bytes)?;
-                let limit = cooperative_limit(per_sm, info.multiprocessors);
-                if config.num_blocks() > limit {
-                    return Err(Error::GridTooLarge {
-                        kernel: self.name.clone(),
-                        requested: config.num_blocks(),
-                        limit,
-                        per_sm,
-                        sms: info.multiprocessors,
-                        threads,
-                        shared_mem_bytes: config.shared_mem_bytes,
-                    });
-                }
-                result::launch_cooperative_kernel(
-                    f,
-                    grid,
-                    block,
-                    config.shared_mem_bytes,
-                    stream,
-                    params,
-                )
-                .context(|| format!("cooperative launch of `{}` with {config:?}", self.name))
+                let cfg = sys::CUlaunchConfig {
+                    gridDimX: grid.0,
+                    gridDimY: grid.1,
+                    gridDimZ: grid.2,
+                    blockDimX: block.0,
+                    blockDimY: block.1,
+                    blockDimZ: block.2,
+                    sharedMemBytes: smem,
+                    hStream: stream,
+                    attrs: attrs.as_mut_ptr(),
+                    numAttrs: attrs.len() as u32,
+                };
+                sys::cuLaunchKernelEx(&cfg, f, params.as_mut_ptr(), std::ptr::null_mut())
+                    .result()
+                    .context(|| format!("cluster launch of `{}` with {config:?}", self.name))
             }
-            LaunchKind::Cluster { .. } => Err(Error::InvalidLaunch {
-                kernel: self.name.clone(),
-                reason:
-                    "thread-block cluster launches are not supported by this version of cg-host"
-                        .into(),
-            }),
         }
+    }
+
+    /// Clusters of `config`'s shape that can be resident at once
+    /// (`cuOccupancyMaxActiveClusters`); `config.cluster` must be set.
+    pub fn max_active_clusters(&self, config: LaunchConfig) -> Result<u32, Error> {
+        let c = config.cluster.ok_or_else(|| Error::InvalidLaunch {
+            kernel: self.name.clone(),
+            reason: "max_active_clusters needs a cluster shape (LaunchConfig::with_cluster)".into(),
+        })?;
+        let mut attrs = [cluster_attribute(c)];
+        let cfg = sys::CUlaunchConfig {
+            gridDimX: config.grid.x,
+            gridDimY: config.grid.y,
+            gridDimZ: config.grid.z,
+            blockDimX: config.block.x,
+            blockDimY: config.block.y,
+            blockDimZ: config.block.z,
+            sharedMemBytes: config.shared_mem_bytes,
+            hStream: self.gpu.stream().cu_stream(),
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: 1,
+        };
+        let mut n = 0i32;
+        self.gpu
+            .context()
+            .bind_to_thread()
+            .context(|| "binding the context".into())?;
+        // SAFETY: a valid function and a launch configuration that lives
+        // through the call.
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.function.cu_function(), &cfg) }
+            .result()
+            .context(|| format!("cluster occupancy of `{}`", self.name))?;
+        Ok(n as u32)
     }
 
     /// Raises the kernel's dynamic shared-memory limit when a launch asks for
@@ -327,6 +414,24 @@ impl Function {
         }
         Ok(())
     }
+}
+
+fn cluster_attribute(c: Dim3) -> sys::CUlaunchAttribute {
+    // SAFETY: a plain C struct; the id says which union member is read.
+    let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = c.x;
+    a.value.clusterDim.y = c.y;
+    a.value.clusterDim.z = c.z;
+    a
+}
+
+fn cooperative_attribute() -> sys::CUlaunchAttribute {
+    // SAFETY: as above.
+    let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    a.value.cooperative = 1;
+    a
 }
 
 #[cfg(test)]

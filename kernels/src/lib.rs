@@ -6,6 +6,8 @@
 
 pub mod barrier_cost;
 pub mod block_reduce;
+#[cfg(target_feature = "sm_90")]
+pub mod cluster;
 pub mod grid_sum;
 pub mod jacobi;
 pub mod planted;

@@ -1,12 +1,12 @@
 //! Every experiment in one run: block reductions, whole-array sums (with
-//! CUB), barrier costs and Jacobi, each beside its CUDA C++ twin.
+//! CUB), barrier costs, Jacobi and clusters, each beside its CUDA C++ twin.
 //!
 //! ```text
 //! cargo run --release --bin bench [-- --twins DIR] [--runs N] [--json FILE] [--quick]
 //! ```
 
 use cooperative_groups::bench::{Bench, Options};
-use cooperative_groups::experiments::{barriers, jacobi, reductions};
+use cooperative_groups::experiments::{barriers, clusters, jacobi, reductions};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         reductions::array_sums(&mut b, sizes)?;
         barriers::barrier_costs(&mut b)?;
         jacobi::jacobi(&mut b, shapes)?;
+        clusters::clusters(&mut b, sizes)?;
         b.finish()
     };
     cooperative_groups::bench::exit(run())

@@ -1,6 +1,8 @@
 //! The seed guide's experiments, each checked and timed beside its CUDA C++
-//! twin: block reductions, whole-array sums, barrier costs, Jacobi.
+//! twin: block reductions, whole-array sums, barrier costs, Jacobi, and
+//! thread-block clusters.
 
 pub mod barriers;
+pub mod clusters;
 pub mod jacobi;
 pub mod reductions;

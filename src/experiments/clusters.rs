@@ -1,0 +1,178 @@
+//! Thread-block clusters (sm_90): the seed's neighbour sum over clusters of
+//! 2, a reduction to one value per cluster of 4 through distributed shared
+//! memory beside the per-block reduction, and a histogram whose bins are
+//! spread over a cluster's shared memory.
+
+use crate::bench::{self, Bench, Row};
+use crate::kernels::{ClusterHistogram, ClusterNeighbourSum, ClusterReduce};
+use cg_host::{Error, LaunchConfig};
+
+/// Bins each block of a cluster holds (kernels/src/cluster.rs); a cluster
+/// of 4 blocks counts values below `4 * HISTOGRAM_BINS_PER_BLOCK`.
+pub const HISTOGRAM_BINS_PER_BLOCK: usize = 2048;
+
+const THREADS: u32 = 256;
+
+/// Runs the cluster rows at `2^log2` elements each (skipped, with a note,
+/// on GPUs older than sm_90).
+pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
+    eprintln!("clusters");
+    if b.gpu.info().sm < 90 {
+        eprintln!(
+            "  skipped: {} is sm_{}, clusters need sm_90",
+            b.gpu.info().name,
+            b.gpu.info().sm
+        );
+        return Ok(());
+    }
+    let mut rows = Vec::new();
+    for &log2 in log2s {
+        let n = 1usize << log2;
+        let size = bench::size_label(n);
+        let data = bench::random_f32(n);
+        let input = b.gpu.upload(&data)?;
+        let blocks = (n as u32).div_ceil(THREADS).next_multiple_of(4);
+        let cfg = LaunchConfig::new(blocks, THREADS);
+
+        // Neighbour sum (clusters of 2).
+        // SAFETY: bench/kernels.cu declares the twins with the Rust kernels' parameters.
+        let twin = unsafe {
+            b.twin(
+                "cluster_neighbour_sum",
+                ClusterNeighbourSum::KIND,
+                ClusterNeighbourSum::from_function,
+            )?
+        };
+        let (mut out, mut tout) = (b.gpu.filled(n, f32::NAN)?, b.gpu.filled(n, f32::NAN)?);
+        let (r, c) = {
+            let (input, tout) = (&input, &mut tout);
+            let mut cuda = twin.as_ref().map(|t| move || t.launch(cfg, input, tout));
+            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
+            let (k, out) = (&b.k.cluster_neighbour_sum, &mut out);
+            b.time_pair(|| k.launch(cfg, input, out), cuda)?
+        };
+        let got = out.to_vec()?;
+        let at = |j: usize| if j < n { data[j] } else { 0.0 };
+        let t = THREADS as usize;
+        let mut ok = (0..n).all(|i| got[i] == data[i] + at(((i / t) ^ 1) * t + i % t));
+        if twin.is_some() {
+            ok &= tout.to_vec()? == got;
+        }
+        rows.push(row(
+            "cluster: neighbour sum (clusters of 2)",
+            &size,
+            r,
+            c,
+            12.0 * n as f64,
+            ok,
+        ));
+
+        // One sum per cluster of 4, and per block for comparison.
+        let twin = unsafe {
+            b.twin(
+                "cluster_reduce",
+                ClusterReduce::KIND,
+                ClusterReduce::from_function,
+            )?
+        };
+        let nclusters = (blocks / 4) as usize;
+        let (mut sums, mut tsums) = (
+            b.gpu.filled(nclusters, f32::NAN)?,
+            b.gpu.filled(nclusters, f32::NAN)?,
+        );
+        let (r, c) = {
+            let (input, tsums) = (&input, &mut tsums);
+            let mut cuda = twin.as_ref().map(|t| move || t.launch(cfg, input, tsums));
+            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
+            let (k, sums) = (&b.k.cluster_reduce, &mut sums);
+            b.time_pair(|| k.launch(cfg, input, sums), cuda)?
+        };
+        let per = 4 * t;
+        let check = |s: &[f32]| {
+            s.iter()
+                .enumerate()
+                .all(|(c, &v)| bench::sum_close(v, &data[(c * per).min(n)..((c + 1) * per).min(n)]))
+        };
+        let mut ok = check(&sums.to_vec()?);
+        if twin.is_some() {
+            ok &= check(&tsums.to_vec()?);
+        }
+        rows.push(row(
+            "cluster: reduce, one sum per 4 blocks",
+            &size,
+            r,
+            c,
+            4.0 * n as f64,
+            ok,
+        ));
+
+        // Histogram of 8192 bins over clusters of 4.
+        let nbins = 4 * HISTOGRAM_BINS_PER_BLOCK;
+        let values: Vec<u32> = data
+            .iter()
+            .map(|&v| ((v + 1.0) * 0.5 * nbins as f32) as u32 % nbins as u32)
+            .collect();
+        let vin = b.gpu.upload(&values)?;
+        let hcfg = LaunchConfig::new(b.gpu.info().multiprocessors * 4, THREADS);
+        let twin = unsafe {
+            b.twin(
+                "cluster_histogram",
+                ClusterHistogram::KIND,
+                ClusterHistogram::from_function,
+            )?
+        };
+        let (mut bins, mut tbins) = (b.gpu.filled(nbins, 0u32)?, b.gpu.filled(nbins, 0u32)?);
+        let (r, c) = {
+            let (vin, tbins) = (&vin, &mut tbins);
+            let mut cuda = twin.as_ref().map(|t| move || t.launch(hcfg, vin, tbins));
+            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
+            let (k, bins) = (&b.k.cluster_histogram, &mut bins);
+            b.time_pair(|| k.launch(hcfg, vin, bins), cuda)?
+        };
+        // Verify on fresh bins: one launch each.
+        let mut want = vec![0u32; nbins];
+        for &v in &values {
+            want[v as usize] += 1;
+        }
+        bins.copy_from(&vec![0; nbins])?;
+        b.k.cluster_histogram.launch(hcfg, &vin, &mut bins)?;
+        let mut ok = bins.to_vec()? == want;
+        if let Some(t) = &twin {
+            tbins.copy_from(&vec![0; nbins])?;
+            t.launch(hcfg, &vin, &mut tbins)?;
+            ok &= tbins.to_vec()? == want;
+        }
+        rows.push(row(
+            "cluster: histogram, 8192 bins over 4 blocks",
+            &size,
+            r,
+            c,
+            4.0 * n as f64,
+            ok,
+        ));
+    }
+    for r in rows {
+        b.push(r);
+    }
+    Ok(())
+}
+
+fn row(
+    name: &str,
+    size: &str,
+    rust_ms: f64,
+    cuda_ms: Option<f64>,
+    bytes: f64,
+    verified: bool,
+) -> Row {
+    Row {
+        name: name.into(),
+        size: size.into(),
+        rust: rust_ms * 1e3,
+        cuda: cuda_ms.map(|m| m * 1e3),
+        library: None,
+        unit: "us",
+        bytes: Some(bytes),
+        verified,
+    }
+}
