@@ -62,15 +62,23 @@ pub fn build_ptx(
             "--target-dir",
         ])
         .arg(&target_dir)
-        .args(["--", "--emit=asm", "-C"])
-        .arg(format!("target-cpu={arch}"))
-        .args(["-C", "linker=/bin/true"])
-        // MIR jump threading does not know that barriers are convergent: it
-        // copies `if c {..} block.sync(); if c {..}` into two paths, each
-        // with its own `bar.sync` (an aligned barrier), and a block whose
-        // threads take different paths deadlocks. LLVM's own passes respect
-        // the barrier intrinsic's `convergent` attribute.
-        .arg("-Zmir-enable-passes=-JumpThreading")
+        .args(["--", "--emit=asm", "-C", "linker=/bin/true"])
+        // Flags for every crate of the build, not only the kernel crate
+        // (what follows `--` reaches only the last one):
+        // * the architecture, so that `cfg(target_feature = "sm_80")` holds
+        //   in the device library too (it picks `redux.sync` on sm_80+);
+        // * MIR jump threading off: it does not know that barriers are
+        //   convergent; it copies `if c {..} block.sync(); if c {..}` into two
+        //   paths, each with its own `bar.sync` (an aligned barrier), and a
+        //   block whose threads take different paths deadlocks. MIR is
+        //   optimized in the crate that defines a function, so this must
+        //   reach the device library, whose inline functions hold barriers.
+        //   LLVM's own passes respect the barrier intrinsic's `convergent`
+        //   attribute.
+        .env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            format!("-Ctarget-cpu={arch}\x1f-Zmir-enable-passes=-JumpThreading"),
+        )
         .output()
         .map_err(io_err(format!(
             "running {} (from {})",

@@ -191,10 +191,12 @@ pub fn check_cooperative(ptx: &str, kernels: &[ScannedKernel]) -> Result<(), Bui
                     k.file.display()
                 )))
             }
-            None => return Err(BuildError::Ptx(format!(
+            None => {
+                return Err(BuildError::Ptx(format!(
                 "entry point `{entry}` reaches grid.sync() but is not a #[kernel(cooperative)]; \
                      declare it with #[kernel(cooperative)]"
-            ))),
+            )))
+            }
         }
     }
     Ok(())
