@@ -31,7 +31,10 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
     /// handle's rules.
     #[inline(always)]
     pub const unsafe fn from_raw(addr: u32) -> Self {
-        Self { addr, _t: PhantomData }
+        Self {
+            addr,
+            _t: PhantomData,
+        }
     }
 
     /// Number of elements.
