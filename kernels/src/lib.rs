@@ -4,6 +4,7 @@
 #![no_std]
 #![feature(abi_ptx, asm_experimental_arch)]
 
+pub mod api;
 pub mod block_reduce;
 pub mod grid_sum;
 pub mod probes;
