@@ -71,7 +71,15 @@ impl<T: Pod, Op: Operator<T> + Copy> Probe for Collect<T, Op> {
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn run<T: Pod, Op: Operator<T> + Copy>(sel: u32, key: Key, value: T, op: Op, out: *mut u32, info: *mut u32, i: usize) {
+fn run<T: Pod, Op: Operator<T> + Copy>(
+    sel: u32,
+    key: Key,
+    value: T,
+    op: Op,
+    out: *mut u32,
+    info: *mut u32,
+    i: usize,
+) {
     if let Some(r) = with_group(sel, key, &Collect { value, op }, info, i) {
         store(out, i, r);
     }
@@ -121,32 +129,67 @@ where
 /// Per thread `[reduce, inclusive_scan, exclusive_scan]` of `u32` values
 /// (see `integer_probe` for `op`); `info` gets the group.
 #[kernel]
-pub fn api_collective_u32(input: &[u32], keys: &[u32], out: *mut u32, info: *mut u32, sel: u32, op: u32) {
+pub fn api_collective_u32(
+    input: &[u32],
+    keys: &[u32],
+    out: *mut u32,
+    info: *mut u32,
+    sel: u32,
+    op: u32,
+) {
     integer_probe::<u32>(input, keys, out, info, sel, op)
 }
 
 /// As [`api_collective_u32`] for `i32`.
 #[kernel]
-pub fn api_collective_i32(input: &[u32], keys: &[u32], out: *mut u32, info: *mut u32, sel: u32, op: u32) {
+pub fn api_collective_i32(
+    input: &[u32],
+    keys: &[u32],
+    out: *mut u32,
+    info: *mut u32,
+    sel: u32,
+    op: u32,
+) {
     integer_probe::<i32>(input, keys, out, info, sel, op)
 }
 
 /// As [`api_collective_u32`] for `u64` (two words per value).
 #[kernel]
-pub fn api_collective_u64(input: &[u32], keys: &[u32], out: *mut u32, info: *mut u32, sel: u32, op: u32) {
+pub fn api_collective_u64(
+    input: &[u32],
+    keys: &[u32],
+    out: *mut u32,
+    info: *mut u32,
+    sel: u32,
+    op: u32,
+) {
     integer_probe::<u64>(input, keys, out, info, sel, op)
 }
 
 /// As [`api_collective_u32`] for `f32` (ops 0, 1, 2, 6).
 #[kernel]
-pub fn api_collective_f32(input: &[u32], keys: &[u32], out: *mut u32, info: *mut u32, sel: u32, op: u32) {
+pub fn api_collective_f32(
+    input: &[u32],
+    keys: &[u32],
+    out: *mut u32,
+    info: *mut u32,
+    sel: u32,
+    op: u32,
+) {
     float_probe::<f32>(input, keys, out, info, sel, op)
 }
 
 /// As [`api_collective_u32`] for `f64` (ops 0, 1, 2, 6; two words per
 /// value).
 #[kernel]
-pub fn api_collective_f64(input: &[u32], keys: &[u32], out: *mut u32, info: *mut u32, sel: u32, op: u32) {
+pub fn api_collective_f64(
+    input: &[u32],
+    keys: &[u32],
+    out: *mut u32,
+    info: *mut u32,
+    sel: u32,
+    op: u32,
+) {
     float_probe::<f64>(input, keys, out, info, sel, op)
 }
 
@@ -154,7 +197,14 @@ pub fn api_collective_f64(input: &[u32], keys: &[u32], out: *mut u32, info: *mut
 /// value, [`then`]), `op` 1 merges [`Stats`] (3 words per value,
 /// [`merge`]).
 #[kernel]
-pub fn api_collective_struct(input: &[u32], keys: &[u32], out: *mut u32, info: *mut u32, sel: u32, op: u32) {
+pub fn api_collective_struct(
+    input: &[u32],
+    keys: &[u32],
+    out: *mut u32,
+    info: *mut u32,
+    sel: u32,
+    op: u32,
+) {
     let i = index();
     let key = Key(keys[i]);
     match op {
@@ -185,7 +235,14 @@ pub fn api_block_reduce(input: &[u32], wide: &[f64], out: *mut u32, out_wide: *m
         _ => block_reduce(&block, v, |a: u32, b: u32| a.wrapping_add(b)),
     };
     let second = block_reduce(&block, v ^ 0x5555_5555, Plus);
-    let map = block_reduce(&block, Affine { a: v | 1, b: v >> 7 }, then);
+    let map = block_reduce(
+        &block,
+        Affine {
+            a: v | 1,
+            b: v >> 7,
+        },
+        then,
+    );
     store(out, i, [first, second, map.a, map.b]);
     let w = wide[i];
     let total = match op % 3 {
@@ -204,7 +261,12 @@ impl Probe for InvokeOne {
     #[inline(always)]
     fn group<G: WarpGroup>(&self, g: &G) -> u32 {
         // SAFETY: `counters` holds two u32 counters used only atomically.
-        let (tickets, calls) = unsafe { (AtomicU32::from_ptr(self.0), AtomicU32::from_ptr(self.0.add(1))) };
+        let (tickets, calls) = unsafe {
+            (
+                AtomicU32::from_ptr(self.0),
+                AtomicU32::from_ptr(self.0.add(1)),
+            )
+        };
         let ticket = invoke_one_broadcast(g, || tickets.fetch_add(1, Ordering::Relaxed));
         invoke_one(g, || {
             calls.fetch_add(1, Ordering::Relaxed);

@@ -26,7 +26,8 @@ impl Queries {
     /// published.
     #[inline(always)]
     fn after_sync<G: ThreadGroup>(&self, g: &G, partner_block_rank: impl Fn(u32) -> u32) -> u32 {
-        self.shared.set(self.block_rank as usize, self.block_rank + 1);
+        self.shared
+            .set(self.block_rank as usize, self.block_rank + 1);
         sync(g);
         let next = (g.thread_rank() + 1) % g.num_threads();
         self.shared.get(partner_block_rank(next) as usize)

@@ -96,7 +96,13 @@ fn visit_tile<G: TileGroup, P: Probe>(g: &G, probe: &P, info: *mut u32, i: usize
 /// lanes that exist in a partial last warp. The info and the probe see the
 /// same group (for selector 14, one `coalesced_threads()` call).
 #[inline(always)]
-pub fn with_group<P: Probe>(sel: u32, key: Key, probe: &P, info: *mut u32, i: usize) -> Option<P::Out> {
+pub fn with_group<P: Probe>(
+    sel: u32,
+    key: Key,
+    probe: &P,
+    info: *mut u32,
+    i: usize,
+) -> Option<P::Out> {
     let block = this_thread_block();
     Some(match sel {
         0 => visit_tile(&tiled_partition::<1>(&block), probe, info, i),
@@ -105,7 +111,12 @@ pub fn with_group<P: Probe>(sel: u32, key: Key, probe: &P, info: *mut u32, i: us
         3 => visit_tile(&tiled_partition::<8>(&block), probe, info, i),
         4 => visit_tile(&tiled_partition::<16>(&block), probe, info, i),
         5 => visit_tile(&tiled_partition::<32>(&block), probe, info, i),
-        6..=11 => visit_tile(&tiled_partition_dynamic(&block, 1 << (sel - 6)), probe, info, i),
+        6..=11 => visit_tile(
+            &tiled_partition_dynamic(&block, 1 << (sel - 6)),
+            probe,
+            info,
+            i,
+        ),
         12..=15 => {
             if sel == 14 && !key.split() {
                 return None;
