@@ -4,7 +4,9 @@
 //! the launch kinds the host uses are the ones the kernels declared.
 
 use cg_host::LaunchKind;
-use cooperative_groups::kernels::{self, GridSum, ProbeGridRotate, ProbeGroups, PTX};
+use cooperative_groups::kernels::{
+    self, ApiGridSplitBarrier, ApiShflU32, GridSum, ProbeGridRotate, ProbeGroups, PTX,
+};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -201,5 +203,199 @@ fn launch_kinds_follow_the_kernel_declarations() {
     assert_eq!(GridSum::KIND, LaunchKind::Cooperative);
     assert_eq!(ProbeGridRotate::KIND, LaunchKind::Cooperative);
     assert_eq!(ProbeGroups::KIND, LaunchKind::Plain);
+    assert_eq!(ApiGridSplitBarrier::KIND, LaunchKind::Cooperative);
+    assert_eq!(ApiShflU32::KIND, LaunchKind::Plain);
     assert_eq!(kernels::BlockReduceWarp::NAME, "block_reduce_warp");
+}
+
+/// The instructions that take a member mask as their last operand.
+const WARP_INSTRUCTIONS: [&str; 6] = [
+    "shfl.sync.",
+    "vote.sync.",
+    "match.any.sync.",
+    "match.all.sync.",
+    "redux.sync.",
+    "bar.warp.sync",
+];
+
+/// The member-mask operand of the warp instruction in `line` (the last
+/// operand before its `;`; inline asm can put several instructions on one
+/// line).
+fn mask_operand(line: &str) -> &str {
+    let start = WARP_INSTRUCTIONS
+        .iter()
+        .filter_map(|w| line.find(w))
+        .min()
+        .unwrap();
+    let insn = &line[start..];
+    let insn = &insn[..insn.find(';').unwrap_or(insn.len())];
+    insn.rsplit([',', ' ', '\t']).next().unwrap().trim()
+}
+
+#[test]
+fn full_warp_operations_are_single_instructions_with_a_constant_mask() {
+    for m in PTX.modules() {
+        let body = entry(m.source, "api_full_warp_ops");
+        for insn in [
+            "shfl.sync.idx.b32",
+            "shfl.sync.up.b32",
+            "shfl.sync.down.b32",
+            "shfl.sync.bfly.b32",
+            "vote.sync.any.pred",
+            "vote.sync.all.pred",
+            "vote.sync.ballot.b32",
+            "match.any.sync.b32",
+            "match.any.sync.b64",
+            "match.all.sync.b32",
+            "redux.sync.add.u32",
+            "redux.sync.min.u32",
+            "redux.sync.xor.b32",
+        ] {
+            assert!(
+                body.contains(insn),
+                "sm_{}: api_full_warp_ops lacks `{insn}`",
+                m.sm
+            );
+        }
+        // A 32-thread tile needs no lane arithmetic: no rank-to-lane search
+        // and no active-mask query.
+        for absent in ["fns.b32", "activemask", "call"] {
+            assert!(
+                !body.contains(absent),
+                "sm_{}: api_full_warp_ops contains `{absent}`",
+                m.sm
+            );
+        }
+        let mut checked = 0;
+        for line in body
+            .lines()
+            .filter(|l| WARP_INSTRUCTIONS.iter().any(|w| l.contains(w)))
+        {
+            let mask = mask_operand(line);
+            assert!(
+                mask == "-1"
+                    || body.contains(&format!("mov.b32 \t{mask}, -1;"))
+                    || body.contains(&format!("mov.u32 \t{mask}, -1;")),
+                "sm_{}: the mask {mask} of `{}` is not the constant -1",
+                m.sm,
+                line.trim()
+            );
+            checked += 1;
+        }
+        assert!(
+            checked >= 13,
+            "sm_{}: only {checked} warp instructions",
+            m.sm
+        );
+    }
+}
+
+#[test]
+fn built_in_integer_reductions_use_redux_sync_and_others_shuffles() {
+    for m in PTX.modules() {
+        let ptx = m.source;
+        let u = entry(ptx, "api_collective_u32");
+        for insn in [
+            "redux.sync.add.u32",
+            "redux.sync.min.u32",
+            "redux.sync.max.u32",
+            "redux.sync.and.b32",
+            "redux.sync.or.b32",
+            "redux.sync.xor.b32",
+            "shfl.sync.bfly.b32",
+            "shfl.sync.up.b32",
+        ] {
+            assert!(
+                u.contains(insn),
+                "sm_{}: api_collective_u32 lacks `{insn}`",
+                m.sm
+            );
+        }
+        let i = entry(ptx, "api_collective_i32");
+        for insn in ["redux.sync.min.s32", "redux.sync.max.s32"] {
+            assert!(
+                i.contains(insn),
+                "sm_{}: api_collective_i32 lacks `{insn}`",
+                m.sm
+            );
+        }
+        for name in [
+            "api_collective_u64",
+            "api_collective_f32",
+            "api_collective_f64",
+            "api_collective_struct",
+        ] {
+            let body = entry(ptx, name);
+            assert!(
+                !body.contains("redux.sync"),
+                "sm_{}: {name} has no 32-bit integer type but uses redux.sync",
+                m.sm
+            );
+            assert!(
+                body.contains("shfl.sync.bfly.b32"),
+                "sm_{}: {name} lacks its butterfly",
+                m.sm
+            );
+        }
+    }
+}
+
+#[test]
+fn coalesced_groups_and_matches_use_their_instructions() {
+    for m in PTX.modules() {
+        let ptx = m.source;
+        let votes = entry(ptx, "api_votes");
+        for insn in [
+            "vote.sync.any.pred",
+            "vote.sync.all.pred",
+            "vote.sync.ballot.b32",
+            "match.any.sync.b32",
+            "match.any.sync.b64",
+            "match.all.sync.b32",
+            "match.all.sync.b64",
+            "activemask.b32",
+        ] {
+            assert!(
+                votes.contains(insn),
+                "sm_{}: api_votes lacks `{insn}`",
+                m.sm
+            );
+        }
+        let shfl = entry(ptx, "api_shfl_u32");
+        for insn in [
+            "shfl.sync.idx.b32",
+            "shfl.sync.up.b32",
+            "shfl.sync.down.b32",
+            "shfl.sync.bfly.b32",
+            "fns.b32",
+            "activemask.b32",
+            "%lanemask_lt",
+        ] {
+            assert!(
+                shfl.contains(insn),
+                "sm_{}: api_shfl_u32 lacks `{insn}`",
+                m.sm
+            );
+        }
+        // A 32-byte value moves as eight 32-bit shuffles.
+        let wide = entry(ptx, "api_shfl_wide32");
+        assert!(
+            wide.matches("shfl.sync.bfly.b32").count() >= 8,
+            "sm_{}: api_shfl_wide32 moves fewer than 8 words per xor shuffle",
+            m.sm
+        );
+        let grid = entry(ptx, "api_grid_split_barrier");
+        for insn in [
+            "atom.add.release.gpu.u32",
+            "ld.acquire.gpu.u32",
+            "bar.sync",
+            "// cg-core: grid.sync",
+        ] {
+            assert!(
+                grid.contains(insn),
+                "sm_{}: api_grid_split_barrier lacks `{insn}`",
+                m.sm
+            );
+        }
+    }
 }

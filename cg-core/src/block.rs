@@ -3,10 +3,17 @@
 //! `sync()` lowers to `bar.sync 0` (`__syncthreads()`); the queries read the
 //! `%tid`, `%ntid` and `%ctaid` special registers.
 
-use crate::group::{Dim3, ThreadGroup};
+use crate::group::{Dim3, GroupSync, ThreadGroup};
 use crate::intrinsics;
 
 /// The calling thread's block. Obtain it with [`this_thread_block`].
+///
+/// ```ignore
+/// let block = this_thread_block();
+/// let t = block.thread_index();           // threadIdx
+/// let r = block.thread_rank();            // x fastest, then y, then z
+/// block.sync();                           // __syncthreads()
+/// ```
 #[derive(Clone, Copy)]
 pub struct ThreadBlock {
     _private: (),
@@ -38,6 +45,29 @@ impl ThreadBlock {
     }
 }
 
+impl ThreadBlock {
+    /// The lanes of the caller's warp that exist in this block: all 32,
+    /// except in a last warp that the block's size cuts short.
+    #[inline(always)]
+    pub fn warp_lanes(&self) -> u32 {
+        let in_warp = self.num_threads() - (self.thread_rank() & !31);
+        if in_warp >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << in_warp) - 1
+        }
+    }
+}
+
+impl GroupSync for ThreadBlock {
+    /// `bar.sync 0` (`__syncthreads()`), through LLVM's convergent barrier
+    /// intrinsic.
+    #[inline(always)]
+    fn sync(&self) {
+        intrinsics::bar_sync()
+    }
+}
+
 impl ThreadGroup for ThreadBlock {
     #[inline(always)]
     fn num_threads(&self) -> u32 {
@@ -47,10 +77,5 @@ impl ThreadGroup for ThreadBlock {
     #[inline(always)]
     fn thread_rank(&self) -> u32 {
         self.dim_threads().linear(self.thread_index())
-    }
-
-    #[inline(always)]
-    fn sync(&self) {
-        intrinsics::bar_sync()
     }
 }

@@ -21,7 +21,7 @@
 //! A block must not exit while another block of its cluster may still read
 //! its shared memory: end such kernels with `cluster.sync()`.
 
-use crate::group::{Dim3, ThreadGroup};
+use crate::group::{Dim3, GroupSync, ThreadGroup};
 use crate::intrinsics as i;
 use crate::shared::{ld_shared_in, st_shared_in, SharedArray, Window};
 use bytemuck::Pod;
@@ -136,7 +136,9 @@ impl ThreadGroup for ClusterGroup {
         let bd: Dim3 = i::block_dim().into();
         self.block_rank() * bd.volume() + bd.linear(i::thread_idx().into())
     }
+}
 
+impl GroupSync for ClusterGroup {
     /// `cluster.sync()`: barrier over every thread of the cluster, with
     /// release/acquire ordering of shared and global memory among them.
     #[inline(always)]

@@ -7,6 +7,9 @@
 //! cooperatively, and `cg-builder` refuses to build a kernel that reaches
 //! `grid.sync()` without that declaration.
 //!
+//! `barrier_arrive()`/`barrier_wait(token)` split the barrier in two halves
+//! (CUDA 12's `grid_group::barrier_arrive`); `sync()` is the two in a row.
+//!
 //! The barrier is the one CUDA's headers implement over the same workspace
 //! (`{u32 size; u32 barrier}` at `{%envreg2, %envreg1}`): `bar.sync 0`; thread
 //! 0 of each block does `atom.add.release.gpu` on the barrier word (block 0
@@ -19,11 +22,18 @@
 //! after a cooperative launch in the same process the driver can leave a
 //! workspace in place; the host API is what makes the misuse impossible.
 
-use crate::group::Dim3;
+use crate::group::{Dim3, GroupSync};
 use crate::intrinsics;
 use core::arch::asm;
 
 /// All blocks of the launch. Obtain it with [`this_grid`].
+///
+/// ```ignore
+/// let grid = this_grid();
+/// out[grid.thread_rank() as usize] = phase_one();
+/// grid.sync();                 // needs #[kernel(cooperative)]
+/// let neighbour = out[(grid.thread_rank() as usize + 1) % n];
+/// ```
 #[derive(Clone, Copy)]
 pub struct GridGroup {
     workspace: u64,
@@ -83,12 +93,11 @@ impl GridGroup {
             + bd.linear(intrinsics::thread_idx().into()) as u64
     }
 
-    /// Barrier over every thread of the grid, with memory ordering: writes
-    /// before it are visible to every thread after it. Traps when the kernel
-    /// was not launched cooperatively (see the module docs).
+    /// Traps unless the kernel was launched cooperatively; returns the
+    /// barrier word. The marker lets cg-builder find kernels that reach a
+    /// grid barrier (they must be `#[kernel(cooperative)]`).
     #[inline(always)]
-    pub fn sync(&self) {
-        // The marker lets cg-builder find kernels that reach a grid barrier.
+    fn barrier_word(&self) -> *mut u32 {
         unsafe {
             asm!(
                 "// cg-core: grid.sync",
@@ -98,10 +107,35 @@ impl GridGroup {
         if self.workspace == 0 {
             intrinsics::trap();
         }
+        (self.workspace + 4) as *mut u32
+    }
+
+    /// `grid.barrier_arrive()`: the first half of a split grid barrier. The
+    /// block synchronizes (`bar.sync`), then its thread 0 adds the block's
+    /// arrival to the barrier word (`atom.add.release.gpu`), so that writes
+    /// before the arrival are visible to every thread after the matching
+    /// [`barrier_wait`](Self::barrier_wait). Work that does not depend on
+    /// other blocks can go between the two.
+    ///
+    /// Every thread of every block must arrive, then wait with its token,
+    /// before arriving again. Traps when the kernel was not launched
+    /// cooperatively.
+    ///
+    /// ```ignore
+    /// let grid = this_grid();
+    /// publish(grid.thread_rank());
+    /// let token = grid.barrier_arrive();
+    /// let local = expensive_local_work();
+    /// grid.barrier_wait(token);
+    /// let theirs = read_what_others_published();
+    /// ```
+    #[inline(always)]
+    pub fn barrier_arrive(&self) -> GridArrivalToken {
+        let barrier = self.barrier_word();
         intrinsics::bar_sync();
         let t = intrinsics::thread_idx();
+        let mut old = 0;
         if t[0] | t[1] | t[2] == 0 {
-            let barrier = (self.workspace + 4) as *mut u32;
             let b = intrinsics::block_idx();
             let add = if b[0] | b[1] | b[2] == 0 {
                 0x8000_0000u32.wrapping_sub(self.num_blocks() - 1)
@@ -109,11 +143,48 @@ impl GridGroup {
                 1
             };
             // SAFETY: the driver's workspace of a cooperative launch.
-            unsafe {
-                let old = intrinsics::atom_add_release_gpu(barrier, add);
-                while (old ^ intrinsics::ld_acquire_gpu(barrier)) & 0x8000_0000 == 0 {}
-            }
+            old = unsafe { intrinsics::atom_add_release_gpu(barrier, add) };
+        }
+        GridArrivalToken { old }
+    }
+
+    /// `grid.barrier_wait(token)`: the second half of a split grid barrier.
+    /// Thread 0 of the block spins (`ld.acquire.gpu`) until the last block's
+    /// arrival flips bit 31 of the barrier word away from the value in its
+    /// `token`; then the block synchronizes (`bar.sync`).
+    #[inline(always)]
+    pub fn barrier_wait(&self, token: GridArrivalToken) {
+        let barrier = self.barrier_word();
+        let t = intrinsics::thread_idx();
+        if t[0] | t[1] | t[2] == 0 {
+            // SAFETY: the driver's workspace of a cooperative launch.
+            unsafe { while (token.old ^ intrinsics::ld_acquire_gpu(barrier)) & 0x8000_0000 == 0 {} }
         }
         intrinsics::bar_sync();
     }
+
+    /// `grid.sync()`: barrier over every thread of the grid, with memory
+    /// ordering: writes before it are visible to every thread after it.
+    /// `barrier_wait(barrier_arrive())`. Traps when the kernel was not
+    /// launched cooperatively (see the module docs).
+    #[inline(always)]
+    pub fn sync(&self) {
+        self.barrier_wait(self.barrier_arrive())
+    }
+}
+
+impl GroupSync for GridGroup {
+    /// [`GridGroup::sync`].
+    #[inline(always)]
+    fn sync(&self) {
+        GridGroup::sync(self)
+    }
+}
+
+/// What [`GridGroup::barrier_arrive`] returns and
+/// [`GridGroup::barrier_wait`] consumes (`grid_group::arrival_token`): the
+/// barrier word as this block's arrival found it.
+#[must_use = "a grid arrival must be completed with barrier_wait"]
+pub struct GridArrivalToken {
+    old: u32,
 }

@@ -74,6 +74,38 @@ pub fn lane_id() -> u32 {
     ((tz * by + ty) * bx + tx) & 31
 }
 
+/// `%lanemask_lt`: the lanes below this thread's lane.
+#[inline(always)]
+pub fn lanemask_lt() -> u32 {
+    let r: u32;
+    unsafe { asm!("mov.u32 {r}, %lanemask_lt;", r = out(reg32) r, options(nomem, nostack, pure)) };
+    r
+}
+
+/// `activemask.b32`: the lanes of the warp executing this instruction
+/// together with the caller (`__activemask()`). Not `pure`: the answer
+/// depends on where in the program it is asked.
+#[inline(always)]
+pub fn activemask() -> u32 {
+    let r: u32;
+    unsafe { asm!("activemask.b32 {r};", r = out(reg32) r, options(nomem, nostack)) };
+    r
+}
+
+/// `fns.b32`: the position of the `offset`-th set bit of `mask` counting
+/// from bit `base` (upwards for a positive offset, downwards for a negative
+/// one; offset 1 or -1 finds `base` itself when it is set), or `0xffffffff`
+/// when there is none. `base` must be at most 31.
+#[inline(always)]
+pub fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("fns.b32 {r}, {m}, {b}, {o};", r = out(reg32) r, m = in(reg32) mask, b = in(reg32) base,
+            o = in(reg32) offset, options(nomem, nostack, pure))
+    };
+    r
+}
+
 /// `bar.sync 0`: the block-wide barrier (`__syncthreads`).
 ///
 /// `bar.sync` is `barrier.sync.aligned`: every thread of a warp must execute
@@ -159,6 +191,110 @@ pub fn vote_all(pred: bool, mask: u32) -> bool {
             r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
     }
     r != 0
+}
+
+/// `match.any.sync.b32`: the lanes of `mask` whose `value` equals this
+/// lane's.
+#[inline(always)]
+pub fn match_any_b32(value: u32, mask: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) value, m = in(reg32) mask,
+            options(nomem, nostack))
+    };
+    r
+}
+
+/// `match.any.sync.b64`: as [`match_any_b32`] for 64-bit values.
+#[inline(always)]
+pub fn match_any_b64(value: u64, mask: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("match.any.sync.b64 {r}, {v}, {m};", r = out(reg32) r, v = in(reg64) value, m = in(reg32) mask,
+            options(nomem, nostack))
+    };
+    r
+}
+
+/// `match.all.sync.b32`: `Some(mask)` when every lane of `mask` has the
+/// same `value`, `None` otherwise.
+#[inline(always)]
+pub fn match_all_b32(value: u32, mask: u32) -> Option<u32> {
+    let (r, ok): (u32, u32);
+    unsafe {
+        asm!("{{ .reg .pred p; match.all.sync.b32 {r}|p, {v}, {m}; selp.u32 {ok}, 1, 0, p; }}",
+            r = out(reg32) r, ok = out(reg32) ok, v = in(reg32) value, m = in(reg32) mask,
+            options(nomem, nostack))
+    };
+    if ok != 0 {
+        Some(r)
+    } else {
+        None
+    }
+}
+
+/// `match.all.sync.b64`: as [`match_all_b32`] for 64-bit values.
+#[inline(always)]
+pub fn match_all_b64(value: u64, mask: u32) -> Option<u32> {
+    let (r, ok): (u32, u32);
+    unsafe {
+        asm!("{{ .reg .pred p; match.all.sync.b64 {r}|p, {v}, {m}; selp.u32 {ok}, 1, 0, p; }}",
+            r = out(reg32) r, ok = out(reg32) ok, v = in(reg64) value, m = in(reg32) mask,
+            options(nomem, nostack))
+    };
+    if ok != 0 {
+        Some(r)
+    } else {
+        None
+    }
+}
+
+/// The operations of `redux.sync` (sm_80 and newer).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ReduxOp {
+    /// `redux.sync.add.u32` (wrapping; the same bits for `s32`).
+    Add,
+    /// `redux.sync.min.u32`.
+    MinU32,
+    /// `redux.sync.max.u32`.
+    MaxU32,
+    /// `redux.sync.min.s32`.
+    MinS32,
+    /// `redux.sync.max.s32`.
+    MaxS32,
+    /// `redux.sync.and.b32`.
+    And,
+    /// `redux.sync.or.b32`.
+    Or,
+    /// `redux.sync.xor.b32`.
+    Xor,
+}
+
+/// `redux.sync.<op>`: `op` over `value` of every lane of `mask`, returned to
+/// each of them. Only on sm_80 and newer (`cfg(target_feature = "sm_80")`).
+#[cfg(target_feature = "sm_80")]
+#[inline(always)]
+pub fn redux_sync(op: ReduxOp, value: u32, mask: u32) -> u32 {
+    let r: u32;
+    macro_rules! redux {
+        ($insn:literal) => {
+            asm!(concat!($insn, " {r}, {v}, {m};"), r = out(reg32) r, v = in(reg32) value, m = in(reg32) mask,
+                options(nomem, nostack))
+        };
+    }
+    unsafe {
+        match op {
+            ReduxOp::Add => redux!("redux.sync.add.u32"),
+            ReduxOp::MinU32 => redux!("redux.sync.min.u32"),
+            ReduxOp::MaxU32 => redux!("redux.sync.max.u32"),
+            ReduxOp::MinS32 => redux!("redux.sync.min.s32"),
+            ReduxOp::MaxS32 => redux!("redux.sync.max.s32"),
+            ReduxOp::And => redux!("redux.sync.and.b32"),
+            ReduxOp::Or => redux!("redux.sync.or.b32"),
+            ReduxOp::Xor => redux!("redux.sync.xor.b32"),
+        }
+    }
+    r
 }
 
 /// The grid workspace pointer the driver passes to cooperative launches,

@@ -1,9 +1,42 @@
 //! CUDA Cooperative Groups for Rust kernels.
 //!
 //! ```text
-//! GridGroup            this_grid()            all blocks of a cooperative launch
-//! └─ ThreadBlock       this_thread_block()    one block (CTA)
-//!    └─ ThreadBlockTile<N>  tiled_partition::<N>(&parent)   N = 1, 2, 4, 8, 16, 32
+//! GridGroup                this_grid()                          all blocks of a launch
+//! └─ ThreadBlock           this_thread_block()                  one block (CTA)
+//!    ├─ ThreadBlockTile<N> tiled_partition::<N>(&parent)        N = 1, 2, 4, 8, 16, 32
+//!    ├─ DynamicTile        tiled_partition_dynamic(&parent, n)  n chosen at run time
+//!    └─ CoalescedGroup     coalesced_threads(),                 any lanes of one warp
+//!                          labeled_partition, binary_partition
+//! ```
+//!
+//! In the order of the CUDA Programming Guide's chapter:
+//!
+//! * group types and their queries: [`block`], [`tile`], [`coalesced`],
+//!   [`grid`], and the traits they share in [`group`]
+//!   ([`ThreadGroup`](group::ThreadGroup), free [`sync`](group::sync));
+//! * warp-level operations on tiles and coalesced groups
+//!   ([`WarpGroup`](group::WarpGroup):
+//!   `shfl`, `shfl_up`, `shfl_down`, `shfl_xor` on tiles, `any`, `all`,
+//!   `ballot`, `match_any`, `match_all`), for any [`Pod`] value of at most
+//!   32 bytes ([`shuffle`]);
+//! * collectives: [`collectives`] (`reduce`, `inclusive_scan`,
+//!   `exclusive_scan`, `invoke_one`, `block_reduce`);
+//! * shared memory: [`shared`].
+//!
+//! ```ignore
+//! use cg_core::prelude::*;
+//!
+//! #[kernel]
+//! pub fn count_positive(input: &[f32], out: *mut u32) {
+//!     let block = this_thread_block();
+//!     let tile = tiled_partition::<16>(&block);
+//!     let i = this_grid().thread_rank() as usize;
+//!     let positive = (i < input.len() && input[i] > 0.0) as u32;
+//!     let n = reduce(&tile, positive, Plus);          // redux.sync.add.u32
+//!     if tile.thread_rank() == 0 {
+//!         unsafe { *out.add(i / 16) = n };
+//!     }
+//! }
 //! ```
 //!
 //! The names follow the CUDA Programming Guide's Cooperative Groups chapter,
@@ -29,6 +62,10 @@ pub mod block;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub mod cluster;
 #[cfg(target_arch = "nvptx64")]
+pub mod coalesced;
+#[cfg(target_arch = "nvptx64")]
+pub mod collectives;
+#[cfg(target_arch = "nvptx64")]
 pub mod grid;
 #[cfg(target_arch = "nvptx64")]
 pub mod group;
@@ -47,12 +84,21 @@ pub mod prelude {
     pub use crate::block::{this_thread_block, ThreadBlock};
     #[cfg(target_feature = "sm_90")]
     pub use crate::cluster::{this_cluster, ClusterGroup};
-    pub use crate::grid::{this_grid, GridGroup};
-    pub use crate::group::{Dim3, ThreadGroup};
+    pub use crate::coalesced::{
+        binary_partition, coalesced_threads, labeled_partition, CoalescedGroup,
+    };
+    pub use crate::collectives::{
+        block_reduce, exclusive_scan, inclusive_scan, invoke_one, invoke_one_broadcast, reduce,
+        BitAnd, BitOr, BitXor, Greater, Less, Operator, Plus,
+    };
+    pub use crate::grid::{this_grid, GridArrivalToken, GridGroup};
+    pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
     pub use crate::kernel;
     pub use crate::shared::SharedArray;
     pub use crate::shared_array;
-    pub use crate::tile::{tiled_partition, ThreadBlockTile};
+    pub use crate::tile::{
+        this_thread, tiled_partition, tiled_partition_dynamic, DynamicTile, ThreadBlockTile,
+    };
     pub use crate::Pod;
 }
 

@@ -1,29 +1,96 @@
-//! `thread_block_tile<N>`: a compile-time-sized group of `N` consecutive
-//! threads of a block (N = 1, 2, 4, 8, 16 or 32), made by
-//! [`tiled_partition`].
+//! Tiles: groups of consecutive threads of a block, inside one warp.
+//!
+//! * [`ThreadBlockTile<N>`] (`thread_block_tile<N>`), size known at compile
+//!   time (N = 1, 2, 4, 8, 16 or 32), from [`tiled_partition::<N>`];
+//! * [`DynamicTile`] (the `thread_group` of CUDA's run-time
+//!   `tiled_partition(parent, n)`), from [`tiled_partition_dynamic`].
+//!
+//! Both have every [`WarpGroup`] operation plus `shfl_xor`:
 //!
 //! | method | PTX |
 //! |---|---|
 //! | `sync` | `bar.warp.sync` |
-//! | `shfl`, `shfl_up`, `shfl_down`, `shfl_xor` | `shfl.sync.{idx,up,down,bfly}.b32` |
+//! | `shfl`, `shfl_up`, `shfl_down`, `shfl_xor` | `shfl.sync.{idx,up,down,bfly}.b32` with the tile's segment |
 //! | `any`, `all`, `ballot` | `vote.sync.{any,all,ballot}` |
+//! | `match_any`, `match_all` | `match.{any,all}.sync.{b32,b64}` |
 //!
 //! For `N = 32` the member mask is the constant `0xffffffff`; for smaller
 //! tiles it is `((1 << N) - 1) << (laneid & !(N - 1))`, as CUDA builds it.
-//! Ranks passed to and returned by the operations are ranks in the tile.
-//! A size that is not a power of two at most 32 does not compile.
+//! A size that is not a power of two at most 32, or a tile larger than the
+//! tile it is cut from, does not compile.
 //!
-//! The block should hold a whole number of tiles (as in CUDA): in the last,
-//! partial warp of a block, lanes past the block's end do not exist and a
-//! shuffle that reads one returns an undefined value.
+//! The block should hold a whole number of static tiles (as in CUDA): in the
+//! last, partial warp of a block, lanes past the block's end do not exist;
+//! the tile still reports `N` threads, and an operation that reads a missing
+//! lane gives an undefined value. A [`DynamicTile`] cut from a block is
+//! clipped to the threads that exist (as CUDA's is), so all its operations
+//! stay defined.
 
 use crate::block::ThreadBlock;
-use crate::group::ThreadGroup;
+use crate::coalesced::CoalescedGroup;
+use crate::group::{GroupSync, ThreadGroup, TileGroup, WarpGroup};
 use crate::intrinsics::{self, ShflMode};
-use crate::shuffle::{segment_c, shfl_pod};
+use crate::shuffle::shfl_pod;
 use bytemuck::Pod;
 
-/// `N` consecutive threads of a block. See the module docs.
+/// An aligned segment of `width` lanes of which `mask` are members, the
+/// first `clamp + 1` of the segment: the lane arithmetic both tile types
+/// share.
+#[derive(Clone, Copy)]
+struct Segment {
+    width: u32,
+    mask: u32,
+    clamp: u32,
+}
+
+impl Segment {
+    /// The lanes of the `width`-lane segment holding the caller.
+    #[inline(always)]
+    fn lanes_of(width: u32) -> u32 {
+        if width == 32 {
+            u32::MAX
+        } else {
+            (((1u64 << width) - 1) as u32) << (intrinsics::lane_id() & !(width - 1))
+        }
+    }
+
+    #[inline(always)]
+    fn base_lane(self) -> u32 {
+        if self.width == 32 {
+            0
+        } else {
+            intrinsics::lane_id() & !(self.width - 1)
+        }
+    }
+
+    #[inline(always)]
+    fn rank(self) -> u32 {
+        intrinsics::lane_id() & (self.width - 1)
+    }
+
+    /// `shfl.sync` inside the segment. The `c` operand holds the segment
+    /// mask (bits 8..13) and, except for `up`, the clamp: a source past
+    /// the last member gives the caller's own value. For a whole tile the
+    /// clamp is `width - 1`, which is what CUDA's `0x1f` amounts to.
+    #[inline(always)]
+    fn shfl<T: Pod>(self, mode: ShflMode, value: T, b: u32) -> T {
+        let segment = (32 - self.width) << 8;
+        let c = match mode {
+            ShflMode::Up => segment,
+            _ => segment | self.clamp,
+        };
+        shfl_pod(mode, value, b, c, self.mask)
+    }
+}
+
+/// `N` consecutive threads of a block (`thread_block_tile<N>`). See the
+/// module docs.
+///
+/// ```ignore
+/// let warp = tiled_partition::<32>(&this_thread_block());
+/// let mut v = x;
+/// for i in [16, 8, 4, 2, 1] { v += warp.shfl_xor(v, i); }  // every lane: the warp's sum
+/// ```
 #[derive(Clone, Copy)]
 pub struct ThreadBlockTile<const N: u32> {
     meta_rank: u32,
@@ -38,7 +105,8 @@ impl<const N: u32> TileSize<N> {
     );
 }
 
-/// A group that can be split into tiles: a block or a larger tile.
+/// A group that [`tiled_partition::<N>`] can split: a block or a larger
+/// static tile.
 pub trait TileParent: ThreadGroup {
     /// The largest tile this parent can be split into.
     const MAX_TILE: u32;
@@ -60,8 +128,16 @@ impl<const N: u32, P: TileParent> FitsIn<N, P> {
     );
 }
 
+#[inline(always)]
+fn fits<const N: u32, P: TileParent>(_: &P) {
+    #[allow(clippy::let_unit_value)]
+    let () = FitsIn::<N, P>::VALID;
+}
+
 /// `cg::tiled_partition<N>(parent)`: splits a block, or a larger tile, into
-/// tiles of `N` threads; the calling thread gets its own tile.
+/// tiles of `N` threads; the calling thread gets its own tile. Its
+/// `meta_group_rank()` is `parent.thread_rank() / N` and its
+/// `meta_group_size()` is `ceil(parent.num_threads() / N)`.
 ///
 /// ```ignore
 /// let warp = tiled_partition::<32>(&this_thread_block());
@@ -72,112 +148,42 @@ pub fn tiled_partition<const N: u32>(parent: &impl TileParent) -> ThreadBlockTil
     #[allow(clippy::let_unit_value)]
     let () = TileSize::<N>::VALID;
     fits::<N, _>(parent);
-    let parent_size = parent.num_threads();
     ThreadBlockTile {
         meta_rank: parent.thread_rank() / N,
-        meta_size: parent_size.div_ceil(N),
+        meta_size: parent.num_threads().div_ceil(N),
     }
 }
 
+/// `cg::this_thread()`: the calling thread as a group of one
+/// (`thread_block_tile<1>` of its block).
+#[inline(always)]
+pub fn this_thread() -> ThreadBlockTile<1> {
+    tiled_partition::<1>(&crate::block::this_thread_block())
+}
+
 impl<const N: u32> ThreadBlockTile<N> {
-    /// The member mask of this tile in its warp (`0xffffffff` for N = 32).
     #[inline(always)]
-    pub fn mask(&self) -> u32 {
-        if N == 32 {
-            u32::MAX
-        } else {
-            (((1u64 << N) - 1) as u32) << (intrinsics::lane_id() & !(N - 1))
+    fn segment(&self) -> Segment {
+        Segment {
+            width: N,
+            mask: Segment::lanes_of(N),
+            clamp: N - 1,
         }
     }
+}
 
-    /// The first lane of this tile in its warp.
+impl<const N: u32> TileGroup for ThreadBlockTile<N> {
     #[inline(always)]
-    fn base_lane(&self) -> u32 {
-        if N == 32 {
-            0
-        } else {
-            intrinsics::lane_id() & !(N - 1)
-        }
+    fn shfl_xor<T: Pod>(&self, value: T, lane_mask: u32) -> T {
+        self.segment().shfl(ShflMode::Bfly, value, lane_mask)
     }
+}
 
-    /// How many tiles the parent was split into.
+impl<const N: u32> GroupSync for ThreadBlockTile<N> {
+    /// `bar.warp.sync` with the tile's mask.
     #[inline(always)]
-    pub fn meta_group_size(&self) -> u32 {
-        self.meta_size
-    }
-
-    /// This tile's index among the parent's tiles.
-    #[inline(always)]
-    pub fn meta_group_rank(&self) -> u32 {
-        self.meta_rank
-    }
-
-    /// `tile.shfl(v, src)`: `v` from the thread of rank `src` (taken modulo N).
-    #[inline(always)]
-    pub fn shfl<T: Pod>(&self, value: T, src_rank: u32) -> T {
-        shfl_pod(
-            ShflMode::Idx,
-            value,
-            src_rank,
-            segment_c(ShflMode::Idx, N),
-            self.mask(),
-        )
-    }
-
-    /// `tile.shfl_up(v, delta)`: `v` from rank `r - delta`; ranks below
-    /// `delta` keep their own value.
-    #[inline(always)]
-    pub fn shfl_up<T: Pod>(&self, value: T, delta: u32) -> T {
-        shfl_pod(
-            ShflMode::Up,
-            value,
-            delta,
-            segment_c(ShflMode::Up, N),
-            self.mask(),
-        )
-    }
-
-    /// `tile.shfl_down(v, delta)`: `v` from rank `r + delta`; ranks at or
-    /// past `N - delta` keep their own value.
-    #[inline(always)]
-    pub fn shfl_down<T: Pod>(&self, value: T, delta: u32) -> T {
-        shfl_pod(
-            ShflMode::Down,
-            value,
-            delta,
-            segment_c(ShflMode::Down, N),
-            self.mask(),
-        )
-    }
-
-    /// `tile.shfl_xor(v, lane_mask)`: `v` from rank `r ^ lane_mask`.
-    #[inline(always)]
-    pub fn shfl_xor<T: Pod>(&self, value: T, lane_mask: u32) -> T {
-        shfl_pod(
-            ShflMode::Bfly,
-            value,
-            lane_mask,
-            segment_c(ShflMode::Bfly, N),
-            self.mask(),
-        )
-    }
-
-    /// `tile.ballot(pred)`: bit `r` is set when rank `r` has `pred`.
-    #[inline(always)]
-    pub fn ballot(&self, pred: bool) -> u32 {
-        intrinsics::vote_ballot(pred, self.mask()) >> self.base_lane()
-    }
-
-    /// `tile.any(pred)`: whether any thread of the tile has `pred`.
-    #[inline(always)]
-    pub fn any(&self, pred: bool) -> bool {
-        intrinsics::vote_any(pred, self.mask())
-    }
-
-    /// `tile.all(pred)`: whether every thread of the tile has `pred`.
-    #[inline(always)]
-    pub fn all(&self, pred: bool) -> bool {
-        intrinsics::vote_all(pred, self.mask())
+    fn sync(&self) {
+        intrinsics::bar_warp_sync(self.mask())
     }
 }
 
@@ -189,17 +195,275 @@ impl<const N: u32> ThreadGroup for ThreadBlockTile<N> {
 
     #[inline(always)]
     fn thread_rank(&self) -> u32 {
-        intrinsics::lane_id() & (N - 1)
-    }
-
-    #[inline(always)]
-    fn sync(&self) {
-        intrinsics::bar_warp_sync(self.mask())
+        self.segment().rank()
     }
 }
 
+impl<const N: u32> WarpGroup for ThreadBlockTile<N> {
+    #[inline(always)]
+    fn mask(&self) -> u32 {
+        Segment::lanes_of(N)
+    }
+
+    #[inline(always)]
+    fn lanes_to_ranks(&self, lanes: u32) -> u32 {
+        lanes >> self.segment().base_lane()
+    }
+
+    #[inline(always)]
+    fn segment_width(&self) -> Option<u32> {
+        Some(N)
+    }
+
+    #[inline(always)]
+    fn meta_group_size(&self) -> u32 {
+        self.meta_size
+    }
+
+    #[inline(always)]
+    fn meta_group_rank(&self) -> u32 {
+        self.meta_rank
+    }
+
+    #[inline(always)]
+    fn shfl<T: Pod>(&self, value: T, src_rank: u32) -> T {
+        self.segment().shfl(ShflMode::Idx, value, src_rank)
+    }
+
+    #[inline(always)]
+    fn shfl_up<T: Pod>(&self, value: T, delta: u32) -> T {
+        self.segment().shfl(ShflMode::Up, value, delta)
+    }
+
+    #[inline(always)]
+    fn shfl_down<T: Pod>(&self, value: T, delta: u32) -> T {
+        self.segment().shfl(ShflMode::Down, value, delta)
+    }
+}
+
+/// A tile whose size is chosen at run time, from
+/// [`tiled_partition_dynamic`] (CUDA's `thread_group` returned by
+/// `tiled_partition(parent, tilesz)`). It has the same operations as
+/// [`ThreadBlockTile`] (CUDA's has only the queries and `sync`).
+///
+/// Cut from a block, it holds only the threads that exist, so in a partial
+/// last warp `num_threads()` can be less than the requested size `n`; then
+/// `shfl(v, src)` takes `src` modulo `n` and, like `shfl_down` and
+/// `shfl_xor`, gives the caller its own value when the source rank is past
+/// the last member.
+///
+/// ```ignore
+/// let tile = tiled_partition_dynamic(&this_thread_block(), n);
+/// let sum = reduce(&tile, x, Plus);
+/// ```
+#[derive(Clone, Copy)]
+pub struct DynamicTile {
+    width: u32,
+    mask: u32,
+    meta_rank: u32,
+    meta_size: u32,
+}
+
+impl DynamicTile {
+    #[inline(always)]
+    fn segment(&self) -> Segment {
+        Segment {
+            width: self.width,
+            mask: self.mask,
+            clamp: self.mask.count_ones() - 1,
+        }
+    }
+
+    /// Cuts the caller's `width`-lane tile out of a parent made of the lanes
+    /// `parent_lanes`.
+    #[inline(always)]
+    fn cut(width: u32, parent_lanes: u32, meta_rank: u32, meta_size: u32) -> Self {
+        DynamicTile {
+            width,
+            mask: parent_lanes & Segment::lanes_of(width),
+            meta_rank,
+            meta_size,
+        }
+    }
+}
+
+impl TileGroup for DynamicTile {
+    #[inline(always)]
+    fn shfl_xor<T: Pod>(&self, value: T, lane_mask: u32) -> T {
+        self.segment().shfl(ShflMode::Bfly, value, lane_mask)
+    }
+}
+
+impl GroupSync for DynamicTile {
+    /// `bar.warp.sync` with the tile's mask.
+    #[inline(always)]
+    fn sync(&self) {
+        intrinsics::bar_warp_sync(self.mask)
+    }
+}
+
+impl ThreadGroup for DynamicTile {
+    #[inline(always)]
+    fn num_threads(&self) -> u32 {
+        self.mask.count_ones()
+    }
+
+    #[inline(always)]
+    fn thread_rank(&self) -> u32 {
+        self.segment().rank()
+    }
+}
+
+impl WarpGroup for DynamicTile {
+    #[inline(always)]
+    fn mask(&self) -> u32 {
+        self.mask
+    }
+
+    #[inline(always)]
+    fn lanes_to_ranks(&self, lanes: u32) -> u32 {
+        lanes >> self.segment().base_lane()
+    }
+
+    #[inline(always)]
+    fn segment_width(&self) -> Option<u32> {
+        if self.mask.count_ones() == self.width {
+            Some(self.width)
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    fn meta_group_size(&self) -> u32 {
+        self.meta_size
+    }
+
+    #[inline(always)]
+    fn meta_group_rank(&self) -> u32 {
+        self.meta_rank
+    }
+
+    #[inline(always)]
+    fn shfl<T: Pod>(&self, value: T, src_rank: u32) -> T {
+        self.segment().shfl(ShflMode::Idx, value, src_rank)
+    }
+
+    #[inline(always)]
+    fn shfl_up<T: Pod>(&self, value: T, delta: u32) -> T {
+        self.segment().shfl(ShflMode::Up, value, delta)
+    }
+
+    #[inline(always)]
+    fn shfl_down<T: Pod>(&self, value: T, delta: u32) -> T {
+        self.segment().shfl(ShflMode::Down, value, delta)
+    }
+}
+
+/// A group that [`tiled_partition_dynamic`] can split, and what it splits
+/// into: blocks and tiles give [`DynamicTile`]s, a coalesced group gives
+/// coalesced groups (as CUDA's overloads do).
+pub trait DynamicTileParent: ThreadGroup {
+    /// The type of the pieces.
+    type Tile: WarpGroup;
+
+    /// Splits the group into pieces of `n` threads; see
+    /// [`tiled_partition_dynamic`].
+    fn tiled_partition_dynamic(&self, n: u32) -> Self::Tile;
+}
+
+/// Traps unless `n` is a power of two at most 32 (CUDA aborts the same way).
 #[inline(always)]
-fn fits<const N: u32, P: TileParent>(_: &P) {
-    #[allow(clippy::let_unit_value)]
-    let () = FitsIn::<N, P>::VALID;
+fn check_tile_size(n: u32) {
+    if !n.is_power_of_two() || n > 32 {
+        intrinsics::trap();
+    }
+}
+
+impl DynamicTileParent for ThreadBlock {
+    type Tile = DynamicTile;
+
+    #[inline(always)]
+    fn tiled_partition_dynamic(&self, n: u32) -> DynamicTile {
+        check_tile_size(n);
+        let rank = self.thread_rank();
+        let size = self.num_threads();
+        DynamicTile::cut(n, self.warp_lanes(), rank / n, size.div_ceil(n))
+    }
+}
+
+/// Static and dynamic tiles split alike (as CUDA splits them): when `n` is
+/// at least the parent's size the piece is the parent itself (with its meta
+/// group); otherwise there are `parent size / n` pieces.
+#[inline(always)]
+fn split_tile<P: WarpGroup>(parent: &P, width: u32, n: u32) -> DynamicTile {
+    check_tile_size(n);
+    if parent.num_threads() <= n {
+        DynamicTile::cut(
+            width,
+            parent.mask(),
+            parent.meta_group_rank(),
+            parent.meta_group_size(),
+        )
+    } else {
+        DynamicTile::cut(
+            n,
+            parent.mask(),
+            parent.thread_rank() / n,
+            parent.num_threads() / n,
+        )
+    }
+}
+
+impl<const M: u32> DynamicTileParent for ThreadBlockTile<M> {
+    type Tile = DynamicTile;
+
+    #[inline(always)]
+    fn tiled_partition_dynamic(&self, n: u32) -> DynamicTile {
+        split_tile(self, M, n)
+    }
+}
+
+impl DynamicTileParent for DynamicTile {
+    type Tile = DynamicTile;
+
+    #[inline(always)]
+    fn tiled_partition_dynamic(&self, n: u32) -> DynamicTile {
+        split_tile(self, self.width, n)
+    }
+}
+
+impl DynamicTileParent for CoalescedGroup {
+    type Tile = CoalescedGroup;
+
+    #[inline(always)]
+    fn tiled_partition_dynamic(&self, n: u32) -> CoalescedGroup {
+        check_tile_size(n);
+        self.tiled(n)
+    }
+}
+
+/// `cg::tiled_partition(parent, n)`: splits `parent` into pieces of `n`
+/// threads (a power of two at most 32, chosen at run time; anything else
+/// traps) by rank: the piece holds the ranks `k * n .. (k + 1) * n` of the
+/// parent with `k = parent.thread_rank() / n`, which is its
+/// `meta_group_rank()`.
+///
+/// * a block gives a [`DynamicTile`] with `meta_group_size() =
+///   ceil(block size / n)`, clipped to the block's threads;
+/// * a tile gives a [`DynamicTile`] with `meta_group_size() = tile size /
+///   n`; when `n` is at least the tile's size, the tile itself (its meta
+///   group included);
+/// * a [`CoalescedGroup`] gives a coalesced group of the ranks above, with
+///   `meta_group_size() = ceil(size / n)`; when `n` is at least its size,
+///   the group itself.
+///
+/// ```ignore
+/// let n = if wide { 16 } else { 4 };
+/// let tile = tiled_partition_dynamic(&this_thread_block(), n);
+/// let first = tile.shfl(v, 0);
+/// ```
+#[inline(always)]
+pub fn tiled_partition_dynamic<P: DynamicTileParent>(parent: &P, n: u32) -> P::Tile {
+    parent.tiled_partition_dynamic(n)
 }

@@ -4,6 +4,7 @@
 #![no_std]
 #![feature(abi_ptx, asm_experimental_arch)]
 
+pub mod api;
 pub mod barrier_cost;
 pub mod block_reduce;
 #[cfg(target_feature = "sm_90")]

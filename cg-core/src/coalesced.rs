@@ -1,0 +1,276 @@
+//! `coalesced_group`: any set of lanes of one warp.
+//!
+//! A coalesced group comes from [`coalesced_threads`] (the threads that
+//! execute the call together, `activemask`), from [`labeled_partition`]
+//! (`match.any.sync` on a label) or [`binary_partition`]
+//! (`vote.sync.ballot` on a predicate) of a tile or coalesced group, or
+//! from [`tiled_partition_dynamic`](crate::tile::tiled_partition_dynamic)
+//! of a coalesced group.
+//!
+//! Ranks are dense: the member in the lowest lane has rank 0, the next one
+//! rank 1, and so on (`thread_rank = popc(mask & %lanemask_lt)`). Every
+//! operation speaks in ranks, as CUDA's do:
+//!
+//! * `shfl(v, r)` reads the lane of rank `r`, found with `fns.b32`
+//!   (`r < num_threads()`);
+//! * `shfl_up`/`shfl_down` read rank `thread_rank() ∓ delta`; a rank with no
+//!   such member keeps its own value;
+//! * `ballot`, `match_any`, `match_all` return bit `r` for rank `r`: the
+//!   warp-wide lane mask is packed into ranks.
+//!
+//! When the group is the whole warp these are the plain full-warp
+//! instructions. There is no `shfl_xor` (CUDA has none for coalesced
+//! groups).
+//!
+//! Which threads run together after a branch is up to the hardware:
+//! `coalesced_threads()` inside `if` gives a subset of the threads that took
+//! the branch (in practice all of those in the warp), never a thread that
+//! did not.
+
+use crate::group::{GroupSync, ThreadGroup, WarpGroup};
+use crate::intrinsics::{self, ShflMode};
+use crate::shuffle::{segment_c, shfl_pod};
+use bytemuck::Pod;
+
+/// A set of lanes of one warp that acts as a group. See the module docs.
+///
+/// ```ignore
+/// if input[i] > 0 {
+///     let active = coalesced_threads();
+///     // One atomic per warp instead of one per thread:
+///     let base = invoke_one_broadcast(&active, || unsafe { atomic_add(counter, active.num_threads()) });
+///     out[base + active.thread_rank()] = input[i];
+/// }
+/// ```
+#[derive(Clone, Copy)]
+pub struct CoalescedGroup {
+    mask: u32,
+    meta_rank: u32,
+    meta_size: u32,
+}
+
+/// `cg::coalesced_threads()`: the threads of the caller's warp that execute
+/// this call together with it (`activemask.b32`).
+#[inline(always)]
+pub fn coalesced_threads() -> CoalescedGroup {
+    CoalescedGroup::from_mask(intrinsics::activemask())
+}
+
+/// `cg::labeled_partition(group, label)`: splits a tile or coalesced group
+/// into coalesced groups of the members that passed the same `label`
+/// (`match.any.sync.b32`).
+///
+/// ```ignore
+/// let warp = tiled_partition::<32>(&this_thread_block());
+/// let same_bucket = labeled_partition(&warp, bucket);
+/// let count = same_bucket.num_threads();
+/// ```
+#[inline(always)]
+pub fn labeled_partition<G: WarpGroup>(group: &G, label: u32) -> CoalescedGroup {
+    CoalescedGroup::from_mask(intrinsics::match_any_b32(label, group.mask()))
+}
+
+/// `cg::binary_partition(group, pred)`: splits a tile or coalesced group
+/// into the members with `pred` and those without (`vote.sync.ballot`).
+///
+/// ```ignore
+/// let warp = tiled_partition::<32>(&this_thread_block());
+/// let side = binary_partition(&warp, x < pivot);
+/// let my_slot = side.thread_rank();
+/// ```
+#[inline(always)]
+pub fn binary_partition<G: WarpGroup>(group: &G, pred: bool) -> CoalescedGroup {
+    let all = group.mask();
+    let yes = intrinsics::vote_ballot(pred, all);
+    CoalescedGroup::from_mask(if pred { yes } else { all & !yes })
+}
+
+impl CoalescedGroup {
+    /// The group of the lanes in `mask`, with meta group rank 0 of 1. The
+    /// caller's lane must be in `mask`, and every lane of `mask` must use
+    /// the group together (CUDA's internal constructor; used by
+    /// [`block_reduce`](crate::collectives::block_reduce) for a partial
+    /// warp).
+    #[inline(always)]
+    pub fn from_mask(mask: u32) -> Self {
+        CoalescedGroup {
+            mask,
+            meta_rank: 0,
+            meta_size: 1,
+        }
+    }
+
+    /// Whether the group is the whole warp (the fast paths).
+    #[inline(always)]
+    fn is_full(&self) -> bool {
+        self.mask == u32::MAX
+    }
+
+    /// The lane of rank `rank` (`0xffffffff` when there is none).
+    #[inline(always)]
+    fn lane_of(&self, rank: u32) -> u32 {
+        intrinsics::fns(self.mask, 0, rank.wrapping_add(1) as i32)
+    }
+
+    /// Reads `value` from `lane` of the group, or keeps the caller's when
+    /// `lane` is `0xffffffff`.
+    #[inline(always)]
+    fn read_lane<T: Pod>(&self, value: T, lane: u32) -> T {
+        let lane = if lane >= 32 {
+            intrinsics::lane_id()
+        } else {
+            lane
+        };
+        shfl_pod(
+            ShflMode::Idx,
+            value,
+            lane,
+            segment_c(ShflMode::Idx, 32),
+            self.mask,
+        )
+    }
+
+    /// The piece of `n` ranks holding the caller (see
+    /// [`tiled_partition_dynamic`](crate::tile::tiled_partition_dynamic)).
+    #[inline(always)]
+    pub(crate) fn tiled(&self, n: u32) -> CoalescedGroup {
+        let size = self.num_threads();
+        if size <= n {
+            return *self;
+        }
+        let rank = self.thread_rank();
+        let first = rank / n * n;
+        let lo = self.lane_of(first);
+        let hi = if first + n < size {
+            self.lane_of(first + n)
+        } else {
+            32
+        };
+        let below = |l: u32| ((1u64 << l) - 1) as u32;
+        CoalescedGroup {
+            mask: self.mask & below(hi) & !below(lo),
+            meta_rank: rank / n,
+            meta_size: size.div_ceil(n),
+        }
+    }
+}
+
+impl GroupSync for CoalescedGroup {
+    /// `bar.warp.sync` with the group's mask.
+    #[inline(always)]
+    fn sync(&self) {
+        intrinsics::bar_warp_sync(self.mask)
+    }
+}
+
+impl ThreadGroup for CoalescedGroup {
+    #[inline(always)]
+    fn num_threads(&self) -> u32 {
+        self.mask.count_ones()
+    }
+
+    #[inline(always)]
+    fn thread_rank(&self) -> u32 {
+        (self.mask & intrinsics::lanemask_lt()).count_ones()
+    }
+}
+
+impl WarpGroup for CoalescedGroup {
+    #[inline(always)]
+    fn mask(&self) -> u32 {
+        self.mask
+    }
+
+    /// Packs the lanes into ranks (a parallel bit extract over the mask).
+    #[inline(always)]
+    fn lanes_to_ranks(&self, lanes: u32) -> u32 {
+        if self.is_full() {
+            return lanes;
+        }
+        let mut members = self.mask;
+        let mut rank_bit = 1u32;
+        let mut ranks = 0;
+        while members != 0 {
+            let lowest = members & members.wrapping_neg();
+            if lanes & lowest != 0 {
+                ranks |= rank_bit;
+            }
+            rank_bit <<= 1;
+            members ^= lowest;
+        }
+        ranks
+    }
+
+    #[inline(always)]
+    fn segment_width(&self) -> Option<u32> {
+        if self.is_full() {
+            Some(32)
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    fn meta_group_size(&self) -> u32 {
+        self.meta_size
+    }
+
+    #[inline(always)]
+    fn meta_group_rank(&self) -> u32 {
+        self.meta_rank
+    }
+
+    #[inline(always)]
+    fn shfl<T: Pod>(&self, value: T, src_rank: u32) -> T {
+        let lane = if self.is_full() {
+            src_rank
+        } else {
+            self.lane_of(src_rank)
+        };
+        shfl_pod(
+            ShflMode::Idx,
+            value,
+            lane,
+            segment_c(ShflMode::Idx, 32),
+            self.mask,
+        )
+    }
+
+    #[inline(always)]
+    fn shfl_up<T: Pod>(&self, value: T, delta: u32) -> T {
+        if self.is_full() {
+            return shfl_pod(
+                ShflMode::Up,
+                value,
+                delta,
+                segment_c(ShflMode::Up, 32),
+                u32::MAX,
+            );
+        }
+        let lane = intrinsics::fns(
+            self.mask,
+            intrinsics::lane_id(),
+            (delta.wrapping_add(1) as i32).wrapping_neg(),
+        );
+        self.read_lane(value, lane)
+    }
+
+    #[inline(always)]
+    fn shfl_down<T: Pod>(&self, value: T, delta: u32) -> T {
+        if self.is_full() {
+            return shfl_pod(
+                ShflMode::Down,
+                value,
+                delta,
+                segment_c(ShflMode::Down, 32),
+                u32::MAX,
+            );
+        }
+        let lane = intrinsics::fns(
+            self.mask,
+            intrinsics::lane_id(),
+            delta.wrapping_add(1) as i32,
+        );
+        self.read_lane(value, lane)
+    }
+}

@@ -1,0 +1,178 @@
+//! Probe kernels behind `tests/gpu_api.rs`: every Cooperative Groups
+//! operation on every group kind, each thread writing what it got so the
+//! host can compare it with a CPU model of CUDA's semantics.
+//!
+//! A probe takes a group selector `sel` (see [`with_group`]) and usually an
+//! operation selector `op`, and dispatches with `match` to generic helpers,
+//! so one kernel covers every tile size and group kind. Threads are indexed
+//! by their grid rank `i`; per-thread inputs are `keys[i]`, whose bits pick
+//! the predicates and labels (see [`Key`]).
+
+use cg_core::prelude::*;
+
+pub mod collectives;
+pub mod full_warp;
+pub mod grid;
+pub mod groups;
+pub mod shuffles;
+pub mod votes;
+
+/// The bits of a thread's key.
+#[derive(Clone, Copy)]
+pub struct Key(pub u32);
+
+impl Key {
+    /// The predicate that splits groups (`binary_partition`, the branch
+    /// around `coalesced_threads()`): bit 0.
+    pub fn split(self) -> bool {
+        self.0 & 1 != 0
+    }
+
+    /// The label of `labeled_partition`: bits 1..3.
+    pub fn label(self) -> u32 {
+        (self.0 >> 1) & 3
+    }
+
+    /// The predicate of the votes: bit 3.
+    pub fn vote(self) -> bool {
+        self.0 & 8 != 0
+    }
+
+    /// The 32-bit value of the matches: bits 4..6.
+    pub fn matched(self) -> u32 {
+        (self.0 >> 4) & 3
+    }
+}
+
+/// This thread's rank in the grid: the index of its inputs and outputs.
+#[inline(always)]
+pub fn index() -> usize {
+    this_grid().thread_rank() as usize
+}
+
+/// What a probe does with a group; [`with_group`] calls `tile` for tiles
+/// and `group` for coalesced groups.
+pub trait Probe {
+    /// What the probe returns.
+    type Out;
+
+    /// Runs on a tile (by default as on any warp group).
+    #[inline(always)]
+    fn tile<G: TileGroup>(&self, g: &G) -> Self::Out {
+        self.group(g)
+    }
+
+    /// Runs on any warp group.
+    fn group<G: WarpGroup>(&self, g: &G) -> Self::Out;
+}
+
+/// Number of group selectors [`with_group`] understands.
+pub const GROUP_KINDS: u32 = 16;
+
+/// Writes the group's info (when `info` is not null), then runs the probe
+/// on it as a tile.
+#[inline(always)]
+fn visit_tile<G: TileGroup, P: Probe>(g: &G, probe: &P, info: *mut u32, i: usize) -> P::Out {
+    if !info.is_null() {
+        write_info(g, info, i);
+    }
+    probe.tile(g)
+}
+
+/// Runs `probe` on the group `sel` names, after writing that group's
+/// [`write_info`] for thread `i` to `info` (unless `info` is null); `None`
+/// when the calling thread has no such group.
+///
+/// | `sel` | group |
+/// |---|---|
+/// | 0..=5 | `tiled_partition::<1 << sel>(&block)` |
+/// | 6..=11 | `tiled_partition_dynamic(&block, 1 << (sel - 6))` |
+/// | 12 | `binary_partition(&warp, key.split())` |
+/// | 13 | `labeled_partition(&warp, key.label())` |
+/// | 14 | `coalesced_threads()` of the threads with `key.split()` (others: `None`) |
+/// | 15 | `tiled_partition_dynamic(&binary_partition(&warp, key.split()), 4)` |
+///
+/// `warp` is `tiled_partition_dynamic(&block, 32)`, which holds only the
+/// lanes that exist in a partial last warp. The info and the probe see the
+/// same group (for selector 14, one `coalesced_threads()` call).
+#[inline(always)]
+pub fn with_group<P: Probe>(
+    sel: u32,
+    key: Key,
+    probe: &P,
+    info: *mut u32,
+    i: usize,
+) -> Option<P::Out> {
+    let block = this_thread_block();
+    Some(match sel {
+        0 => visit_tile(&tiled_partition::<1>(&block), probe, info, i),
+        1 => visit_tile(&tiled_partition::<2>(&block), probe, info, i),
+        2 => visit_tile(&tiled_partition::<4>(&block), probe, info, i),
+        3 => visit_tile(&tiled_partition::<8>(&block), probe, info, i),
+        4 => visit_tile(&tiled_partition::<16>(&block), probe, info, i),
+        5 => visit_tile(&tiled_partition::<32>(&block), probe, info, i),
+        6..=11 => visit_tile(
+            &tiled_partition_dynamic(&block, 1 << (sel - 6)),
+            probe,
+            info,
+            i,
+        ),
+        12..=15 => {
+            if sel == 14 && !key.split() {
+                return None;
+            }
+            let warp = tiled_partition_dynamic(&block, 32);
+            let g = match sel {
+                12 => binary_partition(&warp, key.split()),
+                13 => labeled_partition(&warp, key.label()),
+                14 => coalesced_threads(),
+                _ => tiled_partition_dynamic(&binary_partition(&warp, key.split()), 4),
+            };
+            if !info.is_null() {
+                write_info(&g, info, i);
+            }
+            probe.group(&g)
+        }
+        _ => return None,
+    })
+}
+
+/// Words of [`write_info`] per thread.
+pub const INFO_WORDS: usize = 5;
+
+/// Writes `[thread_rank, num_threads, mask, meta_group_rank,
+/// meta_group_size]` of `g` for thread `i`.
+#[inline(always)]
+pub fn write_info<G: WarpGroup>(g: &G, info: *mut u32, i: usize) {
+    let words = [
+        g.thread_rank(),
+        g.num_threads(),
+        g.mask(),
+        g.meta_group_rank(),
+        g.meta_group_size(),
+    ];
+    store(info, i, words);
+}
+
+/// Reads element `i` of an array of `T` stored as 32-bit words (`T` is a
+/// whole number of words, aligned to at least 4).
+#[inline(always)]
+pub fn load<T: Pod>(words: &[u32], i: usize) -> T {
+    let n = core::mem::size_of::<T>() / 4;
+    let mut v = T::zeroed();
+    let dst = &mut v as *mut T as *mut u32;
+    for k in 0..n {
+        unsafe { *dst.add(k) = words[i * n + k] };
+    }
+    v
+}
+
+/// Writes element `i` of an array of `T` stored as 32-bit words.
+#[inline(always)]
+pub fn store<T: Pod>(words: *mut u32, i: usize, v: T) {
+    let n = core::mem::size_of::<T>() / 4;
+    let src = &v as *const T as *const u32;
+    for k in 0..n {
+        unsafe { *words.add(i * n + k) = *src.add(k) };
+    }
+}
