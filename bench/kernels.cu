@@ -192,7 +192,9 @@ extern "C" __global__ void cluster_reduce(const float* input, u64 n, float* clus
     cg::cluster_group cluster = cg::this_cluster();
     cg::thread_block block = cg::this_thread_block();
     __shared__ float slots[8];
+    auto started = cluster.barrier_arrive();
     float s = block_sum(block, block_element(block, input, n));
+    cluster.barrier_wait(std::move(started));
     if (block.thread_rank() == 0) cluster.map_shared_rank(slots, 0)[cluster.block_rank()] = s;
     cluster.sync();
     if (cluster.block_rank() == 0 && block.thread_rank() == 0) {

@@ -188,10 +188,11 @@ fn dynamic_tile(i: usize, b: usize, n: u32, end: u32, meta: (u32, u32)) -> Group
     }
 }
 
-/// A coalesced group of the given grid indices (sorted), containing `i`.
-fn coalesced(i: usize, members: Vec<usize>, meta: (u32, u32)) -> Group {
+/// A coalesced group of the given grid indices (sorted), containing `i`,
+/// in blocks of `b` threads (a lane is a block rank modulo 32).
+fn coalesced(i: usize, members: Vec<usize>, meta: (u32, u32), b: usize) -> Group {
     let rank = members.iter().position(|&m| m == i).expect("member") as u32;
-    let mask = members.iter().fold(0u32, |m, &g| m | 1 << (g % 32));
+    let mask = members.iter().fold(0u32, |m, &g| m | 1 << ((g % b) % 32));
     Group {
         size: members.len() as u32,
         members,
@@ -237,9 +238,14 @@ fn model(sel: u32, i: usize, b: usize, keys: &[u32]) -> Option<Group> {
                 let pr = side.iter().position(|&g| g == i).unwrap();
                 let first = pr / 4 * 4;
                 let piece = side[first..(first + 4).min(side.len())].to_vec();
-                coalesced(i, piece, ((pr / 4) as u32, side.len().div_ceil(4) as u32))
+                coalesced(
+                    i,
+                    piece,
+                    ((pr / 4) as u32, side.len().div_ceil(4) as u32),
+                    b,
+                )
             } else {
-                coalesced(i, side, (0, 1))
+                coalesced(i, side, (0, 1), b)
             }
         }
         13 => {
@@ -247,7 +253,7 @@ fn model(sel: u32, i: usize, b: usize, keys: &[u32]) -> Option<Group> {
                 .into_iter()
                 .filter(|&g| label(keys[g]) == label(key))
                 .collect();
-            coalesced(i, same, (0, 1))
+            coalesced(i, same, (0, 1), b)
         }
         16..=21 => {
             let n = 1 << (sel - 16);
@@ -322,7 +328,7 @@ fn groups(sel: u32, b: usize, keys: &[u32], info: &[u32], what: &str) -> Vec<Opt
                 .filter(|l| mask >> l & 1 != 0)
                 .map(|l| warp0 + l)
                 .collect();
-            g = coalesced(i, members, (0, 1));
+            g = coalesced(i, members, (0, 1), b);
         }
         let want = [g.rank, g.size, g.mask, g.meta.0, g.meta.1];
         assert_eq!(

@@ -42,10 +42,10 @@ fn planted_shared_race() {
 
 #[test]
 #[ignore = "planted bug: run under compute-sanitizer --tool synccheck"]
-fn planted_divergent_barrier() {
+fn planted_warp_barrier_mask() {
     let (gpu, k) = kernels();
     let mut out = gpu.filled(32, 0u32).unwrap();
-    k.planted_divergent_barrier
+    k.planted_warp_barrier_mask
         .launch(LaunchConfig::new(1, 32), &mut out)
         .unwrap();
     let _ = gpu.synchronize_timeout(Duration::from_secs(10));
@@ -116,7 +116,7 @@ fn a_planted_deadlock_is_caught_by_the_deadline() {
         .unwrap();
     let line = out
         .lines()
-        .find(|l| l.starts_with("DEADLINE: "))
+        .find_map(|l| l.split_once("DEADLINE: ").map(|(_, rest)| rest))
         .unwrap_or_else(|| panic!("no deadline error:\n{out}"));
     assert!(
         line.contains("`planted_spin_forever`") && line.contains("did not finish within 2.0 s"),

@@ -57,12 +57,18 @@ pub fn cluster_neighbour_sum(data: &[f32], out: *mut f32) {
 /// One sum per cluster of 4 blocks: each block reduces its elements, block
 /// rank r writes its total into slot r of block 0's shared memory, and
 /// block 0 adds the slots. `cluster_sums[c]` for cluster `c`.
+///
+/// A block may touch another block's shared memory only once that block
+/// has started: the split barrier's arrive/wait brackets the block's own
+/// reduction, so waiting for the others costs little.
 #[kernel(cluster(4))]
 pub fn cluster_reduce(input: &[f32], cluster_sums: *mut f32) {
     let cluster = this_cluster();
     let block = this_thread_block();
     let slots = shared_array!(f32; 8);
+    let started = cluster.barrier_arrive();
     let s = block_sum(&block, block_element(&block, input));
+    cluster.barrier_wait(started);
     if block.thread_rank() == 0 {
         cluster
             .map_shared_rank(&slots, 0)
