@@ -94,10 +94,17 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
             _ => None,
         }
     };
-    let coop =
-        b.k.jacobi_persistent
-            .function()
-            .cooperative_config(256, 0)?;
+    // Two persistent grids: every block slot of the GPU (8 x 256 threads per
+    // SM), and one block of 1024 threads per SM, whose grid barrier has an
+    // eighth of the arrivals to count.
+    let persistent = b.k.jacobi_persistent.function();
+    let full = persistent.cooperative_config(256, 0)?;
+    let lean_blocks = b
+        .gpu
+        .info()
+        .multiprocessors
+        .min(persistent.max_cooperative_blocks(1024, 0)?);
+    let lean = LaunchConfig::new(lean_blocks, 1024);
     let mut rows = Vec::new();
     for &(nx, ny, sweeps) in shapes {
         let len = nx as usize * ny as usize;
@@ -122,9 +129,11 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
         // Verify: every method from the same start gives the same field.
         let mut fields = Vec::new();
         for m in std::iter::once(&rust).chain(cuda.as_ref()) {
-            let (mut a, mut bb) = fresh(&b.gpu, &init)?;
-            m.persistent(coop, &mut a, &mut bb, nx, ny, sweeps)?;
-            fields.push(result(&a, &bb, sweeps)?);
+            for coop in [full, lean] {
+                let (mut a, mut bb) = fresh(&b.gpu, &init)?;
+                m.persistent(coop, &mut a, &mut bb, nx, ny, sweeps)?;
+                fields.push(result(&a, &bb, sweeps)?);
+            }
             let (mut a, mut bb) = fresh(&b.gpu, &init)?;
             m.per_sweep(per_sweep_cfg, &mut a, &mut bb, nx, ny, sweeps)?;
             fields.push(result(&a, &bb, sweeps)?);
@@ -143,31 +152,27 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
 
         let (mut a, mut bb) = fresh(&b.gpu, &init)?;
         let (mut ta, mut tb) = fresh(&b.gpu, &init)?;
-        let mut time = |use_sweeps: bool| -> Result<(f64, Option<f64>), Error> {
+        // `None`: one launch per sweep; `Some(cfg)`: the persistent kernel.
+        let mut time = |persistent: Option<LaunchConfig>| -> Result<(f64, Option<f64>), Error> {
             let (a, bb, ta, tb) = (&mut a, &mut bb, &mut ta, &mut tb);
             let mut c = cuda.as_ref().map(|m| {
-                move || {
-                    if use_sweeps {
-                        m.per_sweep(per_sweep_cfg, ta, tb, nx, ny, sweeps)
-                    } else {
-                        m.persistent(coop, ta, tb, nx, ny, sweeps)
-                    }
+                move || match persistent {
+                    None => m.per_sweep(per_sweep_cfg, ta, tb, nx, ny, sweeps),
+                    Some(coop) => m.persistent(coop, ta, tb, nx, ny, sweeps),
                 }
             });
             let c: Option<&mut dyn FnMut() -> Result<(), Error>> = c.as_mut().map(|f| f as _);
             b.time_pair(
-                || {
-                    if use_sweeps {
-                        rust.per_sweep(per_sweep_cfg, a, bb, nx, ny, sweeps)
-                    } else {
-                        rust.persistent(coop, a, bb, nx, ny, sweeps)
-                    }
+                || match persistent {
+                    None => rust.per_sweep(per_sweep_cfg, a, bb, nx, ny, sweeps),
+                    Some(coop) => rust.persistent(coop, a, bb, nx, ny, sweeps),
                 },
                 c,
             )
         };
-        let (pr, pc) = time(false)?;
-        let (sr, sc) = time(true)?;
+        let (pr, pc) = time(Some(full))?;
+        let (lr, lc) = time(Some(lean))?;
+        let (sr, sc) = time(None)?;
         // The graph replays launches on these very buffers: keep them alive
         // as long as the graph.
         let (mut ca, mut cb) = fresh(&b.gpu, &init)?;
@@ -187,12 +192,21 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
             b.time_pair(|| graph.launch(), c)?
         };
         for (name, r, c) in [
-            ("jacobi: persistent, grid.sync per sweep", pr, pc),
-            ("jacobi: one launch per sweep", sr, sc),
-            ("jacobi: launches replayed from a graph", gr, gc),
+            (
+                format!("jacobi: persistent {}x{}", full.grid.x, full.block.x),
+                pr,
+                pc,
+            ),
+            (
+                format!("jacobi: persistent {}x{}", lean.grid.x, lean.block.x),
+                lr,
+                lc,
+            ),
+            ("jacobi: one launch per sweep".to_string(), sr, sc),
+            ("jacobi: launches replayed from a graph".to_string(), gr, gc),
         ] {
             rows.push(Row {
-                name: name.into(),
+                name,
                 size: size.clone(),
                 rust: r * 1e3,
                 cuda: c.map(|m| m * 1e3),
