@@ -3,6 +3,8 @@
 // pointer and a 64-bit length), so the Rust host launches both through the
 // same typed handles. Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx.
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
 namespace cg = cooperative_groups;
 typedef unsigned long long u64;
 
@@ -225,4 +227,73 @@ extern "C" __global__ void cluster_histogram(const unsigned* values, u64 n, unsi
         unsigned c = local[b];
         if (c != 0) atomicAdd(bins + base + b, c);
     }
+}
+
+// ---- patterns.rs -------------------------------------------------------------
+
+extern "C" __global__ void divergent_sum(const unsigned* flags, u64 nflags, const float* data, u64 n, float* results) {
+    u64 i = cg::this_grid().thread_rank();
+    if (i < n && flags[i] != 0) {
+        cg::coalesced_group active = cg::coalesced_threads();
+        float s = cg::reduce(active, data[i], cg::plus<float>());
+        if (active.thread_rank() == 0) atomicAdd(results + i / 32, s);
+    }
+}
+
+extern "C" __global__ void category_sums(const unsigned* categories, u64 ncat, const float* values, u64 n, float* sums) {
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+    u64 i = cg::this_grid().thread_rank();
+    unsigned c = i < n ? categories[i] : 0xffffffffu;
+    float v = i < n ? values[i] : 0.0f;
+    cg::coalesced_group same = cg::labeled_partition(warp, c);
+    float s = cg::reduce(same, v, cg::plus<float>());
+    if (same.thread_rank() == 0 && c != 0xffffffffu) atomicAdd(sums + c, s);
+}
+
+__device__ __forceinline__ void block_inclusive_scan(cg::thread_block block, unsigned v, unsigned& x_out, unsigned& total_out) {
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    __shared__ unsigned before[32];
+    __shared__ unsigned total;
+    unsigned x = cg::inclusive_scan(warp, v, cg::plus<unsigned>());
+    if (warp.thread_rank() == 31) before[warp.meta_group_rank()] = x;
+    block.sync();
+    if (warp.meta_group_rank() == 0) {
+        unsigned lane = warp.thread_rank();
+        unsigned t = lane < warp.meta_group_size() ? before[lane] : 0;
+        unsigned up_to = cg::inclusive_scan(warp, t, cg::plus<unsigned>());
+        before[lane] = up_to - t;
+        if (lane == 31) total = up_to;
+    }
+    block.sync();
+    x_out = before[warp.meta_group_rank()] + x;
+    total_out = total;
+    block.sync();
+}
+
+extern "C" __global__ void grid_prefix_sum(const unsigned* input, u64 n, unsigned* block_totals, unsigned* out) {
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    u64 nb = grid.num_blocks(), b = grid.block_rank(), bt = block.num_threads(), t = block.thread_rank();
+    u64 chunk = ((n + nb - 1) / nb + bt - 1) / bt * bt;
+    u64 start = b * chunk < n ? b * chunk : n, end = (b + 1) * chunk < n ? (b + 1) * chunk : n;
+    unsigned carry = 0;
+    for (u64 base = start; base < end; base += bt) {
+        u64 i = base + t;
+        unsigned v = i < end ? input[i] : 0, x, total;
+        block_inclusive_scan(block, v, x, total);
+        if (i < end) out[i] = carry + x;
+        carry += total;
+    }
+    if (t == 0) block_totals[b] = carry;
+    grid.sync();
+    unsigned before = 0;
+    for (u64 j = t; j < b; j += bt) before += block_totals[j];
+    __shared__ unsigned warp_sums[32];
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    unsigned w = cg::reduce(warp, before, cg::plus<unsigned>());
+    if (warp.thread_rank() == 0) warp_sums[warp.meta_group_rank()] = w;
+    block.sync();
+    unsigned offset = 0;
+    for (unsigned k = 0; k < warp.meta_group_size(); k++) offset += warp_sums[k];
+    for (u64 i = start + t; i < end; i += bt) out[i] += offset;
 }

@@ -11,6 +11,7 @@ pub mod block_reduce;
 pub mod cluster;
 pub mod grid_sum;
 pub mod jacobi;
+pub mod patterns;
 pub mod planted;
 pub mod probes;
 pub mod readme;

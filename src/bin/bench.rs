@@ -1,12 +1,13 @@
 //! Every experiment in one run: block reductions, whole-array sums (with
-//! CUB), barrier costs, Jacobi and clusters, each beside its CUDA C++ twin.
+//! CUB), barrier costs, Jacobi, the other patterns and clusters, each beside
+//! its CUDA C++ twin.
 //!
 //! ```text
 //! cargo run --release --bin bench [-- --twins DIR] [--runs N] [--json FILE] [--quick]
 //! ```
 
 use cooperative_groups::bench::{Bench, Options};
-use cooperative_groups::experiments::{barriers, clusters, jacobi, reductions};
+use cooperative_groups::experiments::{barriers, clusters, jacobi, patterns, reductions};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -22,6 +23,7 @@ fn main() -> ExitCode {
         reductions::array_sums(&mut b, sizes)?;
         barriers::barrier_costs(&mut b)?;
         jacobi::jacobi(&mut b, shapes)?;
+        patterns::patterns(&mut b, &sizes[..1])?;
         clusters::clusters(&mut b, sizes)?;
         b.finish()
     };

@@ -1,12 +1,14 @@
 //! Reductions: block reductions three ways, whole-array sums five ways
-//! (with CUB), and barrier costs, each beside its CUDA C++ twin.
+//! (with CUB), barrier costs, and the other patterns (divergent-branch
+//! reduction, per-category sums, cooperative prefix sum), each beside its
+//! CUDA C++ twin.
 //!
 //! ```text
 //! cargo run --release --bin reduce [-- --twins DIR] [--runs N] [--json FILE] [--quick]
 //! ```
 
 use cooperative_groups::bench::{Bench, Options};
-use cooperative_groups::experiments::{barriers, reductions};
+use cooperative_groups::experiments::{barriers, patterns, reductions};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -17,6 +19,7 @@ fn main() -> ExitCode {
         reductions::block_reductions(&mut b, sizes)?;
         reductions::array_sums(&mut b, sizes)?;
         barriers::barrier_costs(&mut b)?;
+        patterns::patterns(&mut b, &sizes[..1])?;
         b.finish()
     };
     cooperative_groups::bench::exit(run())

@@ -1,8 +1,9 @@
 //! The seed guide's experiments, each checked and timed beside its CUDA C++
-//! twin: block reductions, whole-array sums, barrier costs, Jacobi, and
-//! thread-block clusters.
+//! twin: block reductions, whole-array sums, barrier costs, Jacobi, the
+//! seed's other patterns, and thread-block clusters.
 
 pub mod barriers;
 pub mod clusters;
 pub mod jacobi;
+pub mod patterns;
 pub mod reductions;

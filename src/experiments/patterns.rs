@@ -1,0 +1,178 @@
+//! Experiment 5, the seed's other patterns, each checked and timed beside
+//! its CUDA C++ twin: a reduction over the active threads of a divergent
+//! branch, per-category sums with `labeled_partition`, and a cooperative
+//! prefix sum over the whole array.
+
+use crate::bench::{self, Bench, Row};
+use crate::kernels::{CategorySums, DivergentSum, GridPrefixSum};
+use cg_host::{Error, LaunchConfig};
+use rand::Rng;
+
+const CATEGORIES: usize = 16;
+
+/// Runs the pattern rows at `2^log2` elements each.
+pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
+    eprintln!("patterns");
+    let mut rng = rand::rng();
+    let mut rows = Vec::new();
+    for &log2 in log2s {
+        let n = 1usize << log2;
+        let size = bench::size_label(n);
+        let data = bench::random_f32(n);
+        let input = b.gpu.upload(&data)?;
+        let cfg = LaunchConfig::for_elements(n, 256);
+        let row = |name: &str, r: f64, c: Option<f64>, bytes: f64, verified: bool| Row {
+            name: name.into(),
+            size: size.clone(),
+            rust: r * 1e3,
+            cuda: c.map(|m| m * 1e3),
+            library: None,
+            unit: "us",
+            bytes: Some(bytes),
+            verified,
+        };
+
+        // Divergent branch: the threads whose flag is set reduce together.
+        let flags: Vec<u32> = (0..n).map(|_| rng.random_range(0..2)).collect();
+        let fin = b.gpu.upload(&flags)?;
+        let warps = n.div_ceil(32);
+        // SAFETY: bench/kernels.cu declares the twins with the Rust kernels' parameters.
+        let twin = unsafe {
+            b.twin(
+                "divergent_sum",
+                DivergentSum::KIND,
+                DivergentSum::from_function,
+            )?
+        };
+        let check = |got: &[f32]| {
+            (0..warps).all(|w| {
+                let picked: Vec<f32> = (w * 32..(w * 32 + 32).min(n))
+                    .filter(|&i| flags[i] != 0)
+                    .map(|i| data[i])
+                    .collect();
+                bench::sum_close(got[w], &picked)
+            })
+        };
+        let mut out = b.gpu.filled(warps, 0.0f32)?;
+        b.k.divergent_sum.launch(cfg, &fin, &input, &mut out)?;
+        let mut ok = check(&out.to_vec()?);
+        let mut tout = b.gpu.filled(warps, 0.0f32)?;
+        if let Some(t) = &twin {
+            t.launch(cfg, &fin, &input, &mut tout)?;
+            ok &= check(&tout.to_vec()?);
+        }
+        let (r, c) = {
+            let (fin, input, tout) = (&fin, &input, &mut tout);
+            let mut cuda = twin
+                .as_ref()
+                .map(|t| move || t.launch(cfg, fin, input, tout));
+            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
+            let (k, out) = (&b.k.divergent_sum, &mut out);
+            b.time_pair(|| k.launch(cfg, fin, input, out), cuda)?
+        };
+        rows.push(row(
+            "pattern: coalesced_threads sum in a branch",
+            r,
+            c,
+            8.0 * n as f64,
+            ok,
+        ));
+
+        // Per-category sums through labeled_partition.
+        let cats: Vec<u32> = (0..n)
+            .map(|_| rng.random_range(0..CATEGORIES as u32))
+            .collect();
+        let cin = b.gpu.upload(&cats)?;
+        let twin = unsafe {
+            b.twin(
+                "category_sums",
+                CategorySums::KIND,
+                CategorySums::from_function,
+            )?
+        };
+        let check = |got: &[f32]| {
+            (0..CATEGORIES).all(|c| {
+                let picked: Vec<f32> = (0..n)
+                    .filter(|&i| cats[i] as usize == c)
+                    .map(|i| data[i])
+                    .collect();
+                bench::sum_close(got[c], &picked)
+            })
+        };
+        let mut sums = b.gpu.filled(CATEGORIES, 0.0f32)?;
+        b.k.category_sums.launch(cfg, &cin, &input, &mut sums)?;
+        let mut ok = check(&sums.to_vec()?);
+        let mut tsums = b.gpu.filled(CATEGORIES, 0.0f32)?;
+        if let Some(t) = &twin {
+            t.launch(cfg, &cin, &input, &mut tsums)?;
+            ok &= check(&tsums.to_vec()?);
+        }
+        let (r, c) = {
+            let (cin, input, tsums) = (&cin, &input, &mut tsums);
+            let mut cuda = twin
+                .as_ref()
+                .map(|t| move || t.launch(cfg, cin, input, tsums));
+            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
+            let (k, sums) = (&b.k.category_sums, &mut sums);
+            b.time_pair(|| k.launch(cfg, cin, input, sums), cuda)?
+        };
+        rows.push(row(
+            "pattern: labeled_partition category sums",
+            r,
+            c,
+            8.0 * n as f64,
+            ok,
+        ));
+
+        // Cooperative prefix sum.
+        let values: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+        let vin = b.gpu.upload(&values)?;
+        let coop = b.k.grid_prefix_sum.function().cooperative_config(256, 0)?;
+        let twin = unsafe {
+            b.twin(
+                "grid_prefix_sum",
+                GridPrefixSum::KIND,
+                GridPrefixSum::from_function,
+            )?
+        };
+        let mut want = Vec::with_capacity(n);
+        let mut acc = 0u32;
+        for &v in &values {
+            acc = acc.wrapping_add(v);
+            want.push(acc);
+        }
+        let blocks = coop.grid.x as usize;
+        let (mut totals, mut out) = (
+            b.gpu.filled(blocks, 0u32)?,
+            b.gpu.filled(n, 0xDEAD_BEEFu32)?,
+        );
+        let (mut ttotals, mut tout) = (
+            b.gpu.filled(blocks, 0u32)?,
+            b.gpu.filled(n, 0xDEAD_BEEFu32)?,
+        );
+        let (r, c) = {
+            let (vin, ttotals, tout) = (&vin, &mut ttotals, &mut tout);
+            let mut cuda = twin
+                .as_ref()
+                .map(|t| move || t.launch(coop, vin, ttotals, tout));
+            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
+            let (k, totals, out) = (&b.k.grid_prefix_sum, &mut totals, &mut out);
+            b.time_pair(|| k.launch(coop, vin, totals, out), cuda)?
+        };
+        let mut ok = out.to_vec()? == want;
+        if twin.is_some() {
+            ok &= tout.to_vec()? == want;
+        }
+        rows.push(row(
+            "pattern: cooperative prefix sum (u32)",
+            r,
+            c,
+            16.0 * n as f64,
+            ok,
+        ));
+    }
+    for r in rows {
+        b.push(r);
+    }
+    Ok(())
+}
