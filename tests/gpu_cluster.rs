@@ -222,3 +222,29 @@ fn cluster_launch_checks_say_what_is_wrong() {
     assert!(clusters > 0, "no cluster of 4 blocks of 256 threads fits");
     println!("clusters of 4 x 256 threads resident at once: {clusters}");
 }
+
+#[test]
+fn cooperative_cluster_launch_has_both_barriers() {
+    let Some((gpu, k)) = cluster_gpu("cooperative_cluster_launch_has_both_barriers") else {
+        return;
+    };
+    let f = k.probe_cluster_grid.function().unwrap();
+    let limit = f.max_cooperative_blocks(128, 0).unwrap();
+    for blocks in [2u32, 64, (gpu.info().multiprocessors).min(limit) / 2 * 2] {
+        let n = blocks * 128;
+        let mut scratch = gpu.filled(n as usize, 0u32).unwrap();
+        let mut out = gpu.filled(n as usize, 0xDEAD_BEEFu32).unwrap();
+        k.probe_cluster_grid
+            .launch(LaunchConfig::new(blocks, 128), &mut scratch, &mut out, n)
+            .unwrap();
+        gpu.synchronize_timeout(std::time::Duration::from_secs(20))
+            .unwrap();
+        let got = out.to_vec().unwrap();
+        for i in 0..n {
+            let want = ((i + 1) % n)
+                .wrapping_mul(2_654_435_761)
+                .wrapping_add((i / 128) % 2);
+            assert_eq!(got[i as usize], want, "thread {i} of {blocks} blocks");
+        }
+    }
+}

@@ -88,6 +88,7 @@ fn the_sm80_module_has_no_sm90_instructions_and_the_sm90_module_has_the_cluster_
     for m in PTX.modules() {
         let cluster_kernels = [
             "probe_cluster",
+            "probe_cluster_grid",
             "cluster_neighbour_sum",
             "cluster_reduce",
             "cluster_histogram",

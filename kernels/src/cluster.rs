@@ -125,3 +125,22 @@ pub fn cluster_histogram(values: &[u32], bins: *mut u32) {
         b += nt;
     }
 }
+
+/// Cooperative and clustered at once: phase 1 writes `scratch[i]`, then
+/// `grid.sync()` and `cluster.sync()`; phase 2 reads a value written by
+/// another block of the grid and adds this block's cluster rank:
+/// `out[i] = scratch[(i + 1) % n] + cluster.block_rank()`.
+#[kernel(cooperative, cluster(2))]
+pub fn probe_cluster_grid(scratch: *mut u32, out: *mut u32, n: u32) {
+    let grid = this_grid();
+    let cluster = this_cluster();
+    let i = grid.thread_rank() as u32;
+    if i < n {
+        unsafe { *scratch.add(i as usize) = i.wrapping_mul(2_654_435_761) };
+    }
+    grid.sync();
+    cluster.sync();
+    if i < n {
+        unsafe { *out.add(i as usize) = *scratch.add(((i + 1) % n) as usize) + cluster.block_rank() };
+    }
+}
