@@ -141,6 +141,8 @@ pub fn probe_cluster_grid(scratch: *mut u32, out: *mut u32, n: u32) {
     grid.sync();
     cluster.sync();
     if i < n {
-        unsafe { *out.add(i as usize) = *scratch.add(((i + 1) % n) as usize) + cluster.block_rank() };
+        unsafe {
+            *out.add(i as usize) = *scratch.add(((i + 1) % n) as usize) + cluster.block_rank()
+        };
     }
 }
