@@ -200,9 +200,9 @@ impl Bench {
                 .collect();
             let doc = serde_json::json!({ "device": self.gpu.info().name, "rows": rows });
             std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap_or_default()).map_err(
-                |e| Error::InvalidLaunch {
-                    kernel: "bench".into(),
-                    reason: format!("writing {}: {e}", path.display()),
+                |source| Error::Io {
+                    context: format!("writing {}", path.display()),
+                    source,
                 },
             )?;
         }

@@ -123,6 +123,15 @@ pub enum Error {
         /// The deadline.
         seconds: f64,
     },
+    /// Reading or writing a file failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
     /// A CUDA driver call failed.
     #[error("{context}: {source}")]
     Driver {

@@ -100,9 +100,9 @@ impl Module {
     /// Loads a PTX file built elsewhere (for example by `nvcc -ptx`), such
     /// as the CUDA C++ twins of the benchmarks.
     pub fn from_ptx_file(gpu: &Gpu, path: &std::path::Path) -> Result<Self, Error> {
-        let source = std::fs::read_to_string(path).map_err(|e| Error::InvalidLaunch {
-            kernel: path.display().to_string(),
-            reason: format!("cannot read the PTX file: {e}"),
+        let source = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            context: format!("reading the PTX file {}", path.display()),
+            source,
         })?;
         let sm = source
             .lines()
