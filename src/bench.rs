@@ -76,6 +76,9 @@ impl Options {
     }
 }
 
+/// The `cuda` argument of [`Bench::time_pair`] when there is no twin.
+pub const NO_TWIN: Option<fn() -> Result<(), Error>> = None;
+
 /// A benchmark session: the GPU, our kernels, the twins, the rows so far.
 pub struct Bench {
     /// The GPU.
@@ -140,12 +143,13 @@ impl Bench {
         self.opts.twins.as_deref()
     }
 
-    /// Median milliseconds of `rust` and of `cuda` (when present), timed
-    /// alternately after 5 warm-up runs of each.
+    /// Median milliseconds of `rust` and of `cuda` (when present; pass
+    /// [`NO_TWIN`] to time one side), timed alternately after 5 warm-up runs
+    /// of each.
     pub fn time_pair(
         &self,
         mut rust: impl FnMut() -> Result<(), Error>,
-        mut cuda: Option<&mut dyn FnMut() -> Result<(), Error>>,
+        mut cuda: Option<impl FnMut() -> Result<(), Error>>,
     ) -> Result<(f64, Option<f64>), Error> {
         let timer = EventTimer::new(&self.gpu)?;
         for _ in 0..5 {
@@ -158,7 +162,7 @@ impl Bench {
         for _ in 0..self.opts.runs {
             ta.push(timer.time(&mut rust)?);
             if let Some(c) = cuda.as_mut() {
-                tb.push(timer.time(&mut **c)?);
+                tb.push(timer.time(c)?);
             }
         }
         let b = if tb.is_empty() {

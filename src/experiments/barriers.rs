@@ -67,8 +67,8 @@ pub fn barrier_costs(b: &mut Bench) -> Result<(), Error> {
         };
         let per = |h: &dyn BarrierLoop| -> Result<(f64, bool), Error> {
             let mut out = b.gpu.filled(1, u32::MAX)?;
-            let (t0, _) = b.time_pair(|| h.run(cfg, 0, &mut out), None)?;
-            let (t1, _) = b.time_pair(|| h.run(cfg, ITERS, &mut out), None)?;
+            let (t0, _) = b.time_pair(|| h.run(cfg, 0, &mut out), crate::bench::NO_TWIN)?;
+            let (t1, _) = b.time_pair(|| h.run(cfg, ITERS, &mut out), crate::bench::NO_TWIN)?;
             Ok(((t1 - t0) * 1e6 / ITERS as f64, out.to_vec()? == [ITERS]))
         };
         let (rust_ns, mut ok) = per(rust)?;

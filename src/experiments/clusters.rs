@@ -46,8 +46,7 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let (mut out, mut tout) = (b.gpu.filled(n, f32::NAN)?, b.gpu.filled(n, f32::NAN)?);
         let (r, c) = {
             let (input, tout) = (&input, &mut tout);
-            let mut cuda = twin.as_ref().map(|t| move || t.launch(cfg, input, tout));
-            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
+            let cuda = twin.as_ref().map(|t| move || t.launch(cfg, input, tout));
             let (k, out) = (&b.k.cluster_neighbour_sum, &mut out);
             b.time_pair(|| k.launch(cfg, input, out), cuda)?
         };
@@ -82,8 +81,7 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         );
         let (r, c) = {
             let (input, tsums) = (&input, &mut tsums);
-            let mut cuda = twin.as_ref().map(|t| move || t.launch(cfg, input, tsums));
-            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
+            let cuda = twin.as_ref().map(|t| move || t.launch(cfg, input, tsums));
             let (k, sums) = (&b.k.cluster_reduce, &mut sums);
             b.time_pair(|| k.launch(cfg, input, sums), cuda)?
         };
@@ -124,8 +122,7 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let (mut bins, mut tbins) = (b.gpu.filled(nbins, 0u32)?, b.gpu.filled(nbins, 0u32)?);
         let (r, c) = {
             let (vin, tbins) = (&vin, &mut tbins);
-            let mut cuda = twin.as_ref().map(|t| move || t.launch(hcfg, vin, tbins));
-            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
+            let cuda = twin.as_ref().map(|t| move || t.launch(hcfg, vin, tbins));
             let (k, bins) = (&b.k.cluster_histogram, &mut bins);
             b.time_pair(|| k.launch(hcfg, vin, bins), cuda)?
         };

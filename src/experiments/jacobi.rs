@@ -155,13 +155,12 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
         // `None`: one launch per sweep; `Some(cfg)`: the persistent kernel.
         let mut time = |persistent: Option<LaunchConfig>| -> Result<(f64, Option<f64>), Error> {
             let (a, bb, ta, tb) = (&mut a, &mut bb, &mut ta, &mut tb);
-            let mut c = cuda.as_ref().map(|m| {
+            let c = cuda.as_ref().map(|m| {
                 move || match persistent {
                     None => m.per_sweep(per_sweep_cfg, ta, tb, nx, ny, sweeps),
                     Some(coop) => m.persistent(coop, ta, tb, nx, ny, sweeps),
                 }
             });
-            let c: Option<&mut dyn FnMut() -> Result<(), Error>> = c.as_mut().map(|f| f as _);
             b.time_pair(
                 || match persistent {
                     None => rust.per_sweep(per_sweep_cfg, a, bb, nx, ny, sweeps),
@@ -187,8 +186,7 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
             None => None,
         };
         let (gr, gc) = {
-            let mut c = cuda_graph.as_ref().map(|g| move || g.launch());
-            let c: Option<&mut dyn FnMut() -> Result<(), Error>> = c.as_mut().map(|f| f as _);
+            let c = cuda_graph.as_ref().map(|g| move || g.launch());
             b.time_pair(|| graph.launch(), c)?
         };
         for (name, r, c) in [

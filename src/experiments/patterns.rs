@@ -63,10 +63,9 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         }
         let (r, c) = {
             let (fin, input, tout) = (&fin, &input, &mut tout);
-            let mut cuda = twin
+            let cuda = twin
                 .as_ref()
                 .map(|t| move || t.launch(cfg, fin, input, tout));
-            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
             let (k, out) = (&b.k.divergent_sum, &mut out);
             b.time_pair(|| k.launch(cfg, fin, input, out), cuda)?
         };
@@ -109,10 +108,9 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         }
         let (r, c) = {
             let (cin, input, tsums) = (&cin, &input, &mut tsums);
-            let mut cuda = twin
+            let cuda = twin
                 .as_ref()
                 .map(|t| move || t.launch(cfg, cin, input, tsums));
-            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
             let (k, sums) = (&b.k.category_sums, &mut sums);
             b.time_pair(|| k.launch(cfg, cin, input, sums), cuda)?
         };
@@ -152,10 +150,9 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         );
         let (r, c) = {
             let (vin, ttotals, tout) = (&vin, &mut ttotals, &mut tout);
-            let mut cuda = twin
+            let cuda = twin
                 .as_ref()
                 .map(|t| move || t.launch(coop, vin, ttotals, tout));
-            let cuda: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
             let (k, totals, out) = (&b.k.grid_prefix_sum, &mut totals, &mut out);
             b.time_pair(|| k.launch(coop, vin, totals, out), cuda)?
         };

@@ -77,8 +77,7 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             let mut twin_out = b.gpu.filled(blocks, f32::NAN)?;
             let (rust_ms, cuda_ms) = {
                 let (input, o, t) = (&input, &mut out, &mut twin_out);
-                let mut c = cuda.as_ref().map(|h| move || h.run(cfg, input, t));
-                let c: Option<&mut dyn FnMut() -> Result<(), Error>> = c.as_mut().map(|f| f as _);
+                let c = cuda.as_ref().map(|h| move || h.run(cfg, input, t));
                 b.time_pair(|| rust.run(cfg, input, o), c)?
             };
             let mut verified = blocks_close(&out.to_vec()?, &values);
@@ -181,14 +180,12 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             };
             let (r, c) = {
                 let (input, tp, to) = (&input, &mut tp, &mut to);
-                let mut cuda: Option<Box<dyn FnMut() -> Result<(), Error>>> =
+                let cuda: Option<Box<dyn FnMut() -> Result<(), Error>>> =
                     match (vec4, &twin, &twin4) {
                         (false, Some(t), _) => Some(Box::new(move || t.launch(cfg, input, tp, to))),
                         (true, _, Some(t)) => Some(Box::new(move || t.launch(cfg, input, tp, to))),
                         _ => None,
                     };
-                let c: Option<&mut dyn FnMut() -> Result<(), Error>> =
-                    cuda.as_mut().map(|f| &mut **f as _);
                 let (k, k4) = (&b.k.grid_sum, &b.k.grid_sum_vec4);
                 let (p, o) = (&mut p, &mut o);
                 b.time_pair(
@@ -199,7 +196,7 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
                             k.launch(cfg, input, p, o)
                         }
                     },
-                    c,
+                    cuda,
                 )?
             };
             let mut ok = bench::sum_close(o.to_vec()?[0], &values);
@@ -252,21 +249,20 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         };
         let (r, c) = {
             let (input, tp, to) = (&input, &mut tp, &mut to);
-            let mut cuda = match &twins {
+            let cuda = match &twins {
                 (Some(t1), Some(t2)) => Some(move || {
                     t1.launch(cfg, input, tp)?;
                     t2.launch(one, tp, to)
                 }),
                 _ => None,
             };
-            let c: Option<&mut dyn FnMut() -> Result<(), Error>> = cuda.as_mut().map(|f| f as _);
             let (k1, k2, p, o) = (&b.k.block_reduce_warp, &b.k.sum_partials, &mut p, &mut o);
             b.time_pair(
                 || {
                     k1.launch(cfg, input, p)?;
                     k2.launch(one, p, o)
                 },
-                c,
+                cuda,
             )?
         };
         let mut ok = bench::sum_close(o.to_vec()?[0], &values);
@@ -288,11 +284,9 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             }
             let (r, c) = {
                 let (input, to) = (&input, &mut to);
-                let mut cuda = twin.as_ref().map(|t| move || t.launch(cfg, input, to));
-                let c: Option<&mut dyn FnMut() -> Result<(), Error>> =
-                    cuda.as_mut().map(|f| f as _);
+                let cuda = twin.as_ref().map(|t| move || t.launch(cfg, input, to));
                 let (k, o) = (&b.k.sum_atomic, &mut o);
-                b.time_pair(|| k.launch(cfg, input, o), c)?
+                b.time_pair(|| k.launch(cfg, input, o), cuda)?
             };
             b.push(row("sum: one atomicAdd per element", r, c, None, ok));
         }
