@@ -43,6 +43,15 @@ fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
     cmd
 }
 
+/// The flags every crate of an `sm_<sm>` build gets (see [`build_ptx`]).
+fn rustflags(sm: u32) -> String {
+    let mut flags = format!("-Ctarget-cpu=sm_{sm}\x1f-Zmir-enable-passes=-JumpThreading");
+    if sm >= 90 {
+        flags.push_str("\x1f-Ctarget-feature=+ptx80");
+    }
+    flags
+}
+
 /// Builds `crate_dir` for `sm_<sm>` and returns the PTX text.
 pub fn build_ptx(
     tc: &Toolchain,
@@ -75,10 +84,9 @@ pub fn build_ptx(
         //   reach the device library, whose inline functions hold barriers.
         //   LLVM's own passes respect the barrier intrinsic's `convergent`
         //   attribute.
-        .env(
-            "CARGO_ENCODED_RUSTFLAGS",
-            format!("-Ctarget-cpu={arch}\x1f-Zmir-enable-passes=-JumpThreading"),
-        )
+        // * on sm_90, PTX ISA 8.0, the first with the bulk copy engine
+        //   (`cp.async.bulk`, `mbarrier.expect_tx`, `fence.proxy.async`).
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags(sm))
         .output()
         .map_err(io_err(format!(
             "running {} (from {})",
