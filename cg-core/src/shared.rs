@@ -5,11 +5,119 @@
 //! file, line and column of the macro call), 16-byte aligned. The
 //! returned [`SharedArray`] holds the array's 32-bit shared-window address, so
 //! its loads and stores are `ld.shared`/`st.shared`, not generic accesses.
+//! [`dynamic_shared`] is the region sized at launch; [`SharedSlice`] is a
+//! view of either, and what [`memcpy_async`](crate::memcpy_async) copies
+//! into.
 
 use bytemuck::Pod;
 use core::arch::asm;
 use core::marker::PhantomData;
 use core::mem::size_of;
+
+/// A run of `len` values of `T` in this block's shared memory: a view of
+/// a [`SharedArray`] ([`SharedArray::as_slice`]), of the dynamic region
+/// ([`dynamic_shared`]) or of part of either ([`SharedSlice::subslice`]).
+/// It holds a 32-bit shared-window address, so its loads and stores are
+/// `ld.shared`/`st.shared`. Indexing out of bounds traps.
+///
+/// Access from several threads follows CUDA's rules: separate writes and
+/// reads of one element with a barrier (`block.sync()`).
+#[derive(Clone, Copy)]
+pub struct SharedSlice<T: Pod> {
+    addr: u32,
+    len: u32,
+    _t: PhantomData<T>,
+}
+
+impl<T: Pod> SharedSlice<T> {
+    /// Wraps a shared-window address and a length.
+    ///
+    /// # Safety
+    /// `addr` must be the start of `len` values of `T` in `.shared` memory,
+    /// aligned for `T`, used only through this handle's rules.
+    #[inline(always)]
+    pub const unsafe fn from_raw(addr: u32, len: u32) -> Self {
+        Self {
+            addr,
+            len,
+            _t: PhantomData,
+        }
+    }
+
+    /// Number of elements.
+    #[inline(always)]
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the slice is empty.
+    #[inline(always)]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The slice's address in the shared window.
+    #[inline(always)]
+    pub fn shared_addr(&self) -> u32 {
+        self.addr
+    }
+
+    /// Elements `start..start + len` (traps when they run past the end).
+    #[inline(always)]
+    pub fn subslice(&self, start: usize, len: usize) -> Self {
+        assert!(start <= self.len() && len <= self.len() - start);
+        // SAFETY: inside this slice.
+        unsafe { Self::from_raw(self.addr + (start * size_of::<T>()) as u32, len as u32) }
+    }
+
+    /// Elements `start..`, or none when `start >= len` (`slice.get(start..)`
+    /// without the `Option`): never traps.
+    #[inline(always)]
+    pub fn tail_from(&self, start: usize) -> Self {
+        let start = start.min(self.len());
+        // SAFETY: inside this slice.
+        unsafe {
+            Self::from_raw(
+                self.addr + (start * size_of::<T>()) as u32,
+                self.len - start as u32,
+            )
+        }
+    }
+
+    /// Reads element `i` (traps when `i >= len`).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> T {
+        assert!(i < self.len());
+        // SAFETY: in bounds.
+        unsafe { self.get_unchecked(i) }
+    }
+
+    /// Writes element `i` (traps when `i >= len`).
+    #[inline(always)]
+    pub fn set(&self, i: usize, value: T) {
+        assert!(i < self.len());
+        // SAFETY: in bounds.
+        unsafe { self.set_unchecked(i, value) }
+    }
+
+    /// Reads element `i` without a bounds check.
+    ///
+    /// # Safety
+    /// `i < len`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: usize) -> T {
+        ld_shared(self.addr + (i * size_of::<T>()) as u32)
+    }
+
+    /// Writes element `i` without a bounds check.
+    ///
+    /// # Safety
+    /// `i < len`.
+    #[inline(always)]
+    pub unsafe fn set_unchecked(&self, i: usize, value: T) {
+        st_shared(self.addr + (i * size_of::<T>()) as u32, value)
+    }
+}
 
 /// A block-shared array of `N` values of `T`, from
 /// [`shared_array!`](crate::shared_array). Indexing out of bounds traps.
@@ -37,6 +145,13 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
         }
     }
 
+    /// The whole array as a [`SharedSlice`].
+    #[inline(always)]
+    pub fn as_slice(&self) -> SharedSlice<T> {
+        // SAFETY: the array's own extent.
+        unsafe { SharedSlice::from_raw(self.addr, N as u32) }
+    }
+
     /// Number of elements.
     #[inline(always)]
     pub const fn len(&self) -> usize {
@@ -58,9 +173,7 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
     /// Reads element `i` (traps when `i >= N`).
     #[inline(always)]
     pub fn get(&self, i: usize) -> T {
-        assert!(i < N);
-        // SAFETY: in bounds of the allocation behind `addr`.
-        unsafe { ld_shared(self.addr + (i * size_of::<T>()) as u32) }
+        self.as_slice().get(i)
     }
 
     /// Reads element `i` without a bounds check.
@@ -69,7 +182,7 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
     /// `i < N`.
     #[inline(always)]
     pub unsafe fn get_unchecked(&self, i: usize) -> T {
-        ld_shared(self.addr + (i * size_of::<T>()) as u32)
+        self.as_slice().get_unchecked(i)
     }
 
     /// Writes element `i` without a bounds check.
@@ -78,15 +191,32 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
     /// `i < N`.
     #[inline(always)]
     pub unsafe fn set_unchecked(&self, i: usize, value: T) {
-        st_shared(self.addr + (i * size_of::<T>()) as u32, value)
+        self.as_slice().set_unchecked(i, value)
     }
 
     /// Writes element `i` (traps when `i >= N`).
     #[inline(always)]
     pub fn set(&self, i: usize, value: T) {
-        assert!(i < N);
-        // SAFETY: in bounds of the allocation behind `addr`.
-        unsafe { st_shared(self.addr + (i * size_of::<T>()) as u32, value) }
+        self.as_slice().set(i, value)
+    }
+}
+
+core::arch::global_asm!(".extern .shared .align 16 .b8 cg_dynamic_shared[];");
+
+/// The block's dynamic shared memory (`extern __shared__ T s[]`) as
+/// `T`s: as many as fit in the bytes the launch asked for
+/// (`LaunchConfig::with_shared_mem`; `%dynamic_smem_size`). 16-byte
+/// aligned; every call in a kernel returns the same region, so split it
+/// with [`SharedSlice::subslice`].
+#[inline(always)]
+pub fn dynamic_shared<T: Pod>() -> SharedSlice<T> {
+    const { assert!(core::mem::align_of::<T>() <= 16 && size_of::<T>() > 0) };
+    let addr: u32;
+    // SAFETY: reads the address of the region declared above.
+    unsafe {
+        asm!("mov.u32 {a}, cg_dynamic_shared;", a = out(reg32) addr, options(nomem, nostack, pure));
+        let n = crate::intrinsics::dynamic_smem_size() / size_of::<T>() as u32;
+        SharedSlice::from_raw(addr, n)
     }
 }
 
