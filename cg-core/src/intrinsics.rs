@@ -442,3 +442,162 @@ pub unsafe fn atom_add_shared_cluster_u32(addr: u32, v: u32) -> u32 {
 pub unsafe fn red_add_u32(ptr: *mut u32, v: u32) {
     asm!("red.global.add.u32 [{p}], {v};", p = in(reg64) ptr, v = in(reg32) v, options(nostack));
 }
+
+/// `%dynamic_smem_size`: bytes of dynamic shared memory this launch gave
+/// each block.
+#[inline(always)]
+pub fn dynamic_smem_size() -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("mov.u32 {r}, %dynamic_smem_size;", r = out(reg32) r, options(nomem, nostack, pure))
+    };
+    r
+}
+
+/// `cp.async.{ca,cg}.shared.global [dst], [src], BYTES;` (sm_80): starts
+/// copying `BYTES` (4, 8 or 16) from global to shared memory, completed by
+/// a later [`cp_async_commit`] + wait or [`cp_async_mbarrier_arrive`].
+/// The 16-byte form bypasses L1 (`.cg`), as CUDA's does.
+///
+/// # Safety
+/// `dst` must be a shared address and `src` a global address, both
+/// `BYTES`-aligned, of `BYTES` valid bytes.
+#[inline(always)]
+pub unsafe fn cp_async<const BYTES: u32>(dst: u32, src: *const u8) {
+    match BYTES {
+        16 => {
+            asm!("cp.async.cg.shared.global [{d}], [{s}], 16;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+        }
+        8 => {
+            asm!("cp.async.ca.shared.global [{d}], [{s}], 8;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+        }
+        4 => {
+            asm!("cp.async.ca.shared.global [{d}], [{s}], 4;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+        }
+        _ => panic!("cp.async copies 4, 8 or 16 bytes"),
+    }
+}
+
+/// `cp.async.commit_group`: closes the calling thread's batch of
+/// `cp.async` copies.
+#[inline(always)]
+pub fn cp_async_commit() {
+    unsafe { asm!("cp.async.commit_group;", options(nostack)) };
+}
+
+/// `cp.async.wait_group N`: waits until at most `N` of the calling thread's
+/// committed batches are still in flight.
+#[inline(always)]
+pub fn cp_async_wait_group<const N: u32>() {
+    unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) };
+}
+
+/// `cp.async.wait_group STAGES - 1`: waits until fewer than `STAGES` of
+/// the calling thread's committed batches are still in flight (the oldest
+/// of `STAGES` has landed).
+#[inline(always)]
+pub fn cp_async_wait_oldest_of<const STAGES: usize>() {
+    unsafe { asm!("cp.async.wait_group {n};", n = const STAGES - 1, options(nostack)) };
+}
+
+/// `cp.async.mbarrier.arrive.shared.b64`: the mbarrier at `bar` gets one
+/// more pending arrival now and that arrival when all of the calling
+/// thread's earlier `cp.async` copies have landed (the arrival count
+/// expected by the barrier is unchanged).
+///
+/// # Safety
+/// `bar` must be the shared address of an initialised mbarrier.
+#[inline(always)]
+pub unsafe fn cp_async_mbarrier_arrive(bar: u32) {
+    asm!("cp.async.mbarrier.arrive.shared.b64 [{b}];", b = in(reg32) bar, options(nostack));
+}
+
+/// `mbarrier.init.shared.b64 [bar], count`.
+///
+/// # Safety
+/// `bar` must be an 8-byte-aligned shared address no thread is using as a
+/// barrier yet.
+#[inline(always)]
+pub unsafe fn mbarrier_init(bar: u32, count: u32) {
+    asm!("mbarrier.init.shared.b64 [{b}], {c};", b = in(reg32) bar, c = in(reg32) count, options(nostack));
+}
+
+/// `mbarrier.arrive.shared.b64` (release): returns the phase token.
+///
+/// # Safety
+/// `bar` must be the shared address of an initialised mbarrier.
+#[inline(always)]
+pub unsafe fn mbarrier_arrive(bar: u32) -> u64 {
+    let t: u64;
+    asm!("mbarrier.arrive.shared.b64 {t}, [{b}];", t = out(reg64) t, b = in(reg32) bar, options(nostack));
+    t
+}
+
+/// `mbarrier.arrive_drop.shared.b64`: arrives and lowers the expected
+/// count of every later phase by one.
+///
+/// # Safety
+/// `bar` must be the shared address of an initialised mbarrier.
+#[inline(always)]
+pub unsafe fn mbarrier_arrive_drop(bar: u32) {
+    asm!("mbarrier.arrive_drop.shared.b64 _, [{b}];", b = in(reg32) bar, options(nostack));
+}
+
+/// Whether the phase of `token` is complete (acquire): `mbarrier.try_wait`
+/// on sm_90 (the thread may sleep in it for a while), `mbarrier.test_wait`
+/// before.
+///
+/// # Safety
+/// `bar` must be the shared address of an initialised mbarrier.
+#[inline(always)]
+pub unsafe fn mbarrier_test_wait(bar: u32, token: u64) -> bool {
+    let done: u32;
+    #[cfg(target_feature = "sm_90")]
+    asm!(
+        "{{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [{b}], {t}; selp.u32 {d}, 1, 0, p; }}",
+        d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
+    );
+    #[cfg(not(target_feature = "sm_90"))]
+    asm!(
+        "{{ .reg .pred p; mbarrier.test_wait.shared.b64 p, [{b}], {t}; selp.u32 {d}, 1, 0, p; }}",
+        d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
+    );
+    done != 0
+}
+
+/// `mbarrier.expect_tx.relaxed.cta.shared::cta.b64` (sm_90): the current
+/// phase also waits for `bytes` more bytes of bulk copies.
+///
+/// # Safety
+/// `bar` must be the shared address of an initialised mbarrier.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub unsafe fn mbarrier_expect_tx(bar: u32, bytes: u32) {
+    asm!("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{b}], {n};", b = in(reg32) bar, n = in(reg32) bytes, options(nostack));
+}
+
+/// `fence.proxy.async.shared::cta` (sm_90): orders the calling thread's
+/// earlier shared-memory accesses (and those it has seen through a barrier)
+/// before later bulk copies into the same memory.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub fn fence_proxy_async_shared() {
+    unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack)) };
+}
+
+/// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`
+/// (sm_90): the bulk copy engine copies `bytes` from global to shared
+/// memory and reports them to the mbarrier at `bar`.
+///
+/// # Safety
+/// `dst` (this block's shared window) and `src` (global) must be 16-byte
+/// aligned with `bytes` valid bytes, `bytes` a multiple of 16, and `bar`
+/// an initialised mbarrier of this block.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub unsafe fn cp_async_bulk_global_to_shared(dst: u32, src: *const u8, bytes: u32, bar: u32) {
+    asm!(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{s}], {n}, [{b}];",
+        d = in(reg32) dst, s = in(reg64) src, n = in(reg32) bytes, b = in(reg32) bar, options(nostack)
+    );
+}

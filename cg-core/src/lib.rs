@@ -21,7 +21,10 @@
 //!   32 bytes ([`shuffle`]);
 //! * collectives: [`collectives`] (`reduce`, `inclusive_scan`,
 //!   `exclusive_scan`, `invoke_one`, `block_reduce`);
-//! * shared memory: [`shared`].
+//! * shared memory: [`shared`] (static arrays, the dynamic region);
+//! * asynchronous copies to shared memory: [`memcpy_async`] (`memcpy_async`,
+//!   `wait`, `wait_prior`), the block-scope [`barrier`] they can complete
+//!   on, and the multi-stage [`pipeline`].
 //!
 //! ```ignore
 //! use cg_core::prelude::*;
@@ -58,6 +61,8 @@ pub use cg_macros::kernel;
 #[cfg(target_arch = "nvptx64")]
 pub mod atomic;
 #[cfg(target_arch = "nvptx64")]
+pub mod barrier;
+#[cfg(target_arch = "nvptx64")]
 pub mod block;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub mod cluster;
@@ -72,6 +77,10 @@ pub mod group;
 #[cfg(target_arch = "nvptx64")]
 pub mod intrinsics;
 #[cfg(target_arch = "nvptx64")]
+pub mod memcpy_async;
+#[cfg(target_arch = "nvptx64")]
+pub mod pipeline;
+#[cfg(target_arch = "nvptx64")]
 pub mod shared;
 #[cfg(target_arch = "nvptx64")]
 pub mod shuffle;
@@ -81,7 +90,9 @@ pub mod tile;
 /// Everything a kernel usually needs: `use cg_core::prelude::*;`.
 #[cfg(target_arch = "nvptx64")]
 pub mod prelude {
+    pub use crate::barrier::{ArrivalToken, Barrier};
     pub use crate::block::{this_thread_block, ThreadBlock};
+    pub use crate::block_barrier;
     #[cfg(target_feature = "sm_90")]
     pub use crate::cluster::{this_cluster, ClusterGroup};
     pub use crate::coalesced::{
@@ -94,7 +105,9 @@ pub mod prelude {
     pub use crate::grid::{this_grid, GridArrivalToken, GridGroup};
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
     pub use crate::kernel;
-    pub use crate::shared::SharedArray;
+    pub use crate::memcpy_async::{memcpy_async, wait, wait_prior, AsyncCopyGroup};
+    pub use crate::pipeline::{make_pipeline, Pipeline};
+    pub use crate::shared::{dynamic_shared, SharedArray, SharedSlice};
     pub use crate::shared_array;
     pub use crate::tile::{
         this_thread, tiled_partition, tiled_partition_dynamic, DynamicTile, ThreadBlockTile,

@@ -1,0 +1,142 @@
+//! A block-scope split barrier over a shared-memory `mbarrier`: the
+//! `cuda::barrier<cuda::thread_scope_block>` of CUDA C++, with copies that
+//! complete on it.
+//!
+//! ```ignore
+//! let block = this_thread_block();
+//! let bar = block_barrier!(&block, block.num_threads());   // init + block.sync()
+//! bar.memcpy_async(&block, smem, &src[start..end]);         // lands on the barrier
+//! bar.arrive_and_wait();                                    // copy landed, all arrived
+//! ```
+//!
+//! Each phase completes when the expected number of threads have arrived
+//! and every copy started on it has landed. Arrival releases, waiting
+//! acquires: what a thread wrote before arriving is visible to every thread
+//! that has waited for that phase.
+//!
+//! Copies on sm_90 whose ends and length are 16-byte aligned go to the bulk
+//! copy engine (`cp.async.bulk`, one instruction issued by one thread, its
+//! bytes counted by the barrier's transaction count); others are
+//! `cp.async` copies shared out over the group, each thread's completion
+//! tied to the barrier with `cp.async.mbarrier.arrive`.
+
+use crate::intrinsics;
+use crate::memcpy_async::{self, AsyncCopyGroup};
+use crate::shared::{SharedArray, SharedSlice};
+use bytemuck::Pod;
+
+/// A block-scope barrier in shared memory. Make one with
+/// [`block_barrier!`](crate::block_barrier) (or [`Barrier::init`]).
+#[derive(Clone, Copy)]
+pub struct Barrier {
+    addr: u32,
+}
+
+/// The phase a thread arrived at, from [`Barrier::arrive`]; pass it to
+/// [`Barrier::wait`].
+#[must_use = "wait on the token to complete the barrier phase"]
+pub struct ArrivalToken(u64);
+
+impl Barrier {
+    /// `init(&bar, expected)` by the group's first thread, then a group
+    /// sync, so that no thread uses the barrier before it exists. Every
+    /// thread of `group` must call it. `expected` (1 to 2^20 - 1) is the
+    /// number of arrivals that complete each phase.
+    #[inline(always)]
+    pub fn init<G: AsyncCopyGroup>(group: &G, storage: SharedArray<u64, 1>, expected: u32) -> Self {
+        assert!(expected > 0 && expected < 1 << 20);
+        let addr = storage.shared_addr();
+        if group.thread_rank() == 0 {
+            // SAFETY: an 8-byte-aligned shared word of this call site.
+            unsafe { intrinsics::mbarrier_init(addr, expected) };
+        }
+        group.sync();
+        Barrier { addr }
+    }
+
+    /// The barrier's address in the shared window.
+    #[inline(always)]
+    pub fn shared_addr(&self) -> u32 {
+        self.addr
+    }
+
+    /// `bar.arrive()`: counts the calling thread's arrival (release) and
+    /// returns its phase.
+    #[inline(always)]
+    pub fn arrive(&self) -> ArrivalToken {
+        // SAFETY: an initialised barrier (see `init`).
+        ArrivalToken(unsafe { intrinsics::mbarrier_arrive(self.addr) })
+    }
+
+    /// `bar.wait(token)`: waits until the token's phase completes (acquire).
+    #[inline(always)]
+    pub fn wait(&self, token: ArrivalToken) {
+        // SAFETY: an initialised barrier.
+        while !unsafe { intrinsics::mbarrier_test_wait(self.addr, token.0) } {}
+    }
+
+    /// `bar.arrive_and_wait()`.
+    #[inline(always)]
+    pub fn arrive_and_wait(&self) {
+        self.wait(self.arrive())
+    }
+
+    /// `bar.arrive_and_drop()`: arrives for this phase and leaves the
+    /// barrier: every later phase expects one arrival fewer.
+    #[inline(always)]
+    pub fn arrive_and_drop(&self) {
+        // SAFETY: an initialised barrier.
+        unsafe { intrinsics::mbarrier_arrive_drop(self.addr) }
+    }
+
+    /// `cuda::memcpy_async(group, dst, src, bytes, bar)`: the group copies
+    /// what fits of `src` (`min(dst.len(), src.len())` elements, returned)
+    /// to the start of `dst`; the copy is complete when the barrier's
+    /// current phase is. Every thread of the group must call it with the
+    /// same arguments, and then arrive as usual.
+    ///
+    /// On the bulk copy engine (sm_90, 16-byte aligned) the copy is ordered
+    /// after the group's earlier reads of `dst` by the barrier phase that
+    /// separates them, as in CUDA. Ordinary stores into `dst` since that
+    /// phase need `intrinsics::fence_proxy_async_shared()` before the copy
+    /// (CUDA's `fence.proxy.async`), or the copy may land before them.
+    #[inline(always)]
+    pub fn memcpy_async<G: AsyncCopyGroup, T: Pod>(
+        &self,
+        group: &G,
+        dst: SharedSlice<T>,
+        src: &[T],
+    ) -> usize {
+        #[cfg(target_feature = "sm_90")]
+        {
+            let n = src.len().min(dst.len());
+            let bytes = (n * core::mem::size_of::<T>()) as u32;
+            let (d, s) = (dst.shared_addr(), src.as_ptr() as *const u8);
+            if memcpy_async::aligned16(d, s, bytes) {
+                if bytes != 0 && group.thread_rank() == 0 {
+                    // SAFETY: 16-byte aligned ends and length, inside `dst`
+                    // and `src`; a barrier of this block.
+                    unsafe {
+                        intrinsics::mbarrier_expect_tx(self.addr, bytes);
+                        intrinsics::cp_async_bulk_global_to_shared(d, s, bytes, self.addr);
+                    }
+                }
+                return n;
+            }
+        }
+        let n = memcpy_async::issue(group, dst, src);
+        // SAFETY: an initialised barrier.
+        unsafe { intrinsics::cp_async_mbarrier_arrive(self.addr) };
+        n
+    }
+}
+
+/// Declares a block-scope [`Barrier`] in shared memory and initialises it
+/// for `expected` arrivals: `block_barrier!(&group, expected)`. Every
+/// thread of the group must reach it.
+#[macro_export]
+macro_rules! block_barrier {
+    ($group:expr, $expected:expr) => {
+        $crate::barrier::Barrier::init($group, $crate::shared_array!(u64; 1), $expected)
+    };
+}
