@@ -5,6 +5,9 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
+#include <cooperative_groups/memcpy_async.h>
+#include <cuda/barrier>
+#include <cuda/pipeline>
 namespace cg = cooperative_groups;
 typedef unsigned long long u64;
 
@@ -296,4 +299,132 @@ extern "C" __global__ void grid_prefix_sum(const unsigned* input, u64 n, unsigne
     unsigned offset = 0;
     for (unsigned k = 0; k < warp.meta_group_size(); k++) offset += warp_sums[k];
     for (u64 i = start + t; i < end; i += bt) out[i] += offset;
+}
+
+// ---- async_copy.rs: the async-copy guide's kernels -------------------------
+// c = a + b through dynamic shared memory, block-sized chunks, grid-stride.
+
+extern __shared__ float smem[];
+// `__shared__ cuda::barrier` as CUDA's documentation writes it: its
+// constructor does nothing and init() sets it up.
+#pragma nv_diag_suppress static_var_with_dynamic_init
+
+struct Chunks {
+    u64 first, stride, n;
+    unsigned block, t;
+    __device__ Chunks(cg::thread_block b, u64 n_)
+        : first((u64)b.group_index().x * b.num_threads()),
+          stride((u64)gridDim.x * b.num_threads()), n(n_),
+          block(b.num_threads()), t(b.thread_rank()) {}
+    __device__ unsigned len(u64 start) const {
+        return start >= n ? 0u : (unsigned)min((u64)block, n - start);
+    }
+};
+
+extern "C" __global__ void vadd_sync(const float* a, u64 na, const float* b, u64 nb, float* c) {
+    auto block = cg::this_thread_block();
+    Chunks w(block, na);
+    float *sa = smem, *sb = smem + w.block;
+    for (u64 start = w.first; start < w.n; start += w.stride) {
+        u64 i = start + w.t;
+        if (i < w.n) { sa[w.t] = a[i]; sb[w.t] = b[i]; }
+        block.sync();
+        if (i < w.n) c[i] = sa[w.t] + sb[w.t];
+        block.sync();
+    }
+}
+
+extern "C" __global__ void vadd_memcpy_async(const float* a, u64 na, const float* b, u64 nb, float* c) {
+    auto block = cg::this_thread_block();
+    Chunks w(block, na);
+    float *sa = smem, *sb = smem + w.block;
+    for (u64 start = w.first; start < w.n; start += w.stride) {
+        unsigned len = w.len(start);
+        cg::memcpy_async(block, sa, a + start, sizeof(float) * len);
+        cg::memcpy_async(block, sb, b + start, sizeof(float) * len);
+        cg::wait(block);
+        if (w.t < len) c[start + w.t] = sa[w.t] + sb[w.t];
+        block.sync();
+    }
+}
+
+extern "C" __global__ void vadd_barrier(const float* a, u64 na, const float* b, u64 nb, float* c) {
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    auto block = cg::this_thread_block();
+    Chunks w(block, na);
+    float *sa = smem, *sb = smem + w.block;
+    if (block.thread_rank() == 0) init(&bar, block.num_threads());
+    block.sync();
+    for (u64 start = w.first; start < w.n; start += w.stride) {
+        unsigned len = w.len(start);
+        cuda::memcpy_async(block, sa, a + start, sizeof(float) * len, bar);
+        cuda::memcpy_async(block, sb, b + start, sizeof(float) * len, bar);
+        bar.arrive_and_wait();
+        if (w.t < len) c[start + w.t] = sa[w.t] + sb[w.t];
+        bar.arrive_and_wait();
+    }
+}
+
+template <int STAGES>
+__device__ __forceinline__ void vadd_pipelined(const float* a, u64 na, const float* b, float* c) {
+    auto block = cg::this_thread_block();
+    Chunks w(block, na);
+    cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+    auto produce = [&](int slot, u64 start) {
+        pipe.producer_acquire();
+        unsigned len = w.len(start);
+        if (len > 0) {
+            cuda::memcpy_async(block, smem + 2 * slot * w.block, a + start, sizeof(float) * len, pipe);
+            cuda::memcpy_async(block, smem + (2 * slot + 1) * w.block, b + start, sizeof(float) * len, pipe);
+        }
+        pipe.producer_commit();
+    };
+    for (int s = 0; s < STAGES; ++s) produce(s, w.first + s * w.stride);
+    int slot = 0;
+    for (u64 start = w.first; start < w.n; start += w.stride) {
+        cuda::pipeline_consumer_wait_prior<STAGES - 1>(pipe);
+        block.sync();
+        if (w.t < w.len(start)) c[start + w.t] = smem[2 * slot * w.block + w.t] + smem[(2 * slot + 1) * w.block + w.t];
+        block.sync();
+        pipe.consumer_release();
+        produce(slot, start + STAGES * w.stride);
+        slot = (slot + 1) % STAGES;
+    }
+}
+
+extern "C" __global__ void vadd_pipelined_4(const float* a, u64 na, const float* b, u64 nb, float* c) {
+    vadd_pipelined<4>(a, na, b, c);
+}
+
+extern "C" __global__ void vadd_pipelined_8(const float* a, u64 na, const float* b, u64 nb, float* c) {
+    vadd_pipelined<8>(a, na, b, c);
+}
+
+extern "C" __global__ void in_between_pipelined(const int* src, u64 n, int* dest) {
+    constexpr int STAGES = 4;
+    int* ismem = reinterpret_cast<int*>(smem);
+    auto block = cg::this_thread_block();
+    Chunks w(block, n);
+    cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+    for (int s = 0; s < STAGES; ++s) {
+        pipe.producer_acquire();
+        u64 i = w.first + s * w.stride + w.t;
+        if (i < n) cuda::memcpy_async(&ismem[s * w.block + w.t], &src[i], sizeof(int), pipe);
+        pipe.producer_commit();
+    }
+    int stage = 0;
+    for (u64 start = w.first; start < n; start += w.stride) {
+        cuda::pipeline_consumer_wait_prior<STAGES - 1>(pipe);
+        block.sync();
+        unsigned len = w.len(start);
+        const int* s = ismem + stage * w.block;
+        if (w.t < len) dest[start + w.t] = (int)(s[0] < s[w.t] && s[w.t] < s[len - 1]);
+        block.sync();
+        pipe.consumer_release();
+        pipe.producer_acquire();
+        u64 next = start + STAGES * w.stride + w.t;
+        if (next < n) cuda::memcpy_async(&ismem[stage * w.block + w.t], &src[next], sizeof(int), pipe);
+        pipe.producer_commit();
+        stage = (stage + 1) % STAGES;
+    }
 }

@@ -400,3 +400,65 @@ fn coalesced_groups_and_matches_use_their_instructions() {
         }
     }
 }
+
+#[test]
+fn async_copies_use_cp_async_and_the_bulk_engine_where_the_architecture_has_it() {
+    for m in PTX.modules() {
+        let sm = m.sm;
+        let has_all = |kernel: &str, insns: &[&str]| {
+            let body = entry(m.source, kernel);
+            for insn in insns {
+                assert!(body.contains(insn), "sm_{sm} {kernel} lacks `{insn}`");
+            }
+        };
+        // Floats: one 4-byte cp.async per element (as CUDA for `float*`),
+        // shared memory read with ld.shared, one batch per call.
+        has_all(
+            "vadd_memcpy_async",
+            &[
+                "cp.async.ca.shared.global",
+                "cp.async.commit_group",
+                "cp.async.wait_group 0",
+                "ld.shared.b32",
+            ],
+        );
+        assert!(!entry(m.source, "vadd_memcpy_async").contains("cp.async.cg"));
+        // Bytes: 16-byte pieces where the ends share 16-byte alignment, 8-
+        // and 4-byte ones where they share less, bytes by hand around them.
+        has_all(
+            "copy_probe_u8",
+            &[
+                "cp.async.cg.shared.global",
+                "], 8;",
+                "], 4;",
+                "st.shared.b8",
+            ],
+        );
+        has_all(
+            "vadd_pipelined_4",
+            &["cp.async.wait_group 3", "cp.async.commit_group"],
+        );
+        // One thread's element: a single 4-byte cp.async, no by-hand bytes.
+        let between = entry(m.source, "in_between_pipelined");
+        assert!(between.contains("cp.async.ca.shared.global") && between.contains(", 4;"));
+        assert!(!between.contains("cp.async.cg") && !between.contains("st.shared.b8"));
+        let barrier = entry(m.source, "vadd_barrier");
+        if sm >= 90 {
+            has_all(
+                "vadd_barrier",
+                &[
+                    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+                    "mbarrier.expect_tx",
+                    "mbarrier.try_wait",
+                    "cp.async.mbarrier.arrive.shared.b64",
+                ],
+            );
+        } else {
+            has_all(
+                "vadd_barrier",
+                &["cp.async.mbarrier.arrive.shared.b64", "mbarrier.test_wait"],
+            );
+            assert!(!barrier.contains("cp.async.bulk") && !barrier.contains("expect_tx"));
+        }
+    }
+}

@@ -5,6 +5,7 @@
 #![feature(abi_ptx, asm_experimental_arch)]
 
 pub mod api;
+pub mod async_copy;
 pub mod barrier_cost;
 pub mod block_reduce;
 #[cfg(target_feature = "sm_90")]

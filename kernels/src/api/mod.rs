@@ -11,6 +11,7 @@
 use cg_core::prelude::*;
 
 pub mod collectives;
+pub mod copies;
 pub mod full_warp;
 pub mod grid;
 pub mod groups;

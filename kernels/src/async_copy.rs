@@ -1,0 +1,237 @@
+//! The async-copy guide's kernels (seeds/002): vector addition `c = a + b`
+//! through shared memory four ways, and the pipelined "in between" kernel.
+//!
+//! Every kernel walks the arrays in block-sized chunks, grid-stride, and
+//! stages each chunk of `a` and `b` in dynamic shared memory (launch with
+//! `2 * block * 4` bytes, times the stage count for the pipelined ones).
+//! The last chunk may be partial. `b` must be at least as long as `a`, and
+//! `c` as well; the length of `a` is the problem size.
+
+use cg_core::prelude::*;
+
+/// The walk every kernel shares: this block's first chunk, the grid
+/// stride, the block size, this thread's rank, and the element count.
+struct Chunks {
+    first: usize,
+    stride: usize,
+    block: usize,
+    t: usize,
+    n: usize,
+}
+
+impl Chunks {
+    #[inline(always)]
+    fn new(block: &ThreadBlock, n: usize) -> Self {
+        let size = block.num_threads() as usize;
+        let grid = this_grid();
+        Chunks {
+            first: grid.block_rank() as usize * size,
+            stride: grid.num_blocks() as usize * size,
+            block: size,
+            t: block.thread_rank() as usize,
+            n,
+        }
+    }
+}
+
+/// Stage 1: each thread copies its element of `a` and `b` into shared
+/// memory by hand, the block syncs, adds, and syncs again.
+#[kernel]
+pub fn vadd_sync(a: &[f32], b: &[f32], c: *mut f32) {
+    let block = this_thread_block();
+    let w = Chunks::new(&block, a.len());
+    // One length for both inputs: a shorter `b` traps here, and no index
+    // below needs a check of its own.
+    let b = &b[..w.n];
+    let smem = dynamic_shared::<f32>();
+    let (sa, sb) = (smem.subslice(0, w.block), smem.subslice(w.block, w.block));
+    let mut start = w.first;
+    while start < w.n {
+        let i = start + w.t;
+        if i < w.n {
+            sa.set(w.t, a[i]);
+            sb.set(w.t, b[i]);
+        }
+        block.sync();
+        if i < w.n {
+            unsafe { *c.add(i) = sa.get(w.t) + sb.get(w.t) };
+        }
+        block.sync();
+        start += w.stride;
+    }
+}
+
+/// Stage 2: the block copies each chunk with `memcpy_async` (what fits of
+/// `a[start..]` in a block-sized buffer) and `wait`s.
+#[kernel]
+pub fn vadd_memcpy_async(a: &[f32], b: &[f32], c: *mut f32) {
+    let block = this_thread_block();
+    let w = Chunks::new(&block, a.len());
+    let b = &b[..w.n];
+    let smem = dynamic_shared::<f32>();
+    let (sa, sb) = (smem.subslice(0, w.block), smem.subslice(w.block, w.block));
+    let mut start = w.first;
+    while start < w.n {
+        let len = memcpy_async(&block, sa, &a[start..]);
+        memcpy_async(&block, sb, &b[start..]);
+        wait(&block);
+        if w.t < len {
+            unsafe { *c.add(start + w.t) = sa.get(w.t) + sb.get(w.t) };
+        }
+        // The next chunk's copy overwrites what this one read.
+        block.sync();
+        start += w.stride;
+    }
+}
+
+/// Stage 3: the copies complete on a block barrier; `arrive_and_wait`
+/// before reading and again before the next copy overwrites.
+#[kernel]
+pub fn vadd_barrier(a: &[f32], b: &[f32], c: *mut f32) {
+    let block = this_thread_block();
+    let w = Chunks::new(&block, a.len());
+    let b = &b[..w.n];
+    let smem = dynamic_shared::<f32>();
+    let (sa, sb) = (smem.subslice(0, w.block), smem.subslice(w.block, w.block));
+    let bar = block_barrier!(&block, block.num_threads());
+    let mut start = w.first;
+    while start < w.n {
+        let len = bar.memcpy_async(&block, sa, &a[start..]);
+        bar.memcpy_async(&block, sb, &b[start..]);
+        bar.arrive_and_wait();
+        if w.t < len {
+            unsafe { *c.add(start + w.t) = sa.get(w.t) + sb.get(w.t) };
+        }
+        bar.arrive_and_wait();
+        start += w.stride;
+    }
+}
+
+/// Stage 4: `STAGES` chunks in flight through a pipeline; the dynamic
+/// shared memory holds a ring of `STAGES` chunks of `a`, then one of `b`.
+#[inline(always)]
+fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], c: *mut f32) {
+    let block = this_thread_block();
+    let w = Chunks::new(&block, a.len());
+    let b = &b[..w.n];
+    let smem = dynamic_shared::<f32>();
+    let mut pipe = make_pipeline::<STAGES>();
+    let ring_a = pipe.ring(smem, w.block);
+    let ring_b = pipe.ring(smem.subslice(STAGES * w.block, STAGES * w.block), w.block);
+    // Stages past the end are committed empty, so that every wait below
+    // waits for the same number of stages.
+    let produce = |pipe: &mut Pipeline<STAGES>, start: usize| {
+        let slot = pipe.producer_acquire();
+        if start < w.n {
+            pipe.memcpy_async(&block, ring_a.stage(slot), &a[start..]);
+            pipe.memcpy_async(&block, ring_b.stage(slot), &b[start..]);
+        }
+        pipe.producer_commit();
+    };
+    for s in 0..STAGES {
+        produce(&mut pipe, w.first + s * w.stride);
+    }
+    let mut start = w.first;
+    while start < w.n {
+        let slot = pipe.consumer_wait();
+        block.sync();
+        let i = start + w.t;
+        if i < w.n {
+            let (sa, sb) = (ring_a.stage(slot), ring_b.stage(slot));
+            unsafe { *c.add(i) = sa.get(w.t) + sb.get(w.t) };
+        }
+        block.sync();
+        pipe.consumer_release();
+        produce(&mut pipe, start + STAGES * w.stride);
+        start += w.stride;
+    }
+}
+
+/// [`vadd_pipelined`] with 1 stage.
+#[kernel]
+pub fn vadd_pipelined_1(a: &[f32], b: &[f32], c: *mut f32) {
+    vadd_pipelined::<1>(a, b, c)
+}
+
+/// [`vadd_pipelined`] with 2 stages.
+#[kernel]
+pub fn vadd_pipelined_2(a: &[f32], b: &[f32], c: *mut f32) {
+    vadd_pipelined::<2>(a, b, c)
+}
+
+/// [`vadd_pipelined`] with 3 stages.
+#[kernel]
+pub fn vadd_pipelined_3(a: &[f32], b: &[f32], c: *mut f32) {
+    vadd_pipelined::<3>(a, b, c)
+}
+
+/// [`vadd_pipelined`] with 4 stages.
+#[kernel]
+pub fn vadd_pipelined_4(a: &[f32], b: &[f32], c: *mut f32) {
+    vadd_pipelined::<4>(a, b, c)
+}
+
+/// [`vadd_pipelined`] with 5 stages.
+#[kernel]
+pub fn vadd_pipelined_5(a: &[f32], b: &[f32], c: *mut f32) {
+    vadd_pipelined::<5>(a, b, c)
+}
+
+/// [`vadd_pipelined`] with 6 stages.
+#[kernel]
+pub fn vadd_pipelined_6(a: &[f32], b: &[f32], c: *mut f32) {
+    vadd_pipelined::<6>(a, b, c)
+}
+
+/// [`vadd_pipelined`] with 7 stages.
+#[kernel]
+pub fn vadd_pipelined_7(a: &[f32], b: &[f32], c: *mut f32) {
+    vadd_pipelined::<7>(a, b, c)
+}
+
+/// [`vadd_pipelined`] with 8 stages.
+#[kernel]
+pub fn vadd_pipelined_8(a: &[f32], b: &[f32], c: *mut f32) {
+    vadd_pipelined::<8>(a, b, c)
+}
+
+/// The guide's pipelined kernel: `dest[i] = 1` when `src[i]` lies strictly
+/// between the first and the last element of its chunk, else 0. Each
+/// thread copies its own element into the stage with a thread-scope
+/// pipeline, 4 stages deep (launch with `4 * block * 4` bytes of dynamic
+/// shared memory). In a partial last chunk "last" is its last element.
+#[kernel]
+pub fn in_between_pipelined(src: &[i32], dest: *mut i32) {
+    const STAGES: usize = 4;
+    let block = this_thread_block();
+    let me = this_thread();
+    let w = Chunks::new(&block, src.len());
+    let mut pipe = make_pipeline::<STAGES>();
+    let ring = pipe.ring(dynamic_shared::<i32>(), w.block);
+    let produce = |pipe: &mut Pipeline<STAGES>, start: usize| {
+        let slot = pipe.producer_acquire();
+        let i = start + w.t;
+        if i < w.n {
+            pipe.memcpy_async(&me, ring.stage(slot).tail_from(w.t), &src[i..i + 1]);
+        }
+        pipe.producer_commit();
+    };
+    for k in 0..STAGES {
+        produce(&mut pipe, w.first + k * w.stride);
+    }
+    let mut start = w.first;
+    while start < w.n {
+        let s = ring.stage(pipe.consumer_wait());
+        block.sync();
+        let len = w.block.min(w.n - start);
+        if w.t < len {
+            let v = s.get(w.t);
+            let between = s.get(0) < v && v < s.get(len - 1);
+            unsafe { *dest.add(start + w.t) = between as i32 };
+        }
+        block.sync();
+        pipe.consumer_release();
+        produce(&mut pipe, start + STAGES * w.stride);
+        start += w.stride;
+    }
+}
