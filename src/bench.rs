@@ -57,6 +57,8 @@ pub struct Options {
     pub plot: Option<PathBuf>,
     /// `--quick`: small sizes only (a smoke run).
     pub quick: bool,
+    /// `--only NAME`: only the experiments whose name contains NAME.
+    pub only: Option<String>,
 }
 
 impl Options {
@@ -72,6 +74,7 @@ impl Options {
             json: value("--json").map(PathBuf::from),
             plot: value("--plot").map(PathBuf::from),
             quick: args.iter().any(|a| a == "--quick"),
+            only: value("--only"),
         }
     }
 }
@@ -136,6 +139,11 @@ impl Bench {
             Some(m) => Ok(Some(make(m.function(name, kind)?))),
             None => Ok(None),
         }
+    }
+
+    /// Whether experiment `name` is to run (see [`Options::only`]).
+    pub fn wants(&self, name: &str) -> bool {
+        self.opts.only.as_deref().is_none_or(|o| name.contains(o))
     }
 
     /// Where the twins live, for the CUB library.

@@ -1,7 +1,8 @@
 //! The seed guide's experiments, each checked and timed beside its CUDA C++
 //! twin: block reductions, whole-array sums, barrier costs, Jacobi, the
-//! seed's other patterns, and thread-block clusters.
+//! seed's other patterns, thread-block clusters, and asynchronous copies.
 
+pub mod async_copy;
 pub mod barriers;
 pub mod clusters;
 pub mod jacobi;
