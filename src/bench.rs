@@ -30,6 +30,28 @@ pub struct Row {
 }
 
 impl Row {
+    /// A kernel row: times in milliseconds (as [`Bench::time_pair`] gives
+    /// them), shown in microseconds, with the bytes the kernel must move.
+    pub fn timed(
+        name: &str,
+        size: &str,
+        rust_ms: f64,
+        cuda_ms: Option<f64>,
+        bytes: f64,
+        verified: bool,
+    ) -> Row {
+        Row {
+            name: name.into(),
+            size: size.into(),
+            rust: rust_ms * 1e3,
+            cuda: cuda_ms.map(|m| m * 1e3),
+            library: None,
+            unit: "us",
+            bytes: Some(bytes),
+            verified,
+        }
+    }
+
     /// Rust time over CUDA C++ time.
     pub fn ratio(&self) -> Option<f64> {
         self.cuda.map(|c| self.rust / c)

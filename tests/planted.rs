@@ -64,7 +64,7 @@ fn planted_uninitialised_read() {
 }
 
 /// The child of the test below: launches a kernel that never ends and
-/// waits with a deadline. Exits at once afterwards: tearing the context
+/// reads its output back with a deadline set. Exits at once afterwards: tearing the context
 /// down would wait for the kernel.
 #[test]
 #[ignore = "child process of a_planted_deadlock_is_caught_by_the_deadline"]
@@ -74,7 +74,9 @@ fn child_planted_deadlock() {
     k.planted_spin_forever
         .launch(LaunchConfig::new(1, 32), &flag)
         .unwrap();
-    match gpu.synchronize_timeout(Duration::from_secs(2)) {
+    // An ordinary read of a result, under the deadline every wait obeys.
+    gpu.set_deadline(Some(Duration::from_secs(2)));
+    match flag.to_vec() {
         Err(e @ Error::Timeout { .. }) => println!("DEADLINE: {e}"),
         other => println!("NO DEADLINE: {other:?}"),
     }

@@ -89,6 +89,9 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
 
     /// Copies the buffer to the host, after the work queued before it.
     pub fn to_vec(&self) -> Result<Vec<T>, Error> {
+        // Wait first, under the deadline if one is set: the copy itself
+        // would wait for the kernels before it with none.
+        self.gpu.synchronize()?;
         let mut out = vec![T::zeroed(); self.len];
         if self.len > 0 {
             let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut out);

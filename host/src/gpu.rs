@@ -6,6 +6,7 @@ use crate::module::{Module, PtxSet};
 use crate::DeviceBuffer;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -44,6 +45,9 @@ pub(crate) struct GpuInner {
     pub(crate) info: DeviceInfo,
     /// The last kernel launched on the stream, for timeout messages.
     pub(crate) last_launch: Mutex<String>,
+    /// How long [`Gpu::synchronize`] waits before giving up, in
+    /// milliseconds (0: for ever).
+    pub(crate) deadline_ms: AtomicU64,
 }
 
 /// A GPU and the stream its work runs on. Cheap to clone (shared handle).
@@ -56,6 +60,15 @@ pub(crate) struct GpuInner {
 #[derive(Clone)]
 pub struct Gpu {
     pub(crate) inner: Arc<GpuInner>,
+}
+
+/// `CG_DEADLINE_SECONDS` as milliseconds (0 when unset or not a number).
+fn deadline_from_env() -> u64 {
+    std::env::var("CG_DEADLINE_SECONDS")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| *s > 0.0)
+        .map_or(0, |s| ((s * 1000.0) as u64).max(1))
 }
 
 /// Whether a CUDA driver library can be loaded on this machine.
@@ -153,6 +166,7 @@ impl Gpu {
                 stream,
                 info,
                 last_launch: Mutex::new(String::new()),
+                deadline_ms: AtomicU64::new(deadline_from_env()),
             }),
         })
     }
@@ -199,13 +213,36 @@ impl Gpu {
         self.upload(&vec![value; len])
     }
 
-    /// Waits for all work on the stream; reports a kernel fault here.
+    /// Waits for all work on the stream; reports a kernel fault here. With a
+    /// deadline set ([`Gpu::set_deadline`], or `CG_DEADLINE_SECONDS` in the
+    /// environment), a kernel still running after it becomes
+    /// [`Error::Timeout`] naming the last launch; every wait of this crate
+    /// (`DeviceBuffer::to_vec` included) goes through here.
     pub fn synchronize(&self) -> Result<(), Error> {
+        if let Some(d) = self.deadline() {
+            return self.synchronize_timeout(d);
+        }
         let last = self.last_launch();
         self.inner
             .stream
             .synchronize()
             .context(|| format!("waiting for the GPU (last launch: `{last}`)"))
+    }
+
+    /// Sets how long [`Gpu::synchronize`] waits for the GPU before it
+    /// returns [`Error::Timeout`] (`None`: for ever, the default). Shared
+    /// by every `Gpu` of the device in this process.
+    pub fn set_deadline(&self, deadline: Option<Duration>) {
+        let ms = deadline.map_or(0, |d| (d.as_millis() as u64).max(1));
+        self.inner.deadline_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// The deadline of [`Gpu::synchronize`], if any.
+    pub fn deadline(&self) -> Option<Duration> {
+        match self.inner.deadline_ms.load(Ordering::Relaxed) {
+            0 => None,
+            ms => Some(Duration::from_millis(ms)),
+        }
     }
 
     /// Waits for all work on the stream, at most `timeout`: a kernel that

@@ -34,23 +34,14 @@ pub fn async_copies(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let size = bench::size_label(n);
         let (a, bb) = (bench::random_f32(n), bench::random_f32(n));
         let (da, db) = (b.gpu.upload(&a)?, b.gpu.upload(&bb)?);
-        let row = |name: &str, r: f64, c: Option<f64>, bytes: f64, verified: bool| Row {
-            name: name.into(),
-            size: size.clone(),
-            rust: r * 1e3,
-            cuda: c.map(|m| m * 1e3),
-            library: None,
-            unit: "us",
-            bytes: Some(bytes),
-            verified,
-        };
 
         // The ceiling: copying one array (read + write) at this size.
         let mut copy = b.gpu.alloc_uninit::<f32>(n)?;
         let (r, _) = b.time_pair(|| copy.copy_from_device(&da), NO_TWIN)?;
         let copy_rate = 8.0 * n as f64 / (r * 1e-3) / 1e9;
-        b.push(row(
+        b.push(Row::timed(
             "async: device copy (ceiling)",
+            &size,
             r,
             None,
             8.0 * n as f64,
@@ -102,7 +93,7 @@ pub fn async_copies(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
                     $name,
                     100.0 * bytes / (r * 1e-3) / 1e9 / copy_rate
                 );
-                b.push(row($name, r, t, bytes, ok));
+                b.push(Row::timed($name, &size, r, t, bytes, ok));
             }};
         }
         vadd_row!("async: vadd, manual copy + sync", 1, vadd_sync, VaddSync);
@@ -173,8 +164,9 @@ pub fn async_copies(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             let (k, dest) = (&b.k.in_between_pipelined, &mut dest);
             b.time_pair(|| k.launch(cfg, din, dest), cuda)?
         };
-        b.push(row(
+        b.push(Row::timed(
             "async: in between, pipeline of 4 stages",
+            &size,
             r,
             c,
             8.0 * n as f64,

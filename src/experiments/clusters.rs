@@ -57,7 +57,7 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         if twin.is_some() {
             ok &= tout.to_vec()? == got;
         }
-        rows.push(row(
+        rows.push(Row::timed(
             "cluster: neighbour sum (clusters of 2)",
             &size,
             r,
@@ -95,7 +95,7 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         if twin.is_some() {
             ok &= check(&tsums.to_vec()?);
         }
-        rows.push(row(
+        rows.push(Row::timed(
             "cluster: reduce, one sum per 4 blocks",
             &size,
             r,
@@ -139,7 +139,7 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             t.launch(hcfg, &vin, &mut tbins)?;
             ok &= tbins.to_vec()? == want;
         }
-        rows.push(row(
+        rows.push(Row::timed(
             "cluster: histogram, 8192 bins over 4 blocks",
             &size,
             r,
@@ -152,24 +152,4 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         b.push(r);
     }
     Ok(())
-}
-
-fn row(
-    name: &str,
-    size: &str,
-    rust_ms: f64,
-    cuda_ms: Option<f64>,
-    bytes: f64,
-    verified: bool,
-) -> Row {
-    Row {
-        name: name.into(),
-        size: size.into(),
-        rust: rust_ms * 1e3,
-        cuda: cuda_ms.map(|m| m * 1e3),
-        library: None,
-        unit: "us",
-        bytes: Some(bytes),
-        verified,
-    }
 }

@@ -203,16 +203,7 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
             ("jacobi: one launch per sweep".to_string(), sr, sc),
             ("jacobi: launches replayed from a graph".to_string(), gr, gc),
         ] {
-            rows.push(Row {
-                name,
-                size: size.clone(),
-                rust: r * 1e3,
-                cuda: c.map(|m| m * 1e3),
-                library: None,
-                unit: "us",
-                bytes: Some(bytes),
-                verified,
-            });
+            rows.push(Row::timed(&name, &size, r, c, bytes, verified));
         }
     }
     for r in rows {

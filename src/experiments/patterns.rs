@@ -21,16 +21,6 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let data = bench::random_f32(n);
         let input = b.gpu.upload(&data)?;
         let cfg = LaunchConfig::for_elements(n, 256);
-        let row = |name: &str, r: f64, c: Option<f64>, bytes: f64, verified: bool| Row {
-            name: name.into(),
-            size: size.clone(),
-            rust: r * 1e3,
-            cuda: c.map(|m| m * 1e3),
-            library: None,
-            unit: "us",
-            bytes: Some(bytes),
-            verified,
-        };
 
         // Divergent branch: the threads whose flag is set reduce together.
         let flags: Vec<u32> = (0..n).map(|_| rng.random_range(0..2)).collect();
@@ -69,8 +59,9 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             let (k, out) = (&b.k.divergent_sum, &mut out);
             b.time_pair(|| k.launch(cfg, fin, input, out), cuda)?
         };
-        rows.push(row(
+        rows.push(Row::timed(
             "pattern: coalesced_threads sum in a branch",
+            &size,
             r,
             c,
             8.0 * n as f64,
@@ -114,8 +105,9 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             let (k, sums) = (&b.k.category_sums, &mut sums);
             b.time_pair(|| k.launch(cfg, cin, input, sums), cuda)?
         };
-        rows.push(row(
+        rows.push(Row::timed(
             "pattern: labeled_partition category sums",
+            &size,
             r,
             c,
             8.0 * n as f64,
@@ -160,8 +152,9 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         if twin.is_some() {
             ok &= tout.to_vec()? == want;
         }
-        rows.push(row(
+        rows.push(Row::timed(
             "pattern: cooperative prefix sum (u32)",
+            &size,
             r,
             c,
             16.0 * n as f64,

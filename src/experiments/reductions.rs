@@ -84,16 +84,14 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             if cuda.is_some() {
                 verified &= blocks_close(&twin_out.to_vec()?, &values);
             }
-            rows.push(Row {
-                name: name.into(),
-                size: bench::size_label(n),
-                rust: rust_ms * 1e3,
-                cuda: cuda_ms.map(|m| m * 1e3),
-                library: None,
-                unit: "us",
-                bytes: Some(4.0 * n as f64),
+            rows.push(Row::timed(
+                name,
+                &bench::size_label(n),
+                rust_ms,
+                cuda_ms,
+                4.0 * n as f64,
                 verified,
-            });
+            ));
         }
         for r in rows {
             b.push(r);

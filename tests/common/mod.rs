@@ -11,7 +11,15 @@ use std::io::Write;
 /// driver or device. With `CG_REQUIRE_GPU=1` a missing GPU fails the test.
 pub fn gpu(test: &str) -> Option<Gpu> {
     match Gpu::new(0) {
-        Ok(g) => Some(g),
+        Ok(g) => {
+            // Every wait of a GPU test has a deadline: a kernel that hangs
+            // fails its test with `Error::Timeout` naming it, instead of
+            // hanging the run. `CG_DEADLINE_SECONDS` overrides the default.
+            if g.deadline().is_none() {
+                g.set_deadline(Some(DEADLINE));
+            }
+            Some(g)
+        }
         Err(e @ (Error::NoDriver | Error::NoDevice(_))) => {
             if std::env::var("CG_REQUIRE_GPU").as_deref() == Ok("1") {
                 panic!("CG_REQUIRE_GPU=1 but the GPU test `{test}` cannot run: {e}");
@@ -23,6 +31,10 @@ pub fn gpu(test: &str) -> Option<Gpu> {
         Err(e) => panic!("opening the GPU for `{test}` failed: {e}"),
     }
 }
+
+/// The default deadline of every wait in a GPU test (sanitizers make
+/// kernels tens of times slower, so it is generous).
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Whether to keep inputs small (`CG_QUICK=1`): under compute-sanitizer,
 /// which runs kernels tens of times slower.

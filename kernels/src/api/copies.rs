@@ -40,6 +40,24 @@ fn share(count: usize, part: usize, parts: usize) -> (usize, usize) {
     (start, each.min(count - start))
 }
 
+/// `group` copies warp `warp`'s share of `from` into the same place of
+/// `dst`, and waits.
+#[inline(always)]
+fn copy_share<G: AsyncCopyGroup, T: Pod, W: WarpGroup>(
+    group: &G,
+    warp: &W,
+    dst: SharedSlice<T>,
+    from: &[T],
+) {
+    let (a, n) = share(
+        from.len(),
+        warp.meta_group_rank() as usize,
+        warp.meta_group_size() as usize,
+    );
+    memcpy_async(group, dst.subslice(a, n), &from[a..a + n]);
+    wait(group);
+}
+
 #[inline(always)]
 fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
     let block = this_thread_block();
@@ -69,13 +87,7 @@ fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
         }
         mode::TILES => {
             let warp = tiled_partition_dynamic(&block, 32);
-            let (a, n) = share(
-                count,
-                warp.meta_group_rank() as usize,
-                warp.meta_group_size() as usize,
-            );
-            memcpy_async(&warp, dst.subslice(a, n), &from[a..a + n]);
-            wait(&warp);
+            copy_share(&warp, &warp, dst, from);
             block.sync();
         }
         mode::WAIT_PRIOR => {
@@ -130,14 +142,7 @@ fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
         _ => {
             let warp = tiled_partition::<32>(&block);
             if warp.thread_rank() % 3 == 0 {
-                let g = coalesced_threads();
-                let (a, n) = share(
-                    count,
-                    warp.meta_group_rank() as usize,
-                    warp.meta_group_size() as usize,
-                );
-                memcpy_async(&g, dst.subslice(a, n), &from[a..a + n]);
-                wait(&g);
+                copy_share(&coalesced_threads(), &warp, dst, from);
             }
             block.sync();
         }
