@@ -270,10 +270,15 @@ pub fn invoke_one_broadcast<G: WarpGroup, T: Pod>(group: &G, f: impl FnOnce() ->
 /// ```
 #[inline(always)]
 pub fn block_reduce<T: Pod, Op: Operator<T>>(block: &ThreadBlock, value: T, op: Op) -> T {
-    // 32 warp results and the block's result, 32 bytes each at most.
+    // 32 warp results and the block's result, 32 bytes each at most. The
+    // result has a fixed place after the room for 32 partials of any type:
+    // every call shares this one array, and a call's partials (written
+    // before its first barrier) must not overlap the previous call's
+    // result, which slower threads may still be reading.
     let scratch = crate::shared_array!(u32; 33 * 8);
     let base = scratch.shared_addr();
     let slot = |i: u32| base + i * size_of::<T>() as u32;
+    let result = base + 32 * 32;
     let rank = block.thread_rank();
     let warp = CoalescedGroup::from_mask(block.warp_lanes());
     let partial = reduce_ref(&warp, value, &op);
@@ -288,11 +293,11 @@ pub fn block_reduce<T: Pod, Op: Operator<T>>(block: &ThreadBlock, value: T, op: 
         // SAFETY: rank < warps <= 32 slots were written before the barrier.
         let total = reduce_ref(&leaders, unsafe { ld_shared::<T>(slot(rank)) }, &op);
         if rank == 0 {
-            // SAFETY: slot 32 is the last of the scratch array.
-            unsafe { st_shared(slot(32), total) };
+            // SAFETY: the last 32 bytes of the scratch array.
+            unsafe { st_shared(result, total) };
         }
     }
     block.sync();
     // SAFETY: written by thread 0 before the barrier.
-    unsafe { ld_shared(slot(32)) }
+    unsafe { ld_shared(result) }
 }
