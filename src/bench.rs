@@ -101,6 +101,49 @@ impl Options {
     }
 }
 
+impl Options {
+    /// Sizes (log2 of the element count) of the reductions, sums, patterns
+    /// and clusters: 2^24 and 2^28, or 2^20 with `--quick`.
+    pub fn sizes(&self) -> &'static [u32] {
+        if self.quick {
+            &[20]
+        } else {
+            &[24, 28]
+        }
+    }
+
+    /// Jacobi problems `(nx, ny, sweeps)`.
+    pub fn jacobi_shapes(&self) -> &'static [(u32, u32, u32)] {
+        if self.quick {
+            &[(256, 256, 50)]
+        } else {
+            &[(4096, 4096, 100), (512, 512, 1000)]
+        }
+    }
+
+    /// The async-copy guide's array sizes: 2^26 and 2^28 elements, or 2^20
+    /// with `--quick`.
+    pub fn copy_sizes(&self) -> &'static [u32] {
+        if self.quick {
+            &[20]
+        } else {
+            &[26, 28]
+        }
+    }
+}
+
+/// A sample's whole `main`: reads the options, opens the GPU and the
+/// kernels, runs `body`, prints the table. Exit status 0 when every row was
+/// verified, 1 when one was wrong, 2 on an error (no driver, no GPU ...),
+/// with the message.
+pub fn run(body: impl FnOnce(&mut Bench) -> Result<(), Error>) -> std::process::ExitCode {
+    let result = Bench::open(Options::from_args()).and_then(|mut b| {
+        body(&mut b)?;
+        b.finish()
+    });
+    exit(result)
+}
+
 /// The `cuda` argument of [`Bench::time_pair`] when there is no twin.
 pub const NO_TWIN: Option<fn() -> Result<(), Error>> = None;
 
@@ -341,7 +384,7 @@ pub fn random_f32(n: usize) -> Vec<f32> {
 
 /// The exit status of a benchmark binary: 0 when every row verified, 1 when
 /// a result was wrong, 2 when it could not run (no GPU, a launch failed).
-pub fn exit(result: Result<bool, Error>) -> std::process::ExitCode {
+fn exit(result: Result<bool, Error>) -> std::process::ExitCode {
     match result {
         Ok(true) => std::process::ExitCode::SUCCESS,
         Ok(false) => {

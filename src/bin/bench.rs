@@ -7,45 +7,36 @@
 //!     [--only block_reductions|array_sums|barriers|jacobi|patterns|clusters|async_copies]
 //! ```
 
-use cooperative_groups::bench::{Bench, Options};
+use cooperative_groups::bench;
 use cooperative_groups::experiments::{
     async_copy, barriers, clusters, jacobi, patterns, reductions,
 };
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let opts = Options::from_args();
-    let (sizes, shapes): (&[u32], &[(u32, u32, u32)]) = if opts.quick {
-        (&[20], &[(256, 256, 50)])
-    } else {
-        (&[24, 28], &[(4096, 4096, 100), (512, 512, 1000)])
-    };
-    // The async-copy guide's arrays: 2^26 and 2^28 elements.
-    let copies: &[u32] = if opts.quick { &[20] } else { &[26, 28] };
-    let run = || -> Result<bool, cg_host::Error> {
-        let mut b = Bench::open(opts.clone())?;
+    bench::run(|b| {
+        let (sizes, shapes, copies) = (b.opts.sizes(), b.opts.jacobi_shapes(), b.opts.copy_sizes());
         if b.wants("block_reductions") {
-            reductions::block_reductions(&mut b, sizes)?;
+            reductions::block_reductions(b, sizes)?;
         }
         if b.wants("array_sums") {
-            reductions::array_sums(&mut b, sizes)?;
+            reductions::array_sums(b, sizes)?;
         }
         if b.wants("barriers") {
-            barriers::barrier_costs(&mut b)?;
+            barriers::barrier_costs(b)?;
         }
         if b.wants("jacobi") {
-            jacobi::jacobi(&mut b, shapes)?;
+            jacobi::jacobi(b, shapes)?;
         }
         if b.wants("patterns") {
-            patterns::patterns(&mut b, &sizes[..1])?;
+            patterns::patterns(b, &sizes[..1])?;
         }
         if b.wants("clusters") {
-            clusters::clusters(&mut b, sizes)?;
+            clusters::clusters(b, sizes)?;
         }
         if b.wants("async_copies") {
-            async_copy::async_copies(&mut b, copies)?;
+            async_copy::async_copies(b, copies)?;
         }
-        b.finish()
-    };
-    cooperative_groups::bench::exit(run())
+        Ok(())
+    })
 }

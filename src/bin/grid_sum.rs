@@ -9,17 +9,13 @@
 //!
 //! Exits 2 when there is no GPU, 1 when a result is wrong.
 
-use cooperative_groups::bench::{Bench, Options};
+use cooperative_groups::bench;
 use cooperative_groups::experiments::reductions;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let opts = Options::from_args();
-    let sizes: &[u32] = if opts.quick { &[20] } else { &[24, 28] };
-    let run = || -> Result<bool, cg_host::Error> {
-        let mut b = Bench::open(opts.clone())?;
-        reductions::array_sums(&mut b, sizes)?;
-        b.finish()
-    };
-    cooperative_groups::bench::exit(run())
+    bench::run(|b| {
+        let sizes = b.opts.sizes();
+        reductions::array_sums(b, sizes)
+    })
 }

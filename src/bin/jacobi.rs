@@ -5,21 +5,13 @@
 //! cargo run --release --bin jacobi [-- --twins DIR] [--runs N] [--json FILE] [--quick]
 //! ```
 
-use cooperative_groups::bench::{Bench, Options};
+use cooperative_groups::bench;
 use cooperative_groups::experiments::jacobi;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let opts = Options::from_args();
-    let shapes: &[(u32, u32, u32)] = if opts.quick {
-        &[(256, 256, 50)]
-    } else {
-        &[(4096, 4096, 100), (512, 512, 1000)]
-    };
-    let run = || -> Result<bool, cg_host::Error> {
-        let mut b = Bench::open(opts.clone())?;
-        jacobi::jacobi(&mut b, shapes)?;
-        b.finish()
-    };
-    cooperative_groups::bench::exit(run())
+    bench::run(|b| {
+        let shapes = b.opts.jacobi_shapes();
+        jacobi::jacobi(b, shapes)
+    })
 }
