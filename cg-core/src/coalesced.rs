@@ -27,7 +27,7 @@
 //! the branch (in practice all of those in the warp), never a thread that
 //! did not.
 
-use crate::group::{GroupSync, ThreadGroup, WarpGroup};
+use crate::group::{meta_group_from_fields, GroupSync, ThreadGroup, WarpGroup};
 use crate::intrinsics::{self, ShflMode};
 use crate::shuffle::{segment_c, shfl_pod};
 use bytemuck::Pod;
@@ -114,6 +114,22 @@ impl CoalescedGroup {
 
     /// Reads `value` from `lane` of the group, or keeps the caller's when
     /// `lane` is `0xffffffff`.
+    /// `shfl_up` (`step` -1) or `shfl_down` (`step` 1) by `delta` ranks:
+    /// one `shfl.sync` for a whole warp, else a read of the lane `delta`
+    /// members away (`fns`).
+    #[inline(always)]
+    fn shift<T: Pod>(&self, mode: ShflMode, value: T, delta: u32, step: i32) -> T {
+        if self.is_full() {
+            return shfl_pod(mode, value, delta, segment_c(mode, 32), u32::MAX);
+        }
+        let lane = intrinsics::fns(
+            self.mask,
+            intrinsics::lane_id(),
+            (delta.wrapping_add(1) as i32).wrapping_mul(step),
+        );
+        self.read_lane(value, lane)
+    }
+
     #[inline(always)]
     fn read_lane<T: Pod>(&self, value: T, lane: u32) -> T {
         let lane = if lane >= 32 {
@@ -210,15 +226,7 @@ impl WarpGroup for CoalescedGroup {
         }
     }
 
-    #[inline(always)]
-    fn meta_group_size(&self) -> u32 {
-        self.meta_size
-    }
-
-    #[inline(always)]
-    fn meta_group_rank(&self) -> u32 {
-        self.meta_rank
-    }
+    meta_group_from_fields!();
 
     #[inline(always)]
     fn shfl<T: Pod>(&self, value: T, src_rank: u32) -> T {
@@ -238,39 +246,11 @@ impl WarpGroup for CoalescedGroup {
 
     #[inline(always)]
     fn shfl_up<T: Pod>(&self, value: T, delta: u32) -> T {
-        if self.is_full() {
-            return shfl_pod(
-                ShflMode::Up,
-                value,
-                delta,
-                segment_c(ShflMode::Up, 32),
-                u32::MAX,
-            );
-        }
-        let lane = intrinsics::fns(
-            self.mask,
-            intrinsics::lane_id(),
-            (delta.wrapping_add(1) as i32).wrapping_neg(),
-        );
-        self.read_lane(value, lane)
+        self.shift(ShflMode::Up, value, delta, -1)
     }
 
     #[inline(always)]
     fn shfl_down<T: Pod>(&self, value: T, delta: u32) -> T {
-        if self.is_full() {
-            return shfl_pod(
-                ShflMode::Down,
-                value,
-                delta,
-                segment_c(ShflMode::Down, 32),
-                u32::MAX,
-            );
-        }
-        let lane = intrinsics::fns(
-            self.mask,
-            intrinsics::lane_id(),
-            delta.wrapping_add(1) as i32,
-        );
-        self.read_lane(value, lane)
+        self.shift(ShflMode::Down, value, delta, 1)
     }
 }

@@ -16,6 +16,23 @@ use crate::intrinsics;
 use crate::shuffle::{match_all_pod, match_any_pod};
 use bytemuck::Pod;
 
+/// `meta_group_size` and `meta_group_rank` of a group that keeps them in
+/// `meta_size` and `meta_rank` fields (tiles and coalesced groups).
+macro_rules! meta_group_from_fields {
+    () => {
+        #[inline(always)]
+        fn meta_group_size(&self) -> u32 {
+            self.meta_size
+        }
+
+        #[inline(always)]
+        fn meta_group_rank(&self) -> u32 {
+            self.meta_rank
+        }
+    };
+}
+pub(crate) use meta_group_from_fields;
+
 /// A 3-D extent or index (`dim3` in CUDA).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dim3 {

@@ -28,7 +28,7 @@
 
 use crate::block::ThreadBlock;
 use crate::coalesced::CoalescedGroup;
-use crate::group::{GroupSync, ThreadGroup, TileGroup, WarpGroup};
+use crate::group::{meta_group_from_fields, GroupSync, ThreadGroup, TileGroup, WarpGroup};
 use crate::intrinsics::{self, ShflMode};
 use crate::shuffle::shfl_pod;
 use bytemuck::Pod;
@@ -81,6 +81,42 @@ impl Segment {
         };
         shfl_pod(mode, value, b, c, self.mask)
     }
+}
+
+/// The `WarpGroup` methods both tile types compute from their
+/// [`Segment`]: rank mapping and the three ranked shuffles.
+macro_rules! segment_shuffles {
+    () => {
+        #[inline(always)]
+        fn lanes_to_ranks(&self, lanes: u32) -> u32 {
+            lanes >> self.segment().base_lane()
+        }
+
+        #[inline(always)]
+        fn shfl<T: Pod>(&self, value: T, src_rank: u32) -> T {
+            self.segment().shfl(ShflMode::Idx, value, src_rank)
+        }
+
+        #[inline(always)]
+        fn shfl_up<T: Pod>(&self, value: T, delta: u32) -> T {
+            self.segment().shfl(ShflMode::Up, value, delta)
+        }
+
+        #[inline(always)]
+        fn shfl_down<T: Pod>(&self, value: T, delta: u32) -> T {
+            self.segment().shfl(ShflMode::Down, value, delta)
+        }
+    };
+}
+
+/// `TileGroup::shfl_xor` over the tile's [`Segment`].
+macro_rules! segment_xor {
+    () => {
+        #[inline(always)]
+        fn shfl_xor<T: Pod>(&self, value: T, lane_mask: u32) -> T {
+            self.segment().shfl(ShflMode::Bfly, value, lane_mask)
+        }
+    };
 }
 
 /// `N` consecutive threads of a block (`thread_block_tile<N>`). See the
@@ -173,10 +209,7 @@ impl<const N: u32> ThreadBlockTile<N> {
 }
 
 impl<const N: u32> TileGroup for ThreadBlockTile<N> {
-    #[inline(always)]
-    fn shfl_xor<T: Pod>(&self, value: T, lane_mask: u32) -> T {
-        self.segment().shfl(ShflMode::Bfly, value, lane_mask)
-    }
+    segment_xor!();
 }
 
 impl<const N: u32> GroupSync for ThreadBlockTile<N> {
@@ -206,39 +239,12 @@ impl<const N: u32> WarpGroup for ThreadBlockTile<N> {
     }
 
     #[inline(always)]
-    fn lanes_to_ranks(&self, lanes: u32) -> u32 {
-        lanes >> self.segment().base_lane()
-    }
-
-    #[inline(always)]
     fn segment_width(&self) -> Option<u32> {
         Some(N)
     }
 
-    #[inline(always)]
-    fn meta_group_size(&self) -> u32 {
-        self.meta_size
-    }
-
-    #[inline(always)]
-    fn meta_group_rank(&self) -> u32 {
-        self.meta_rank
-    }
-
-    #[inline(always)]
-    fn shfl<T: Pod>(&self, value: T, src_rank: u32) -> T {
-        self.segment().shfl(ShflMode::Idx, value, src_rank)
-    }
-
-    #[inline(always)]
-    fn shfl_up<T: Pod>(&self, value: T, delta: u32) -> T {
-        self.segment().shfl(ShflMode::Up, value, delta)
-    }
-
-    #[inline(always)]
-    fn shfl_down<T: Pod>(&self, value: T, delta: u32) -> T {
-        self.segment().shfl(ShflMode::Down, value, delta)
-    }
+    meta_group_from_fields!();
+    segment_shuffles!();
 }
 
 /// A tile whose size is chosen at run time, from
@@ -288,10 +294,7 @@ impl DynamicTile {
 }
 
 impl TileGroup for DynamicTile {
-    #[inline(always)]
-    fn shfl_xor<T: Pod>(&self, value: T, lane_mask: u32) -> T {
-        self.segment().shfl(ShflMode::Bfly, value, lane_mask)
-    }
+    segment_xor!();
 }
 
 impl GroupSync for DynamicTile {
@@ -321,11 +324,6 @@ impl WarpGroup for DynamicTile {
     }
 
     #[inline(always)]
-    fn lanes_to_ranks(&self, lanes: u32) -> u32 {
-        lanes >> self.segment().base_lane()
-    }
-
-    #[inline(always)]
     fn segment_width(&self) -> Option<u32> {
         if self.mask.count_ones() == self.width {
             Some(self.width)
@@ -334,30 +332,8 @@ impl WarpGroup for DynamicTile {
         }
     }
 
-    #[inline(always)]
-    fn meta_group_size(&self) -> u32 {
-        self.meta_size
-    }
-
-    #[inline(always)]
-    fn meta_group_rank(&self) -> u32 {
-        self.meta_rank
-    }
-
-    #[inline(always)]
-    fn shfl<T: Pod>(&self, value: T, src_rank: u32) -> T {
-        self.segment().shfl(ShflMode::Idx, value, src_rank)
-    }
-
-    #[inline(always)]
-    fn shfl_up<T: Pod>(&self, value: T, delta: u32) -> T {
-        self.segment().shfl(ShflMode::Up, value, delta)
-    }
-
-    #[inline(always)]
-    fn shfl_down<T: Pod>(&self, value: T, delta: u32) -> T {
-        self.segment().shfl(ShflMode::Down, value, delta)
-    }
+    meta_group_from_fields!();
+    segment_shuffles!();
 }
 
 /// A group that [`tiled_partition_dynamic`] can split, and what it splits
