@@ -113,17 +113,29 @@ fn the_sm80_module_has_no_sm90_instructions_and_the_sm90_module_has_the_cluster_
                 "sm_{} module lacks a cluster kernel",
                 m.sm
             );
-            let sum = entry(m.source, "cluster_neighbour_sum");
-            for insn in [
-                "barrier.cluster.arrive",
-                "barrier.cluster.wait",
-                "mapa.shared::cluster.u32",
-                "ld.shared::cluster.b32",
-            ] {
-                assert!(sum.contains(insn), "cluster_neighbour_sum lacks `{insn}`");
-            }
+            has_all(
+                m.sm,
+                m.source,
+                "cluster_neighbour_sum",
+                &[
+                    "barrier.cluster.arrive",
+                    "barrier.cluster.wait",
+                    "mapa.shared::cluster.u32",
+                    "ld.shared::cluster.b32",
+                ],
+            );
         }
     }
+}
+
+/// The body of entry point `kernel` in the sm_`sm` module `ptx`, after
+/// checking that it holds every one of `insns`.
+fn has_all<'a>(sm: u32, ptx: &'a str, kernel: &str, insns: &[&str]) -> &'a str {
+    let body = entry(ptx, kernel);
+    for insn in insns {
+        assert!(body.contains(insn), "sm_{sm}: {kernel} lacks `{insn}`");
+    }
+    body
 }
 
 /// The body of entry point `name` in `ptx`.
@@ -145,18 +157,20 @@ fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
             "sm_{}: a wrapper was not inlined",
             m.sm
         );
-        let sum = entry(ptx, "grid_sum");
-        for insn in [
-            "shfl.sync.down.b32",
-            "bar.sync",
-            "atom.add.release.gpu.u32",
-            "ld.acquire.gpu.u32",
-            "st.shared.b32",
-            "ld.shared.b32",
-            "// cg-core: grid.sync",
-        ] {
-            assert!(sum.contains(insn), "sm_{}: grid_sum lacks `{insn}`", m.sm);
-        }
+        let sum = has_all(
+            m.sm,
+            ptx,
+            "grid_sum",
+            &[
+                "shfl.sync.down.b32",
+                "bar.sync",
+                "atom.add.release.gpu.u32",
+                "ld.acquire.gpu.u32",
+                "st.shared.b32",
+                "ld.shared.b32",
+                "// cg-core: grid.sync",
+            ],
+        );
         assert_eq!(
             sum.matches("shfl.sync.down.b32").count(),
             20,
@@ -236,28 +250,26 @@ fn mask_operand(line: &str) -> &str {
 #[test]
 fn full_warp_operations_are_single_instructions_with_a_constant_mask() {
     for m in PTX.modules() {
-        let body = entry(m.source, "api_full_warp_ops");
-        for insn in [
-            "shfl.sync.idx.b32",
-            "shfl.sync.up.b32",
-            "shfl.sync.down.b32",
-            "shfl.sync.bfly.b32",
-            "vote.sync.any.pred",
-            "vote.sync.all.pred",
-            "vote.sync.ballot.b32",
-            "match.any.sync.b32",
-            "match.any.sync.b64",
-            "match.all.sync.b32",
-            "redux.sync.add.u32",
-            "redux.sync.min.u32",
-            "redux.sync.xor.b32",
-        ] {
-            assert!(
-                body.contains(insn),
-                "sm_{}: api_full_warp_ops lacks `{insn}`",
-                m.sm
-            );
-        }
+        let body = has_all(
+            m.sm,
+            m.source,
+            "api_full_warp_ops",
+            &[
+                "shfl.sync.idx.b32",
+                "shfl.sync.up.b32",
+                "shfl.sync.down.b32",
+                "shfl.sync.bfly.b32",
+                "vote.sync.any.pred",
+                "vote.sync.all.pred",
+                "vote.sync.ballot.b32",
+                "match.any.sync.b32",
+                "match.any.sync.b64",
+                "match.all.sync.b32",
+                "redux.sync.add.u32",
+                "redux.sync.min.u32",
+                "redux.sync.xor.b32",
+            ],
+        );
         // A 32-thread tile needs no lane arithmetic: no rank-to-lane search
         // and no active-mask query.
         for absent in ["fns.b32", "activemask", "call"] {
@@ -295,31 +307,27 @@ fn full_warp_operations_are_single_instructions_with_a_constant_mask() {
 fn built_in_integer_reductions_use_redux_sync_and_others_shuffles() {
     for m in PTX.modules() {
         let ptx = m.source;
-        let u = entry(ptx, "api_collective_u32");
-        for insn in [
-            "redux.sync.add.u32",
-            "redux.sync.min.u32",
-            "redux.sync.max.u32",
-            "redux.sync.and.b32",
-            "redux.sync.or.b32",
-            "redux.sync.xor.b32",
-            "shfl.sync.bfly.b32",
-            "shfl.sync.up.b32",
-        ] {
-            assert!(
-                u.contains(insn),
-                "sm_{}: api_collective_u32 lacks `{insn}`",
-                m.sm
-            );
-        }
-        let i = entry(ptx, "api_collective_i32");
-        for insn in ["redux.sync.min.s32", "redux.sync.max.s32"] {
-            assert!(
-                i.contains(insn),
-                "sm_{}: api_collective_i32 lacks `{insn}`",
-                m.sm
-            );
-        }
+        has_all(
+            m.sm,
+            ptx,
+            "api_collective_u32",
+            &[
+                "redux.sync.add.u32",
+                "redux.sync.min.u32",
+                "redux.sync.max.u32",
+                "redux.sync.and.b32",
+                "redux.sync.or.b32",
+                "redux.sync.xor.b32",
+                "shfl.sync.bfly.b32",
+                "shfl.sync.up.b32",
+            ],
+        );
+        has_all(
+            m.sm,
+            ptx,
+            "api_collective_i32",
+            &["redux.sync.min.s32", "redux.sync.max.s32"],
+        );
         for name in [
             "api_collective_u64",
             "api_collective_f32",
@@ -345,39 +353,35 @@ fn built_in_integer_reductions_use_redux_sync_and_others_shuffles() {
 fn coalesced_groups_and_matches_use_their_instructions() {
     for m in PTX.modules() {
         let ptx = m.source;
-        let votes = entry(ptx, "api_votes");
-        for insn in [
-            "vote.sync.any.pred",
-            "vote.sync.all.pred",
-            "vote.sync.ballot.b32",
-            "match.any.sync.b32",
-            "match.any.sync.b64",
-            "match.all.sync.b32",
-            "match.all.sync.b64",
-            "activemask.b32",
-        ] {
-            assert!(
-                votes.contains(insn),
-                "sm_{}: api_votes lacks `{insn}`",
-                m.sm
-            );
-        }
-        let shfl = entry(ptx, "api_shfl_u32");
-        for insn in [
-            "shfl.sync.idx.b32",
-            "shfl.sync.up.b32",
-            "shfl.sync.down.b32",
-            "shfl.sync.bfly.b32",
-            "fns.b32",
-            "activemask.b32",
-            "%lanemask_lt",
-        ] {
-            assert!(
-                shfl.contains(insn),
-                "sm_{}: api_shfl_u32 lacks `{insn}`",
-                m.sm
-            );
-        }
+        has_all(
+            m.sm,
+            ptx,
+            "api_votes",
+            &[
+                "vote.sync.any.pred",
+                "vote.sync.all.pred",
+                "vote.sync.ballot.b32",
+                "match.any.sync.b32",
+                "match.any.sync.b64",
+                "match.all.sync.b32",
+                "match.all.sync.b64",
+                "activemask.b32",
+            ],
+        );
+        has_all(
+            m.sm,
+            ptx,
+            "api_shfl_u32",
+            &[
+                "shfl.sync.idx.b32",
+                "shfl.sync.up.b32",
+                "shfl.sync.down.b32",
+                "shfl.sync.bfly.b32",
+                "fns.b32",
+                "activemask.b32",
+                "%lanemask_lt",
+            ],
+        );
         // A 32-byte value moves as eight 32-bit shuffles.
         let wide = entry(ptx, "api_shfl_wide32");
         assert!(
@@ -385,19 +389,17 @@ fn coalesced_groups_and_matches_use_their_instructions() {
             "sm_{}: api_shfl_wide32 moves fewer than 8 words per xor shuffle",
             m.sm
         );
-        let grid = entry(ptx, "api_grid_split_barrier");
-        for insn in [
-            "atom.add.release.gpu.u32",
-            "ld.acquire.gpu.u32",
-            "bar.sync",
-            "// cg-core: grid.sync",
-        ] {
-            assert!(
-                grid.contains(insn),
-                "sm_{}: api_grid_split_barrier lacks `{insn}`",
-                m.sm
-            );
-        }
+        has_all(
+            m.sm,
+            ptx,
+            "api_grid_split_barrier",
+            &[
+                "atom.add.release.gpu.u32",
+                "ld.acquire.gpu.u32",
+                "bar.sync",
+                "// cg-core: grid.sync",
+            ],
+        );
     }
 }
 
@@ -406,10 +408,7 @@ fn async_copies_use_cp_async_and_the_bulk_engine_where_the_architecture_has_it()
     for m in PTX.modules() {
         let sm = m.sm;
         let has_all = |kernel: &str, insns: &[&str]| {
-            let body = entry(m.source, kernel);
-            for insn in insns {
-                assert!(body.contains(insn), "sm_{sm} {kernel} lacks `{insn}`");
-            }
+            has_all(sm, m.source, kernel, insns);
         };
         // Floats: one 4-byte cp.async per element (as CUDA for `float*`),
         // shared memory read with ld.shared, one batch per call.
