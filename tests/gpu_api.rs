@@ -36,9 +36,16 @@ const SHAPES: [(Dims, Dims); 8] = [
 ];
 
 /// Group selectors of `with_group` (kernels/src/api/mod.rs).
-const GROUP_KINDS: u32 = 16;
+const GROUP_KINDS: u32 = 21;
 /// The selector whose group is `coalesced_threads()` inside a branch.
 const BRANCH: u32 = 14;
+/// The selector whose group is a labeled partition of `coalesced_threads()`
+/// inside a branch.
+const BRANCH_LABELED: u32 = 20;
+/// Selectors of `api_group_queries` beyond `with_group`'s.
+const QUERY_KINDS: u32 = 41;
+/// `api_group_queries`' selector for the block itself.
+const BLOCK_SEL: u32 = 39;
 /// Words of group info per thread: rank, size, mask, meta rank, meta size.
 const INFO_WORDS: usize = 5;
 
@@ -54,14 +61,19 @@ fn describe_sel(sel: u32) -> String {
         13 => "labeled_partition(warp, label)".into(),
         14 => "coalesced_threads() in a branch".into(),
         15 => "tiled_partition_dynamic(binary_partition(warp, key), 4)".into(),
-        16..=21 => format!("tiled_partition::<{}>(tile<32>)", 1 << (sel - 16)),
-        22..=27 => format!("tiled_partition_dynamic(tile<8>, {})", 1 << (sel - 22)),
-        28..=33 => format!(
+        16 => "labeled_partition(tile<8>, label)".into(),
+        17 => "binary_partition(tile<16>, key)".into(),
+        18 => "labeled_partition(warp, 64-bit label)".into(),
+        19 => "binary_partition(labeled_partition(warp, label), key)".into(),
+        20 => "labeled_partition(coalesced_threads() in a branch, label)".into(),
+        21..=26 => format!("tiled_partition::<{}>(tile<32>)", 1 << (sel - 21)),
+        27..=32 => format!("tiled_partition_dynamic(tile<8>, {})", 1 << (sel - 27)),
+        33..=38 => format!(
             "tiled_partition_dynamic(tiled_partition_dynamic(block, 16), {})",
-            1 << (sel - 28)
+            1 << (sel - 33)
         ),
-        34 => "this_thread_block()".into(),
-        35 => "this_thread()".into(),
+        39 => "this_thread_block()".into(),
+        40 => "this_thread()".into(),
         _ => "?".into(),
     }
 }
@@ -211,12 +223,71 @@ fn warp_of(i: usize, b: usize) -> Vec<usize> {
     (start..end).collect()
 }
 
+/// The static tile of `n` holding thread `i`, as a parent of a partition:
+/// its members that exist (grid indices) and its lane mask.
+fn tile_parent(i: usize, b: usize, n: u32) -> (Vec<usize>, u32) {
+    let t = static_tile(i, b, n, (0, 0));
+    (t.members, t.mask)
+}
+
+/// `labeled_partition` of the parent `members` by `labels`: CUDA's meta
+/// group numbers the groups by their lowest lane.
+fn labeled(i: usize, members: &[usize], label_of: impl Fn(usize) -> u64, b: usize) -> Group {
+    let same: Vec<usize> = members
+        .iter()
+        .copied()
+        .filter(|&g| label_of(g) == label_of(i))
+        .collect();
+    let mut leaders: Vec<usize> = Vec::new();
+    for &m in members {
+        if !members.iter().any(|&o| o < m && label_of(o) == label_of(m)) {
+            leaders.push(m);
+        }
+    }
+    let rank = leaders.iter().filter(|&&l| l < same[0]).count() as u32;
+    coalesced(i, same, (rank, leaders.len() as u32), b)
+}
+
+/// `binary_partition` of a parent with lane mask `parent_mask` and the
+/// existing `members`: CUDA gives the whole parent as (0, 1) when the
+/// predicate does not split it, else the side of `pred` as (`pred`, 2).
+fn binary(
+    i: usize,
+    members: &[usize],
+    parent_mask: u32,
+    pred: impl Fn(usize) -> bool,
+    b: usize,
+) -> Group {
+    let lane = |g: usize| 1u32 << ((g % b) % 32);
+    let yes = members
+        .iter()
+        .filter(|&&g| pred(g))
+        .fold(0, |m, &g| m | lane(g));
+    if yes == parent_mask || yes == 0 {
+        let mut g = coalesced(i, members.to_vec(), (0, 1), b);
+        g.mask = parent_mask;
+        g.size = parent_mask.count_ones();
+        g
+    } else {
+        let side: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&g| pred(g) == pred(i))
+            .collect();
+        coalesced(i, side, (pred(i) as u32, 2), b)
+    }
+}
+
 /// The model of the group `sel` gives thread `i`; `None` when it has none.
 fn model(sel: u32, i: usize, b: usize, keys: &[u32]) -> Option<Group> {
     let r = (i % b) as u32;
     let bu = b as u32;
     let key = keys[i];
     let ceil = |n: u32| bu.div_ceil(n);
+    let warp = warp_of(i, b);
+    let warp_mask = warp.iter().fold(0u32, |m, &g| m | 1 << ((g % b) % 32));
+    let by_label = |g: usize| label(keys[g]) as u64;
+    let by_split = |g: usize| split(keys[g]);
     Some(match sel {
         0..=5 => {
             let n = 1 << sel;
@@ -226,15 +297,22 @@ fn model(sel: u32, i: usize, b: usize, keys: &[u32]) -> Option<Group> {
             let n = 1 << (sel - 6);
             dynamic_tile(i, b, n, bu, (r / n, ceil(n)))
         }
-        12 | 14 | 15 => {
-            if sel == BRANCH && !split(key) {
+        12 => binary(i, &warp, warp_mask, by_split, b),
+        13 => labeled(i, &warp, by_label, b),
+        14 | 20 => {
+            if !split(key) {
                 return None;
             }
-            let side: Vec<usize> = warp_of(i, b)
-                .into_iter()
-                .filter(|&g| split(keys[g]) == split(key))
-                .collect();
-            if sel == 15 && side.len() > 4 {
+            let branch: Vec<usize> = warp.into_iter().filter(|&g| split(keys[g])).collect();
+            if sel == BRANCH_LABELED {
+                labeled(i, &branch, by_label, b)
+            } else {
+                coalesced(i, branch, (0, 1), b)
+            }
+        }
+        15 => {
+            let side = binary(i, &warp, warp_mask, by_split, b).members;
+            if side.len() > 4 {
                 let pr = side.iter().position(|&g| g == i).unwrap();
                 let first = pr / 4 * 4;
                 let piece = side[first..(first + 4).min(side.len())].to_vec();
@@ -248,27 +326,30 @@ fn model(sel: u32, i: usize, b: usize, keys: &[u32]) -> Option<Group> {
                 coalesced(i, side, (0, 1), b)
             }
         }
-        13 => {
-            let same: Vec<usize> = warp_of(i, b)
-                .into_iter()
-                .filter(|&g| label(keys[g]) == label(key))
-                .collect();
-            coalesced(i, same, (0, 1), b)
+        16 => labeled(i, &tile_parent(i, b, 8).0, by_label, b),
+        17 => {
+            let (members, mask) = tile_parent(i, b, 16);
+            binary(i, &members, mask, by_split, b)
         }
-        16..=21 => {
-            let n = 1 << (sel - 16);
+        18 => labeled(i, &warp, |g| (label(keys[g]) as u64) << 32 | 7, b),
+        19 => {
+            let parent = labeled(i, &warp, by_label, b);
+            binary(i, &parent.members, parent.mask, by_split, b)
+        }
+        21..=26 => {
+            let n = 1 << (sel - 21);
             static_tile(i, b, n, ((r % 32) / n, 32 / n))
         }
-        22..=27 => {
-            let n = 1 << (sel - 22);
+        27..=32 => {
+            let n = 1 << (sel - 27);
             if n >= 8 {
                 static_tile(i, b, 8, (r / 8, ceil(8)))
             } else {
                 static_tile(i, b, n, ((r % 8) / n, 8 / n))
             }
         }
-        28..=33 => {
-            let n = 1 << (sel - 28);
+        33..=38 => {
+            let n = 1 << (sel - 33);
             let parent_base = r & !15;
             let parent_end = (parent_base + 16).min(bu);
             let parent_size = parent_end - parent_base;
@@ -278,7 +359,7 @@ fn model(sel: u32, i: usize, b: usize, keys: &[u32]) -> Option<Group> {
                 dynamic_tile(i, b, n, parent_end, ((r % 16) / n, parent_size / n))
             }
         }
-        35 => static_tile(i, b, 1, (r, bu)),
+        40 => static_tile(i, b, 1, (0, 1)),
         _ => unreachable!("selector {sel}"),
     })
 }
@@ -311,7 +392,7 @@ fn groups(sel: u32, b: usize, keys: &[u32], info: &[u32], what: &str) -> Vec<Opt
             out.push(None);
             continue;
         };
-        if sel == BRANCH {
+        if sel == BRANCH || sel == BRANCH_LABELED {
             let mask = got[2];
             let warp0 = i - (i % b) % 32;
             let own = 1u32 << ((i % b) % 32);
@@ -322,13 +403,21 @@ fn groups(sel: u32, b: usize, keys: &[u32], info: &[u32], what: &str) -> Vec<Opt
                 g.mask
             );
             if mask != g.mask {
+                // Which threads ran together is up to the hardware: the
+                // group is taken from the info (for a labeled partition
+                // of it, its meta group too).
                 narrower += 1;
+                let members: Vec<usize> = (0..32)
+                    .filter(|l| mask >> l & 1 != 0)
+                    .map(|l| warp0 + l)
+                    .collect();
+                let meta = if sel == BRANCH {
+                    (0, 1)
+                } else {
+                    (got[3], got[4])
+                };
+                g = coalesced(i, members, meta, b);
             }
-            let members: Vec<usize> = (0..32)
-                .filter(|l| mask >> l & 1 != 0)
-                .map(|l| warp0 + l)
-                .collect();
-            g = coalesced(i, members, (0, 1), b);
         }
         let want = [g.rank, g.size, g.mask, g.meta.0, g.meta.1];
         assert_eq!(
@@ -409,7 +498,7 @@ fn group_queries_and_sync_match_cuda_for_every_group_kind() {
         let keys = random_keys(&mut rng, geo.b, geo.total);
         let keys_buf = gpu.upload(&keys).unwrap();
         let mut out = poisoned(&gpu, WORDS * geo.total);
-        for sel in 0..36u32 {
+        for sel in 0..QUERY_KINDS {
             let what = format!("queries grid={:?} block={:?}", geo.grid, geo.block);
             reset(&mut out);
             k.api_group_queries
@@ -420,7 +509,7 @@ fn group_queries_and_sync_match_cuda_for_every_group_kind() {
                 let g = &got[WORDS * i..WORDS * (i + 1)];
                 let r = (i % geo.b) as u32;
                 let ctx = format!("{what}: {} thread {i} (block rank {r})", describe_sel(sel));
-                if sel == 34 {
+                if sel == BLOCK_SEL {
                     let b = geo.b as u32;
                     assert_eq!(
                         g,
@@ -436,7 +525,7 @@ fn group_queries_and_sync_match_cuda_for_every_group_kind() {
                     );
                     continue;
                 };
-                if sel == BRANCH {
+                if sel == BRANCH || sel == BRANCH_LABELED {
                     // The model cannot know which threads ran together;
                     // the op tests check that group through its info.
                     continue;
@@ -697,9 +786,6 @@ fn votes_and_matches_match_cuda_for_every_group_kind() {
                         );
                         continue;
                     };
-                    if g.partial() {
-                        continue;
-                    }
                     let ranks = |f: &dyn Fn(usize) -> bool| {
                         g.members
                             .iter()
@@ -707,6 +793,17 @@ fn votes_and_matches_match_cuda_for_every_group_kind() {
                             .fold(0u32, |acc, (k, &m)| acc | ((f(m) as u32) << k))
                     };
                     let ballot = ranks(&|m| vote(keys[m]));
+                    if g.partial() {
+                        // The README's partial-warp rule, CUDA's result:
+                        // the missing lanes never vote, so `all` is false;
+                        // `any` and `ballot` see the lanes that exist.
+                        assert_eq!(
+                            &got_i[..3],
+                            [(ballot != 0) as u32, 0, ballot],
+                            "{ctx}: partial static tile: [any, all, ballot]"
+                        );
+                        continue;
+                    }
                     let m32 = ranks(&|m| matched(keys[m]) == matched(keys[i]));
                     let m64 = ranks(&|m| wide[m] == wide[i]);
                     let all = |same: u32| {
@@ -1399,6 +1496,170 @@ fn split_grid_barrier_orders_writes_across_blocks() {
                         }
                     );
                 }
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------ multi-warp tiles
+
+#[test]
+fn multi_warp_tiles_match_model() {
+    let gpu = gpu_or_return!("multi_warp_tiles_match_model");
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng("multi_warp");
+    const WORDS: usize = 14;
+    let shapes: [(Dims, Dims); 3] = [
+        ((2, 1, 1), (512, 1, 1)),
+        ((3, 1, 1), (1024, 1, 1)),
+        ((2, 1, 1), (32, 16, 1)),
+    ];
+    for shape in shapes {
+        let geo = Geometry::new(shape);
+        let keys = random_keys(&mut rng, geo.b, geo.total);
+        let input = int_words(&mut rng, geo.total);
+        let floats: Vec<f32> = (0..geo.total)
+            .map(|_| rng.random_range(-1.0f32..1.0))
+            .collect();
+        let (keys_buf, input_buf) = (gpu.upload(&keys).unwrap(), gpu.upload(&input).unwrap());
+        let floats_buf = gpu.upload(&floats).unwrap();
+        let mut out = poisoned(&gpu, WORDS * geo.total);
+        for sel in 0..6u32 {
+            let arg = rng.random_range(0..2048u32);
+            reset(&mut out);
+            k.api_multi_warp
+                .launch(
+                    geo.cfg(),
+                    &input_buf,
+                    &floats_buf,
+                    &keys_buf,
+                    &mut out,
+                    sel,
+                    arg,
+                )
+                .unwrap();
+            let got = out.to_vec().unwrap();
+            for i in 0..geo.total {
+                let r = i % geo.b;
+                let (n, meta) = match sel {
+                    0..=3 => (64usize << sel, (r / (64 << sel), geo.b / (64 << sel))),
+                    4 => (64, ((r % 256) / 64, 4)),
+                    _ => (32, ((r % 128) / 32, 4)),
+                };
+                let rank = r % n;
+                let base = i - rank;
+                let members = base..base + n;
+                let ctx = format!(
+                    "multi-warp sel {sel} (tile of {n}) block={:?}: thread {i} (block rank {r})",
+                    geo.block
+                );
+                let g = &got[WORDS * i..WORDS * (i + 1)];
+                let votes: Vec<bool> = members.clone().map(|m| vote(keys[m])).collect();
+                let xs = &input[members.clone()];
+                let fs = &floats[members.clone()];
+                let want = [
+                    rank as u32,
+                    n as u32,
+                    meta.0 as u32,
+                    meta.1 as u32,
+                    (r - rank + (rank + 1) % n) as u32 + 1,
+                    input[base + (arg as usize % n)],
+                    votes.iter().any(|&v| v) as u32,
+                    votes.iter().all(|&v| v) as u32,
+                    xs.iter().fold(0u32, |a, &x| a.wrapping_add(x)),
+                ];
+                assert_eq!(
+                    &g[..9],
+                    want,
+                    "{ctx}: [rank, size, meta rank, meta size, partner, shfl, any, all, reduce u32]"
+                );
+                assert_eq!(
+                    g[12],
+                    xs[..=rank].iter().fold(0u32, |a, &x| a.wrapping_add(x)),
+                    "{ctx}: inclusive_scan(u32, Plus)"
+                );
+                let exclusive_max = if rank == 0 {
+                    0
+                } else {
+                    *xs[..rank].iter().max().unwrap()
+                };
+                assert_eq!(g[13], exclusive_max, "{ctx}: exclusive_scan(u32, Greater)");
+                let sum = |s: &[f32]| s.iter().map(|&x| x as f64).sum::<f64>();
+                let mag = |s: &[f32]| s.iter().map(|x| x.abs() as f64).sum::<f64>();
+                for (word, what, span) in [
+                    (9, "reduce(f32, Plus)", fs),
+                    (10, "inclusive_scan(f32, Plus)", &fs[..=rank]),
+                    (11, "exclusive_scan(f32, Plus)", &fs[..rank]),
+                ] {
+                    let v = f32::from_bits(g[word]);
+                    assert!(
+                        f32::close(v, sum(span) as f32, mag(span), false),
+                        "{ctx}: {what} = {v}, model {}",
+                        sum(span)
+                    );
+                }
+                assert_eq!(
+                    g[9],
+                    got[WORDS * base + 9],
+                    "{ctx}: reduce gave rank 0 other bits"
+                );
+            }
+        }
+    }
+}
+
+// ------------------------------------------------- grid and block queries
+
+#[test]
+fn grid_queries_and_split_block_barrier_match_model() {
+    let gpu = gpu_or_return!("grid_queries_and_split_block_barrier_match_model");
+    let k = Kernels::load(&gpu).unwrap();
+    const WORDS: usize = 16;
+    for (grid, block) in SHAPES {
+        let geo = Geometry::new((grid, block));
+        let mut out = poisoned(&gpu, WORDS * geo.total);
+        k.api_grid_queries.launch(geo.cfg(), &mut out).unwrap();
+        let got = out.to_vec().unwrap();
+        let mut split = poisoned(&gpu, geo.total);
+        k.api_block_split_barrier
+            .launch(geo.cfg(), &mut split)
+            .unwrap();
+        let split = split.to_vec().unwrap();
+        let nb = volume(grid) as u32;
+        for blk in 0..nb {
+            let bi = (blk % grid.0, blk / grid.0 % grid.1, blk / (grid.0 * grid.1));
+            for r in 0..geo.b as u32 {
+                let ti = (r % block.0, r / block.0 % block.1, r / (block.0 * block.1));
+                let i = blk as usize * geo.b + r as usize;
+                let n = geo.total as u64;
+                let want = [
+                    i as u32,
+                    0,
+                    n as u32,
+                    (n >> 32) as u32,
+                    blk,
+                    nb,
+                    bi.0 * block.0 + ti.0,
+                    bi.1 * block.1 + ti.1,
+                    bi.2 * block.2 + ti.2,
+                    grid.0 * block.0,
+                    grid.1 * block.1,
+                    grid.2 * block.2,
+                    grid.0,
+                    grid.1,
+                    grid.2,
+                ];
+                assert_eq!(
+                    &got[WORDS * i..WORDS * i + 15],
+                    want,
+                    "grid={grid:?} block={block:?} thread {i}: [rank lo, hi, num lo, hi, block_rank, num_blocks, thread_index, dim_threads, dim_blocks]"
+                );
+                assert_eq!(
+                    split[i],
+                    (r + 1) % geo.b as u32 + 1,
+                    "grid={grid:?} block={block:?} thread {i}: after barrier_arrive/barrier_wait, the write of block rank {}",
+                    (r + 1) % geo.b as u32
+                );
             }
         }
     }

@@ -260,7 +260,6 @@ fn full_warp_operations_are_single_instructions_with_a_constant_mask() {
                 "shfl.sync.down.b32",
                 "shfl.sync.bfly.b32",
                 "vote.sync.any.pred",
-                "vote.sync.all.pred",
                 "vote.sync.ballot.b32",
                 "match.any.sync.b32",
                 "match.any.sync.b64",
@@ -359,7 +358,6 @@ fn coalesced_groups_and_matches_use_their_instructions() {
             "api_votes",
             &[
                 "vote.sync.any.pred",
-                "vote.sync.all.pred",
                 "vote.sync.ballot.b32",
                 "match.any.sync.b32",
                 "match.any.sync.b64",

@@ -43,6 +43,36 @@ impl ThreadBlock {
     pub fn dim_threads(&self) -> Dim3 {
         intrinsics::block_dim().into()
     }
+
+    /// `blockDim` under CUDA's other name (`thread_block::group_dim()`).
+    #[inline(always)]
+    pub fn group_dim(&self) -> Dim3 {
+        self.dim_threads()
+    }
+
+    /// The first half of a split block barrier (`thread_block::barrier_arrive()`):
+    /// nothing happens until [`barrier_wait`](Self::barrier_wait), which is
+    /// the whole barrier, as in CUDA. The token makes the pairing explicit.
+    #[inline(always)]
+    pub fn barrier_arrive(&self) -> BlockArrivalToken {
+        BlockArrivalToken { _private: () }
+    }
+
+    /// The second half of a split block barrier
+    /// (`thread_block::barrier_wait(token)`): `bar.sync 0`, with the same
+    /// ordering as [`sync`](GroupSync::sync).
+    #[inline(always)]
+    pub fn barrier_wait(&self, token: BlockArrivalToken) {
+        let BlockArrivalToken { _private: () } = token;
+        self.sync()
+    }
+}
+
+/// The token of [`ThreadBlock::barrier_arrive`], consumed by
+/// [`ThreadBlock::barrier_wait`] (CUDA's `thread_block::arrival_token`).
+#[must_use = "a block barrier arrival is completed by barrier_wait"]
+pub struct BlockArrivalToken {
+    _private: (),
 }
 
 impl ThreadBlock {

@@ -56,22 +56,80 @@ pub fn coalesced_threads() -> CoalescedGroup {
     CoalescedGroup::from_mask(intrinsics::activemask())
 }
 
+/// A label of [`labeled_partition`]: an integer of 32 or 64 bits (CUDA
+/// takes any integral or pointer type; 8- and 16-bit integers widen to 32
+/// bits, pointers are 64-bit labels: pass `ptr as usize`). A `bool` label is
+/// a [`binary_partition`], as in CUDA.
+pub trait Label: Copy + sealed::Sealed {
+    /// The lanes of `mask` whose label has the same bits as the caller's
+    /// (`match.any.sync.b32` or `.b64`).
+    #[doc(hidden)]
+    fn same_label_lanes(self, mask: u32) -> u32;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! label {
+    ($($t:ty => $wide:ty, $insn:ident;)*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Label for $t {
+            #[inline(always)]
+            fn same_label_lanes(self, mask: u32) -> u32 {
+                intrinsics::$insn(self as $wide, mask)
+            }
+        }
+    )*};
+}
+
+label! {
+    u8 => u32, match_any_b32;
+    u16 => u32, match_any_b32;
+    u32 => u32, match_any_b32;
+    i8 => u32, match_any_b32;
+    i16 => u32, match_any_b32;
+    i32 => u32, match_any_b32;
+    u64 => u64, match_any_b64;
+    i64 => u64, match_any_b64;
+    usize => u64, match_any_b64;
+    isize => u64, match_any_b64;
+}
+
 /// `cg::labeled_partition(group, label)`: splits a tile or coalesced group
 /// into coalesced groups of the members that passed the same `label`
-/// (`match.any.sync.b32`).
+/// (`match.any.sync.b32`, or `.b64` for 64-bit labels).
+///
+/// As in CUDA, `meta_group_size()` is the number of distinct labels in the
+/// group and `meta_group_rank()` numbers the groups by their lowest lane
+/// (the number of groups whose lowest lane is below this group's): one
+/// `vote.sync.ballot` of the groups' leaders.
 ///
 /// ```ignore
 /// let warp = tiled_partition::<32>(&this_thread_block());
 /// let same_bucket = labeled_partition(&warp, bucket);
 /// let count = same_bucket.num_threads();
+/// let by_pointer = labeled_partition(&warp, row_ptr as usize);  // 64-bit label
 /// ```
 #[inline(always)]
-pub fn labeled_partition<G: WarpGroup>(group: &G, label: u32) -> CoalescedGroup {
-    CoalescedGroup::from_mask(intrinsics::match_any_b32(label, group.mask()))
+pub fn labeled_partition<G: WarpGroup, L: Label>(group: &G, label: L) -> CoalescedGroup {
+    let all = group.mask();
+    let same = label.same_label_lanes(all);
+    let leader = same.trailing_zeros();
+    let leaders = intrinsics::vote_ballot(intrinsics::lane_id() == leader, all);
+    CoalescedGroup {
+        mask: same,
+        meta_rank: (leaders & (1u32 << leader).wrapping_sub(1)).count_ones(),
+        meta_size: leaders.count_ones(),
+    }
 }
 
 /// `cg::binary_partition(group, pred)`: splits a tile or coalesced group
 /// into the members with `pred` and those without (`vote.sync.ballot`).
+///
+/// As in CUDA: when the predicate splits the group, the members with
+/// `pred` are meta group 1 of 2 and the others meta group 0; when every
+/// member agrees, the result is the whole group as meta group 0 of 1.
 ///
 /// ```ignore
 /// let warp = tiled_partition::<32>(&this_thread_block());
@@ -82,7 +140,19 @@ pub fn labeled_partition<G: WarpGroup>(group: &G, label: u32) -> CoalescedGroup 
 pub fn binary_partition<G: WarpGroup>(group: &G, pred: bool) -> CoalescedGroup {
     let all = group.mask();
     let yes = intrinsics::vote_ballot(pred, all);
-    CoalescedGroup::from_mask(if pred { yes } else { all & !yes })
+    if yes == all || yes == 0 {
+        CoalescedGroup {
+            mask: all,
+            meta_rank: 0,
+            meta_size: 1,
+        }
+    } else {
+        CoalescedGroup {
+            mask: if pred { yes } else { all & !yes },
+            meta_rank: pred as u32,
+            meta_size: 2,
+        }
+    }
 }
 
 impl CoalescedGroup {

@@ -4,14 +4,24 @@
 //!
 //! The operator is one of [`Plus`], [`Less`] (minimum), [`Greater`]
 //! (maximum), [`BitAnd`], [`BitOr`], [`BitXor`] (CUDA's `cg::plus<T>()` and
-//! friends) or any closure `Fn(T, T) -> T`. It must be associative; values
-//! are always combined in rank order (`op(lower ranks, higher ranks)`), so
-//! it need not be commutative, and every member gets the same bits back.
+//! friends) or any closure `Fn(T, T) -> T`. It must be associative, and
+//! every member gets the same bits back. The two kinds combine in different
+//! orders ([`Operator::CUDA_ORDER`]):
+//!
+//! * the built-in operators follow nvcc's `cooperative_groups` exactly:
+//!   `reduce` on a tile is `v = op(v, shfl_xor(v, m))` for `m = N/2, ..., 1`
+//!   and the scans combine `op(own, lower)`, so a float `reduce(&tile, x,
+//!   Plus)` has the bits of `cg::reduce(tile, x, cg::plus<float>())`;
+//! * closures combine in rank order (`op(lower ranks, higher ranks)`, the
+//!   butterfly with offsets 1, 2, 4, ...), so they need not be commutative
+//!   (an affine-map composition works). A float closure `|a, b| a + b`
+//!   on a tile of 4 or more can therefore differ from nvcc's lambda in the
+//!   last bit: use [`Plus`] for CUDA's bits.
 //!
 //! | call | how |
 //! |---|---|
 //! | `reduce` of `u32`/`i32` with a built-in operator, sm_80+ | one `redux.sync.{add,min,max,and,or,xor}` |
-//! | `reduce` on a tile (or a whole-warp coalesced group) | butterfly: log2(size) `shfl.sync.bfly` |
+//! | `reduce` on a tile (or a whole-warp coalesced group) | butterfly: log2(size) `shfl.sync.bfly` (see above for the order) |
 //! | `reduce` on a sparse coalesced group | inclusive scan, then a shuffle from the last rank |
 //! | `inclusive_scan` | Hillis–Steele: log2(size) `shfl_up` |
 //! | `exclusive_scan` | inclusive scan, then `shfl_up` by one; rank 0 gets `T::zeroed()` (CUDA's `T{}`) |
@@ -34,13 +44,20 @@ use crate::group::{GroupSync, ThreadGroup, WarpGroup};
 use crate::intrinsics::{self, ShflMode};
 use crate::shared::{ld_shared, st_shared};
 use crate::shuffle::{segment_c, shfl_pod};
+use crate::tile::{DynamicTile, ThreadBlockTile};
 use bytemuck::Pod;
 use core::mem::size_of;
 
 /// A binary operator for [`reduce`] and the scans. Implemented by the
 /// built-in operators and by every closure `Fn(T, T) -> T`.
 pub trait Operator<T> {
-    /// `a op b`, with `a` from the lower ranks.
+    /// Whether the operator combines values in CUDA's order (`true` for the
+    /// built-in operators, which are commutative: [`reduce`] then gives
+    /// the bits nvcc's `cg::reduce` gives), or in rank order (`false`, every
+    /// closure: any associative operator, commutative or not).
+    const CUDA_ORDER: bool = false;
+
+    /// `a op b`. In rank order `a` holds the lower ranks.
     fn apply(&self, a: T, b: T) -> T;
 
     /// The whole-group reduction in one hardware instruction, when there is
@@ -93,6 +110,8 @@ macro_rules! operator {
         pub struct $name;
 
         impl<T: Pod + $bound> Operator<T> for $name {
+            const CUDA_ORDER: bool = true;
+
             #[inline(always)]
             fn apply(&self, $a: T, $b: T) -> T {
                 $body
@@ -133,12 +152,31 @@ operator!(
     BitXor, core::ops::BitXor<Output = T>, |a, b| a ^ b, Xor, Xor
 );
 
-/// Butterfly reduction over an aligned segment of `width` lanes: after
-/// step `k` every lane holds its 2^k-block's value, combined in lane order.
+/// Butterfly reduction over an aligned segment of `width` lanes.
+///
+/// * CUDA's order (built-in operators): `v = op(v, shfl_xor(v, m))` for
+///   `m = width / 2, ..., 1`, the tree of nvcc's `cg::reduce`, so float
+///   sums have its bits.
+/// * Rank order (closures): offsets `1, 2, 4, ...`; after step `k` every
+///   lane holds its aligned run of `2^k` lanes combined in lane order.
 #[inline(always)]
-fn butterfly<T: Pod, Op: Operator<T>>(mut value: T, op: &Op, width: u32, mask: u32) -> T {
-    let lane = intrinsics::lane_id();
+pub(crate) fn butterfly<T: Pod, Op: Operator<T>>(
+    mut value: T,
+    op: &Op,
+    width: u32,
+    mask: u32,
+) -> T {
     let c = segment_c(ShflMode::Bfly, width);
+    if Op::CUDA_ORDER {
+        let mut offset = width / 2;
+        while offset > 0 {
+            let other = shfl_pod(ShflMode::Bfly, value, offset, c, mask);
+            value = op.apply(value, other);
+            offset /= 2;
+        }
+        return value;
+    }
+    let lane = intrinsics::lane_id();
     let mut offset = 1;
     while offset < width {
         let other = shfl_pod(ShflMode::Bfly, value, offset, c, mask);
@@ -152,27 +190,79 @@ fn butterfly<T: Pod, Op: Operator<T>>(mut value: T, op: &Op, width: u32, mask: u
     value
 }
 
+/// A group [`reduce`] and the scans accept: every tile, coalesced group
+/// and multi-warp tile (CUDA's `cg::reduce` takes the same groups). Sealed:
+/// the methods are the implementations behind the free functions.
+pub trait Collective: ThreadGroup + sealed::Sealed {
+    #[doc(hidden)]
+    fn reduce_with<T: Pod, Op: Operator<T>>(&self, value: T, op: &Op) -> T;
+    #[doc(hidden)]
+    fn inclusive_scan_with<T: Pod, Op: Operator<T>>(&self, value: T, op: &Op) -> T;
+    #[doc(hidden)]
+    fn exclusive_scan_with<T: Pod, Op: Operator<T>>(&self, value: T, op: &Op) -> T;
+}
+
+pub(crate) mod sealed {
+    /// Keeps [`Collective`](super::Collective) to this crate's groups.
+    pub trait Sealed {}
+}
+
+/// The warp-level collectives, for every group that lives in one warp.
+macro_rules! warp_collective {
+    ($([$($generics:tt)*] $group:ty),* $(,)?) => {$(
+        impl<$($generics)*> sealed::Sealed for $group {}
+        impl<$($generics)*> Collective for $group {
+            #[inline(always)]
+            fn reduce_with<T: Pod, Op: Operator<T>>(&self, value: T, op: &Op) -> T {
+                warp_reduce(self, value, op)
+            }
+
+            #[inline(always)]
+            fn inclusive_scan_with<T: Pod, Op: Operator<T>>(&self, value: T, op: &Op) -> T {
+                warp_inclusive_scan(self, value, op)
+            }
+
+            #[inline(always)]
+            fn exclusive_scan_with<T: Pod, Op: Operator<T>>(&self, value: T, op: &Op) -> T {
+                let inclusive = warp_inclusive_scan(self, value, op);
+                let before = self.shfl_up(inclusive, 1);
+                if self.thread_rank() == 0 {
+                    T::zeroed()
+                } else {
+                    before
+                }
+            }
+        }
+    )*};
+}
+
+warp_collective!(
+    [const N: u32] ThreadBlockTile<N>,
+    [] DynamicTile,
+    [] CoalescedGroup,
+);
+
 /// `cg::reduce(group, value, op)`: `op` over the `value` of every member,
-/// in rank order, returned to every member.
+/// returned to every member (see the module docs for the combine order).
 ///
 /// ```ignore
 /// let warp = tiled_partition::<32>(&this_thread_block());
 /// let sum = reduce(&warp, x, Plus);
 /// ```
 #[inline(always)]
-pub fn reduce<G: WarpGroup, T: Pod, Op: Operator<T>>(group: &G, value: T, op: Op) -> T {
-    reduce_ref(group, value, &op)
+pub fn reduce<G: Collective, T: Pod, Op: Operator<T>>(group: &G, value: T, op: Op) -> T {
+    group.reduce_with(value, &op)
 }
 
 #[inline(always)]
-fn reduce_ref<G: WarpGroup, T: Pod, Op: Operator<T>>(group: &G, value: T, op: &Op) -> T {
+fn warp_reduce<G: WarpGroup, T: Pod, Op: Operator<T>>(group: &G, value: T, op: &Op) -> T {
     if let Some(r) = op.reduce_in_hardware(value, group.mask()) {
         return r;
     }
     match group.segment_width() {
         Some(width) => butterfly(value, op, width, group.mask()),
         None => {
-            let scan = inclusive_scan_ref(group, value, op);
+            let scan = warp_inclusive_scan(group, value, op);
             group.shfl(scan, group.num_threads() - 1)
         }
     }
@@ -185,12 +275,23 @@ fn reduce_ref<G: WarpGroup, T: Pod, Op: Operator<T>>(group: &G, value: T, op: &O
 /// let running_total = inclusive_scan(&tile, x, Plus);
 /// ```
 #[inline(always)]
-pub fn inclusive_scan<G: WarpGroup, T: Pod, Op: Operator<T>>(group: &G, value: T, op: Op) -> T {
-    inclusive_scan_ref(group, value, &op)
+pub fn inclusive_scan<G: Collective, T: Pod, Op: Operator<T>>(group: &G, value: T, op: Op) -> T {
+    group.inclusive_scan_with(value, &op)
+}
+
+/// One Hillis–Steele step's combination: CUDA's `op(own, lower)` for the
+/// built-in operators, rank order `op(lower, own)` for closures.
+#[inline(always)]
+fn combine_lower<T, Op: Operator<T>>(op: &Op, lower: T, own: T) -> T {
+    if Op::CUDA_ORDER {
+        op.apply(own, lower)
+    } else {
+        op.apply(lower, own)
+    }
 }
 
 #[inline(always)]
-fn inclusive_scan_ref<G: WarpGroup, T: Pod, Op: Operator<T>>(
+fn warp_inclusive_scan<G: WarpGroup, T: Pod, Op: Operator<T>>(
     group: &G,
     mut value: T,
     op: &Op,
@@ -201,7 +302,28 @@ fn inclusive_scan_ref<G: WarpGroup, T: Pod, Op: Operator<T>>(
     while delta < size {
         let lower = group.shfl_up(value, delta);
         if rank >= delta {
-            value = op.apply(lower, value);
+            value = combine_lower(op, lower, value);
+        }
+        delta <<= 1;
+    }
+    value
+}
+
+/// Inclusive scan inside every aligned segment of `width` lanes of a whole
+/// warp (Hillis–Steele, as [`inclusive_scan`] on a tile of `width`).
+#[inline(always)]
+pub(crate) fn segment_inclusive_scan<T: Pod, Op: Operator<T>>(
+    mut value: T,
+    op: &Op,
+    width: u32,
+) -> T {
+    let rank = intrinsics::lane_id() & (width - 1);
+    let c = segment_c(ShflMode::Up, width);
+    let mut delta = 1;
+    while delta < width {
+        let lower = shfl_pod(ShflMode::Up, value, delta, c, u32::MAX);
+        if rank >= delta {
+            value = combine_lower(op, lower, value);
         }
         delta <<= 1;
     }
@@ -215,14 +337,8 @@ fn inclusive_scan_ref<G: WarpGroup, T: Pod, Op: Operator<T>>(
 /// let slot = exclusive_scan(&tile, count, Plus);
 /// ```
 #[inline(always)]
-pub fn exclusive_scan<G: WarpGroup, T: Pod, Op: Operator<T>>(group: &G, value: T, op: Op) -> T {
-    let inclusive = inclusive_scan_ref(group, value, &op);
-    let before = group.shfl_up(inclusive, 1);
-    if group.thread_rank() == 0 {
-        T::zeroed()
-    } else {
-        before
-    }
+pub fn exclusive_scan<G: Collective, T: Pod, Op: Operator<T>>(group: &G, value: T, op: Op) -> T {
+    group.exclusive_scan_with(value, &op)
 }
 
 /// `cg::invoke_one(group, f)`: one member (rank 0) calls `f`; then the group
@@ -281,7 +397,7 @@ pub fn block_reduce<T: Pod, Op: Operator<T>>(block: &ThreadBlock, value: T, op: 
     let result = base + 32 * 32;
     let rank = block.thread_rank();
     let warp = CoalescedGroup::from_mask(block.warp_lanes());
-    let partial = reduce_ref(&warp, value, &op);
+    let partial = warp_reduce(&warp, value, &op);
     if warp.thread_rank() == 0 {
         // SAFETY: slot rank / 32 < 32 lies inside the scratch array.
         unsafe { st_shared(slot(rank / 32), partial) };
@@ -291,7 +407,7 @@ pub fn block_reduce<T: Pod, Op: Operator<T>>(block: &ThreadBlock, value: T, op: 
     if rank < warps {
         let leaders = CoalescedGroup::from_mask(((1u64 << warps) - 1) as u32);
         // SAFETY: rank < warps <= 32 slots were written before the barrier.
-        let total = reduce_ref(&leaders, unsafe { ld_shared::<T>(slot(rank)) }, &op);
+        let total = warp_reduce(&leaders, unsafe { ld_shared::<T>(slot(rank)) }, &op);
         if rank == 0 {
             // SAFETY: the last 32 bytes of the scratch array.
             unsafe { st_shared(result, total) };

@@ -67,6 +67,40 @@ impl GridGroup {
         intrinsics::block_idx().into()
     }
 
+    /// `gridDim`: CUDA's `grid_group::group_dim()`, the grid's extent in
+    /// blocks (the same as [`dim_blocks`](Self::dim_blocks)).
+    #[inline(always)]
+    pub fn group_dim(&self) -> Dim3 {
+        self.dim_blocks()
+    }
+
+    /// The grid's extent in threads: `gridDim * blockDim`, per dimension
+    /// (`grid_group::dim_threads()`).
+    #[inline(always)]
+    pub fn dim_threads(&self) -> Dim3 {
+        let [gx, gy, gz] = intrinsics::grid_dim();
+        let [bx, by, bz] = intrinsics::block_dim();
+        Dim3 {
+            x: gx * bx,
+            y: gy * by,
+            z: gz * bz,
+        }
+    }
+
+    /// This thread's index in the grid, per dimension: `blockIdx *
+    /// blockDim + threadIdx` (`grid_group::thread_index()`).
+    #[inline(always)]
+    pub fn thread_index(&self) -> Dim3 {
+        let [bx, by, bz] = intrinsics::block_idx();
+        let [dx, dy, dz] = intrinsics::block_dim();
+        let [tx, ty, tz] = intrinsics::thread_idx();
+        Dim3 {
+            x: bx * dx + tx,
+            y: by * dy + ty,
+            z: bz * dz + tz,
+        }
+    }
+
     /// Number of blocks in the grid.
     #[inline(always)]
     pub fn num_blocks(&self) -> u32 {

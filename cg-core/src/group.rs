@@ -132,7 +132,7 @@ pub trait ThreadGroup: GroupSync {
 /// [`ThreadBlockTile`]: crate::tile::ThreadBlockTile
 /// [`DynamicTile`]: crate::tile::DynamicTile
 /// [`CoalescedGroup`]: crate::coalesced::CoalescedGroup
-pub trait WarpGroup: ThreadGroup + Copy {
+pub trait WarpGroup: ThreadGroup + Copy + crate::collectives::Collective {
     /// The group's lanes in the warp: bit `l` is set when lane `l` is a
     /// member. This is the member mask of every instruction the group issues.
     fn mask(&self) -> u32;
@@ -172,11 +172,14 @@ pub trait WarpGroup: ThreadGroup + Copy {
         intrinsics::vote_any(pred, self.mask())
     }
 
-    /// `g.all(pred)`: whether `pred` holds for every member
-    /// (`vote.sync.all.pred`).
+    /// `g.all(pred)`: whether `pred` holds for every lane of the group's
+    /// mask: `vote.sync.ballot` compared with the mask, as CUDA computes it.
+    /// A static tile in the partial last warp of a block names lanes that
+    /// do not exist; they never vote, so `all` is `false` there (CUDA's
+    /// result, see the README's partial-warp rules).
     #[inline(always)]
     fn all(&self, pred: bool) -> bool {
-        intrinsics::vote_all(pred, self.mask())
+        intrinsics::vote_ballot(pred, self.mask()) == self.mask()
     }
 
     /// `g.ballot(pred)`: bit `r` is set when the member of rank `r` has

@@ -331,6 +331,40 @@ pub unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
     v
 }
 
+/// `atom.acq_rel.cta.shared.or.b32`: sets the bits `v` in the shared word
+/// at `addr`, returns the old value.
+///
+/// # Safety
+/// `addr` must be a valid, 4-byte-aligned address in this block's shared
+/// window.
+#[inline(always)]
+pub unsafe fn atom_or_acq_rel_cta_shared(addr: u32, v: u32) -> u32 {
+    let old: u32;
+    asm!("atom.acq_rel.cta.shared.or.b32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
+    old
+}
+
+/// `red.relaxed.cta.shared.and.b32`: clears the bits not in `v` of the
+/// shared word at `addr`.
+///
+/// # Safety
+/// As [`atom_or_acq_rel_cta_shared`].
+#[inline(always)]
+pub unsafe fn red_and_relaxed_cta_shared(addr: u32, v: u32) {
+    asm!("red.relaxed.cta.shared.and.b32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack));
+}
+
+/// `ld.acquire.cta.shared.u32`.
+///
+/// # Safety
+/// As [`atom_or_acq_rel_cta_shared`].
+#[inline(always)]
+pub unsafe fn ld_acquire_cta_shared(addr: u32) -> u32 {
+    let v: u32;
+    asm!("ld.acquire.cta.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(nostack));
+    v
+}
+
 /// `trap`: abort the kernel; the launch fails with an error on the host.
 #[inline(always)]
 pub fn trap() -> ! {

@@ -4,6 +4,7 @@
 //! GridGroup                this_grid()                          all blocks of a launch
 //! └─ ThreadBlock           this_thread_block()                  one block (CTA)
 //!    ├─ ThreadBlockTile<N> tiled_partition::<N>(&parent)        N = 1, 2, 4, 8, 16, 32
+//!    ├─ MultiWarpTile<N>   tiled_partition::<N>(&parent)        N = 64, 128, 256, 512
 //!    ├─ DynamicTile        tiled_partition_dynamic(&parent, n)  n chosen at run time
 //!    └─ CoalescedGroup     coalesced_threads(),                 any lanes of one warp
 //!                          labeled_partition, binary_partition
@@ -79,6 +80,8 @@ pub mod intrinsics;
 #[cfg(target_arch = "nvptx64")]
 pub mod memcpy_async;
 #[cfg(target_arch = "nvptx64")]
+pub mod multi_warp;
+#[cfg(target_arch = "nvptx64")]
 pub mod pipeline;
 #[cfg(target_arch = "nvptx64")]
 pub mod shared;
@@ -91,21 +94,22 @@ pub mod tile;
 #[cfg(target_arch = "nvptx64")]
 pub mod prelude {
     pub use crate::barrier::{ArrivalToken, Barrier};
-    pub use crate::block::{this_thread_block, ThreadBlock};
+    pub use crate::block::{this_thread_block, BlockArrivalToken, ThreadBlock};
     pub use crate::block_barrier;
     #[cfg(target_feature = "sm_90")]
     pub use crate::cluster::{this_cluster, ClusterGroup};
     pub use crate::coalesced::{
-        binary_partition, coalesced_threads, labeled_partition, CoalescedGroup,
+        binary_partition, coalesced_threads, labeled_partition, CoalescedGroup, Label,
     };
     pub use crate::collectives::{
         block_reduce, exclusive_scan, inclusive_scan, invoke_one, invoke_one_broadcast, reduce,
-        BitAnd, BitOr, BitXor, Greater, Less, Operator, Plus,
+        BitAnd, BitOr, BitXor, Collective, Greater, Less, Operator, Plus,
     };
     pub use crate::grid::{this_grid, GridArrivalToken, GridGroup};
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
     pub use crate::kernel;
     pub use crate::memcpy_async::{memcpy_async, wait, wait_prior, AsyncCopyGroup};
+    pub use crate::multi_warp::MultiWarpTile;
     pub use crate::pipeline::{make_pipeline, Pipeline};
     pub use crate::shared::{dynamic_shared, SharedArray, SharedSlice};
     pub use crate::shared_array;

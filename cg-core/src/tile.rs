@@ -30,6 +30,7 @@ use crate::block::ThreadBlock;
 use crate::coalesced::CoalescedGroup;
 use crate::group::{meta_group_from_fields, GroupSync, ThreadGroup, TileGroup, WarpGroup};
 use crate::intrinsics::{self, ShflMode};
+use crate::multi_warp::MultiWarpTile;
 use crate::shuffle::shfl_pod;
 use bytemuck::Pod;
 
@@ -133,13 +134,53 @@ pub struct ThreadBlockTile<const N: u32> {
     meta_size: u32,
 }
 
-struct TileSize<const N: u32>;
-impl<const N: u32> TileSize<N> {
-    const VALID: () = assert!(
-        N.is_power_of_two() && N <= 32,
-        "a thread_block_tile size is a power of two at most 32"
-    );
+/// The size of a static tile, as a type: `tiled_partition::<N>` accepts
+/// the `N` for which `TileSize<N>` implements [`StaticTileSize`].
+pub struct TileSize<const N: u32>;
+
+/// What [`tiled_partition::<N>`] makes of a parent for each valid `N`:
+/// a [`ThreadBlockTile<N>`] for 1 to 32 threads (one warp), a
+/// [`MultiWarpTile<N>`] for 64, 128, 256 and 512 (sm_80+, as in CUDA).
+#[diagnostic::on_unimplemented(
+    message = "a thread_block_tile size is a power of two at most 512 (1 to 32 in one warp, 64 to 512 across warps), not {Self}",
+    label = "no tile of this size"
+)]
+pub trait StaticTileSize {
+    /// The tile type.
+    type Tile: ThreadGroup;
+
+    /// Cuts the caller's tile out of `parent`.
+    #[doc(hidden)]
+    fn cut<P: TileParent>(parent: &P) -> Self::Tile;
 }
+
+macro_rules! warp_tile_sizes {
+    ($($n:literal)*) => {$(
+        impl StaticTileSize for TileSize<$n> {
+            type Tile = ThreadBlockTile<$n>;
+
+            #[inline(always)]
+            fn cut<P: TileParent>(parent: &P) -> ThreadBlockTile<$n> {
+                ThreadBlockTile::with_meta(parent.thread_rank() / $n, parent.num_threads().div_ceil($n))
+            }
+        }
+    )*};
+}
+warp_tile_sizes!(1 2 4 8 16 32);
+
+macro_rules! multi_warp_tile_sizes {
+    ($($n:literal)*) => {$(
+        impl StaticTileSize for TileSize<$n> {
+            type Tile = MultiWarpTile<$n>;
+
+            #[inline(always)]
+            fn cut<P: TileParent>(parent: &P) -> MultiWarpTile<$n> {
+                MultiWarpTile::cut(parent)
+            }
+        }
+    )*};
+}
+multi_warp_tile_sizes!(64 128 256 512);
 
 /// A group that [`tiled_partition::<N>`] can split: a block or a larger
 /// static tile.
@@ -149,10 +190,14 @@ pub trait TileParent: ThreadGroup {
 }
 
 impl TileParent for ThreadBlock {
-    const MAX_TILE: u32 = 32;
+    const MAX_TILE: u32 = 512;
 }
 
 impl<const M: u32> TileParent for ThreadBlockTile<M> {
+    const MAX_TILE: u32 = M;
+}
+
+impl<const M: u32> TileParent for MultiWarpTile<M> {
     const MAX_TILE: u32 = M;
 }
 
@@ -164,40 +209,59 @@ impl<const N: u32, P: TileParent> FitsIn<N, P> {
     );
 }
 
+/// `cg::tiled_partition<N>(parent)`: splits a block, or a larger tile, into
+/// tiles of `N` threads; the calling thread gets its own tile. Its
+/// `meta_group_rank()` is `parent.thread_rank() / N` and its
+/// `meta_group_size()` is `ceil(parent.num_threads() / N)`.
+///
+/// `N` is 1, 2, 4, 8, 16 or 32 ([`ThreadBlockTile`]) or 64, 128, 256 or 512
+/// ([`MultiWarpTile`]: cutting one is collective over the parent, which it
+/// synchronizes once; the parent must hold a whole number of tiles). Any
+/// other `N`, or a tile larger than its parent, does not compile.
+///
+/// ```ignore
+/// let warp = tiled_partition::<32>(&this_thread_block());
+/// let quad = tiled_partition::<4>(&warp);
+/// let wide = tiled_partition::<128>(&this_thread_block());
+/// ```
+#[inline(always)]
+pub fn tiled_partition<const N: u32>(
+    parent: &impl TileParent,
+) -> <TileSize<N> as StaticTileSize>::Tile
+where
+    TileSize<N>: StaticTileSize,
+{
+    fits::<N, _>(parent);
+    <TileSize<N> as StaticTileSize>::cut(parent)
+}
+
 #[inline(always)]
 fn fits<const N: u32, P: TileParent>(_: &P) {
     #[allow(clippy::let_unit_value)]
     let () = FitsIn::<N, P>::VALID;
 }
 
-/// `cg::tiled_partition<N>(parent)`: splits a block, or a larger tile, into
-/// tiles of `N` threads; the calling thread gets its own tile. Its
-/// `meta_group_rank()` is `parent.thread_rank() / N` and its
-/// `meta_group_size()` is `ceil(parent.num_threads() / N)`.
-///
-/// ```ignore
-/// let warp = tiled_partition::<32>(&this_thread_block());
-/// let quad = tiled_partition::<4>(&warp);
-/// ```
+/// `cg::this_thread()`: the calling thread as a group of one
+/// (`thread_block_tile<1>`). Like CUDA's, it is meta group 0 of 1: it was
+/// not cut out of a parent.
 #[inline(always)]
-pub fn tiled_partition<const N: u32>(parent: &impl TileParent) -> ThreadBlockTile<N> {
-    #[allow(clippy::let_unit_value)]
-    let () = TileSize::<N>::VALID;
-    fits::<N, _>(parent);
+pub fn this_thread() -> ThreadBlockTile<1> {
     ThreadBlockTile {
-        meta_rank: parent.thread_rank() / N,
-        meta_size: parent.num_threads().div_ceil(N),
+        meta_rank: 0,
+        meta_size: 1,
     }
 }
 
-/// `cg::this_thread()`: the calling thread as a group of one
-/// (`thread_block_tile<1>` of its block).
-#[inline(always)]
-pub fn this_thread() -> ThreadBlockTile<1> {
-    tiled_partition::<1>(&crate::block::this_thread_block())
-}
-
 impl<const N: u32> ThreadBlockTile<N> {
+    /// The caller's tile, as meta group `meta_rank` of `meta_size`.
+    #[inline(always)]
+    pub(crate) fn with_meta(meta_rank: u32, meta_size: u32) -> Self {
+        ThreadBlockTile {
+            meta_rank,
+            meta_size,
+        }
+    }
+
     #[inline(always)]
     fn segment(&self) -> Segment {
         Segment {

@@ -37,3 +37,39 @@ pub fn api_grid_split_barrier(scratch: *mut u32, out: *mut u32, n: u32, rounds: 
         }
     }
 }
+
+/// Words per thread written by [`api_grid_queries`].
+pub const GRID_WORDS: usize = 16;
+
+/// Per thread (at its grid rank), [`GRID_WORDS`] words: `thread_rank`
+/// (low, high word), `num_threads` (low, high), `block_rank`, `num_blocks`,
+/// `thread_index()` x y z, `dim_threads()` x y z, `dim_blocks()` x y z,
+/// `is_valid()`.
+#[kernel]
+pub fn api_grid_queries(out: *mut u32) {
+    let grid = this_grid();
+    let rank = grid.thread_rank();
+    let n = grid.num_threads();
+    let ti = grid.thread_index();
+    let dt = grid.dim_threads();
+    let db = grid.dim_blocks();
+    let words: [u32; GRID_WORDS] = [
+        rank as u32,
+        (rank >> 32) as u32,
+        n as u32,
+        (n >> 32) as u32,
+        grid.block_rank(),
+        grid.num_blocks(),
+        ti.x,
+        ti.y,
+        ti.z,
+        dt.x,
+        dt.y,
+        dt.z,
+        db.x,
+        db.y,
+        db.z,
+        grid.is_valid() as u32,
+    ];
+    super::store(out, rank as usize, words);
+}

@@ -58,15 +58,15 @@ impl Probe for Queries {
 /// where `partner` is what the member of the next rank (cyclically) wrote
 /// to shared memory before `sync(&group)`: its block rank + 1.
 ///
-/// `sel` 0..=15 are those of [`with_group`]; further:
+/// `sel` 0..=20 are those of [`with_group`]; further:
 ///
 /// | `sel` | group |
 /// |---|---|
-/// | 16..=21 | `tiled_partition::<1 << (sel - 16)>(&tiled_partition::<32>(&block))` |
-/// | 22..=27 | `tiled_partition_dynamic(&tiled_partition::<8>(&block), 1 << (sel - 22))` |
-/// | 28..=33 | `tiled_partition_dynamic(&tiled_partition_dynamic(&block, 16), 1 << (sel - 28))` |
-/// | 34 | the block: `[thread_rank, num_threads, 0, 0, 0, partner]` |
-/// | 35 | `this_thread()` |
+/// | 21..=26 | `tiled_partition::<1 << (sel - 21)>(&tiled_partition::<32>(&block))` |
+/// | 27..=32 | `tiled_partition_dynamic(&tiled_partition::<8>(&block), 1 << (sel - 27))` |
+/// | 33..=38 | `tiled_partition_dynamic(&tiled_partition_dynamic(&block, 16), 1 << (sel - 33))` |
+/// | 39 | the block: `[thread_rank, num_threads, 0, 0, 0, partner]` |
+/// | 40 | `this_thread()` |
 #[kernel]
 pub fn api_group_queries(keys: &[u32], out: *mut u32, sel: u32) {
     let block = this_thread_block();
@@ -76,30 +76,46 @@ pub fn api_group_queries(keys: &[u32], out: *mut u32, sel: u32) {
         block_rank: block.thread_rank(),
     };
     let words = match sel {
-        0..=15 => with_group(sel, Key(keys[i]), &q, core::ptr::null_mut(), i),
-        16 => Some(q.tile(&tiled_partition::<1>(&tiled_partition::<32>(&block)))),
-        17 => Some(q.tile(&tiled_partition::<2>(&tiled_partition::<32>(&block)))),
-        18 => Some(q.tile(&tiled_partition::<4>(&tiled_partition::<32>(&block)))),
-        19 => Some(q.tile(&tiled_partition::<8>(&tiled_partition::<32>(&block)))),
-        20 => Some(q.tile(&tiled_partition::<16>(&tiled_partition::<32>(&block)))),
-        21 => Some(q.tile(&tiled_partition::<32>(&tiled_partition::<32>(&block)))),
-        22..=27 => Some(q.tile(&tiled_partition_dynamic(
+        0..=20 => with_group(sel, Key(keys[i]), &q, core::ptr::null_mut(), i),
+        21 => Some(q.tile(&tiled_partition::<1>(&tiled_partition::<32>(&block)))),
+        22 => Some(q.tile(&tiled_partition::<2>(&tiled_partition::<32>(&block)))),
+        23 => Some(q.tile(&tiled_partition::<4>(&tiled_partition::<32>(&block)))),
+        24 => Some(q.tile(&tiled_partition::<8>(&tiled_partition::<32>(&block)))),
+        25 => Some(q.tile(&tiled_partition::<16>(&tiled_partition::<32>(&block)))),
+        26 => Some(q.tile(&tiled_partition::<32>(&tiled_partition::<32>(&block)))),
+        27..=32 => Some(q.tile(&tiled_partition_dynamic(
             &tiled_partition::<8>(&block),
-            1 << (sel - 22),
+            1 << (sel - 27),
         ))),
-        28..=33 => Some(q.tile(&tiled_partition_dynamic(
+        33..=38 => Some(q.tile(&tiled_partition_dynamic(
             &tiled_partition_dynamic(&block, 16),
-            1 << (sel - 28),
+            1 << (sel - 33),
         ))),
-        34 => {
+        39 => {
             let n = block.num_threads();
             let partner = q.after_sync(&block, |r| r);
             Some([q.block_rank, n, 0, 0, 0, partner])
         }
-        35 => Some(q.tile(&this_thread())),
+        40 => Some(q.tile(&this_thread())),
         _ => None,
     };
     if let Some(w) = words {
         store(out, i, w);
     }
+}
+
+/// Per thread, one word: after a split block barrier
+/// (`barrier_arrive` + `barrier_wait`), what the thread of block rank
+/// `(r + 1) % n` wrote to shared memory before it: its block rank + 1.
+#[kernel]
+pub fn api_block_split_barrier(out: *mut u32) {
+    let block = this_thread_block();
+    let shared = shared_array!(u32; 1024);
+    let r = block.thread_rank();
+    let n = block.num_threads();
+    shared.set(r as usize, r + 1);
+    let token = block.barrier_arrive();
+    block.barrier_wait(token);
+    let partner = shared.get(((r + 1) % n) as usize);
+    store(out, index(), partner);
 }

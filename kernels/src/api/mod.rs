@@ -15,6 +15,7 @@ pub mod copies;
 pub mod full_warp;
 pub mod grid;
 pub mod groups;
+pub mod multi_warp;
 pub mod shuffles;
 pub mod votes;
 
@@ -43,6 +44,12 @@ impl Key {
     pub fn matched(self) -> u32 {
         (self.0 >> 4) & 3
     }
+
+    /// A 64-bit label: [`label`](Self::label) in the high word, the same
+    /// low word for every thread (a 32-bit match would merge all groups).
+    pub fn wide_label(self) -> u64 {
+        (self.label() as u64) << 32 | 7
+    }
 }
 
 /// This thread's rank in the grid: the index of its inputs and outputs.
@@ -68,7 +75,7 @@ pub trait Probe {
 }
 
 /// Number of group selectors [`with_group`] understands.
-pub const GROUP_KINDS: u32 = 16;
+pub const GROUP_KINDS: u32 = 21;
 
 /// Writes the group's info (when `info` is not null), then runs the probe
 /// on it as a tile.
@@ -78,6 +85,16 @@ fn visit_tile<G: TileGroup, P: Probe>(g: &G, probe: &P, info: *mut u32, i: usize
         write_info(g, info, i);
     }
     probe.tile(g)
+}
+
+/// Writes the group's info (when `info` is not null), then runs the probe
+/// on it as a warp group.
+#[inline(always)]
+fn visit_group<G: WarpGroup, P: Probe>(g: &G, probe: &P, info: *mut u32, i: usize) -> P::Out {
+    if !info.is_null() {
+        write_info(g, info, i);
+    }
+    probe.group(g)
 }
 
 /// Runs `probe` on the group `sel` names, after writing that group's
@@ -92,10 +109,15 @@ fn visit_tile<G: TileGroup, P: Probe>(g: &G, probe: &P, info: *mut u32, i: usize
 /// | 13 | `labeled_partition(&warp, key.label())` |
 /// | 14 | `coalesced_threads()` of the threads with `key.split()` (others: `None`) |
 /// | 15 | `tiled_partition_dynamic(&binary_partition(&warp, key.split()), 4)` |
+/// | 16 | `labeled_partition(&tiled_partition::<8>(&block), key.label())` |
+/// | 17 | `binary_partition(&tiled_partition::<16>(&block), key.split())` |
+/// | 18 | `labeled_partition(&warp, key.wide_label())` (a 64-bit label) |
+/// | 19 | `binary_partition(&labeled_partition(&warp, key.label()), key.split())` |
+/// | 20 | `labeled_partition(&coalesced_threads(), key.label())` of the threads with `key.split()` (others: `None`) |
 ///
 /// `warp` is `tiled_partition_dynamic(&block, 32)`, which holds only the
 /// lanes that exist in a partial last warp. The info and the probe see the
-/// same group (for selector 14, one `coalesced_threads()` call).
+/// same group (for selectors 14 and 20, one `coalesced_threads()` call).
 #[inline(always)]
 pub fn with_group<P: Probe>(
     sel: u32,
@@ -118,8 +140,20 @@ pub fn with_group<P: Probe>(
             info,
             i,
         ),
-        12..=15 => {
-            if sel == 14 && !key.split() {
+        16 => visit_group(
+            &labeled_partition(&tiled_partition::<8>(&block), key.label()),
+            probe,
+            info,
+            i,
+        ),
+        17 => visit_group(
+            &binary_partition(&tiled_partition::<16>(&block), key.split()),
+            probe,
+            info,
+            i,
+        ),
+        12..=15 | 18..=20 => {
+            if (sel == 14 || sel == 20) && !key.split() {
                 return None;
             }
             let warp = tiled_partition_dynamic(&block, 32);
@@ -127,12 +161,12 @@ pub fn with_group<P: Probe>(
                 12 => binary_partition(&warp, key.split()),
                 13 => labeled_partition(&warp, key.label()),
                 14 => coalesced_threads(),
-                _ => tiled_partition_dynamic(&binary_partition(&warp, key.split()), 4),
+                15 => tiled_partition_dynamic(&binary_partition(&warp, key.split()), 4),
+                18 => labeled_partition(&warp, key.wide_label()),
+                19 => binary_partition(&labeled_partition(&warp, key.label()), key.split()),
+                _ => labeled_partition(&coalesced_threads(), key.label()),
             };
-            if !info.is_null() {
-                write_info(&g, info, i);
-            }
-            probe.group(&g)
+            visit_group(&g, probe, info, i)
         }
         _ => return None,
     })
