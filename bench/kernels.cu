@@ -8,6 +8,7 @@
 #include <cooperative_groups/memcpy_async.h>
 #include <cuda/barrier>
 #include <cuda/pipeline>
+#include <cuda/atomic>
 namespace cg = cooperative_groups;
 typedef unsigned long long u64;
 
@@ -100,11 +101,7 @@ extern "C" __global__ void grid_sum(const float* input, u64 n, float* partials, 
 
 __device__ __forceinline__ float sum4(float4 x) { return (x.x + x.y) + (x.z + x.w); }
 
-extern "C" __global__ void grid_sum_vec4(const float* input, u64 n, float* partials, float* out) {
-    cg::grid_group grid = cg::this_grid();
-    cg::thread_block block = cg::this_thread_block();
-    u64 stride = grid.num_threads();
-    u64 rank = grid.thread_rank();
+__device__ __forceinline__ float vec4_partial(const float* input, u64 n, u64 rank, u64 stride) {
     float a = 0.0f, b = 0.0f;
     u64 n4 = ((u64)input % 16 == 0) ? n / 4 : 0;
     const float4* v4 = reinterpret_cast<const float4*>(input);
@@ -116,7 +113,39 @@ extern "C" __global__ void grid_sum_vec4(const float* input, u64 n, float* parti
     }
     if (i < n4) a += sum4(v4[i]);
     for (u64 t = 4 * n4 + rank; t < n; t += stride) b += input[t];
-    finish_grid_sum(grid, block, a + b, partials, out);
+    return a + b;
+}
+
+extern "C" __global__ void grid_sum_vec4(const float* input, u64 n, float* partials, float* out) {
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    finish_grid_sum(grid, block, vec4_partial(input, n, grid.thread_rank(), grid.num_threads()), partials, out);
+}
+
+// The last block to take a ticket adds the partials (CUDA's
+// threadFenceReduction with libcu++'s atomic_ref).
+extern "C" __global__ void sum_last_block(const float* input, u64 n, float* partials, unsigned* counter, float* out) {
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    float s = block_sum(block, vec4_partial(input, n, grid.thread_rank(), grid.num_threads()));
+    __shared__ bool last;
+    unsigned nb = grid.num_blocks();
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> tickets(*counter);
+    if (block.thread_rank() == 0) {
+        partials[grid.block_rank()] = s;
+        last = tickets.fetch_add(1, cuda::std::memory_order_acq_rel) == nb - 1;
+    }
+    block.sync();
+    if (last) {
+        cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_device);
+        float w = 0.0f;
+        for (unsigned j = block.thread_rank(); j < nb; j += block.num_threads()) w += partials[j];
+        float t = block_sum(block, w);
+        if (block.thread_rank() == 0) {
+            *out = t;
+            tickets.store(0, cuda::std::memory_order_relaxed);
+        }
+    }
 }
 
 extern "C" __global__ void sum_partials(const float* partials, u64 n, float* out) {

@@ -459,3 +459,26 @@ fn async_copies_use_cp_async_and_the_bulk_engine_where_the_architecture_has_it()
         }
     }
 }
+
+#[test]
+fn atomics_are_the_scoped_instructions_their_orderings_name() {
+    for m in PTX.modules() {
+        has_all(
+            m.sm,
+            m.source,
+            "api_atomic_forms",
+            &[
+                "atom.acq_rel.gpu.global.add.u32",
+                "red.relaxed.gpu.global.add.u32",
+                "red.relaxed.gpu.global.add.f32",
+                "atom.relaxed.sys.global.or.b32",
+                "atom.acquire.cta.global.cas.b64",
+                "red.relaxed.cta.shared.add.u32",
+                "fence.sc.gpu",
+                "fence.sc.cta",
+                "ld.acquire.gpu.global.b32",
+                "st.release.sys.global.b32",
+            ],
+        );
+    }
+}

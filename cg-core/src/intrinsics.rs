@@ -9,6 +9,8 @@
 //! executes one of them, with the same mask); the aligned block barrier does
 //! not, which is why [`bar_sync`] is an LLVM intrinsic and not inline asm.
 
+pub mod atom;
+
 use core::arch::asm;
 use core::arch::nvptx;
 
@@ -371,15 +373,6 @@ pub fn trap() -> ! {
     unsafe { asm!("trap;", options(noreturn, nostack)) }
 }
 
-/// `red.global.add.f32`: atomically adds `v` to `*ptr` (no result).
-///
-/// # Safety
-/// `ptr` must be a valid, 4-byte-aligned global address.
-#[inline(always)]
-pub unsafe fn red_add_f32(ptr: *mut f32, v: f32) {
-    asm!("red.global.add.f32 [{p}], {v};", p = in(reg64) ptr, v = in(reg32) v, options(nostack));
-}
-
 /// Reads a 32-bit special register by name, in the cluster family (sm_90).
 macro_rules! cluster_sreg {
     ($(#[$doc:meta] $name:ident => $reg:literal;)*) => {$(
@@ -466,15 +459,6 @@ pub unsafe fn atom_add_shared_cluster_u32(addr: u32, v: u32) -> u32 {
     let old: u32;
     asm!("atom.shared::cluster.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
     old
-}
-
-/// `red.global.add.u32`: atomically adds `v` to `*ptr` (no result).
-///
-/// # Safety
-/// `ptr` must be a valid, 4-byte-aligned global address.
-#[inline(always)]
-pub unsafe fn red_add_u32(ptr: *mut u32, v: u32) {
-    asm!("red.global.add.u32 [{p}], {v};", p = in(reg64) ptr, v = in(reg32) v, options(nostack));
 }
 
 /// `%dynamic_smem_size`: bytes of dynamic shared memory this launch gave

@@ -109,6 +109,20 @@ impl<T: Pod> SharedSlice<T> {
         ld_shared(self.addr + (i * size_of::<T>()) as u32)
     }
 
+    /// Element `i` as a block-scope atomic (traps when `i >= len`).
+    #[inline(always)]
+    pub fn atomic(&self, i: usize) -> crate::atomic::AtomicRef<'static, T, crate::atomic::Block>
+    where
+        T: crate::atomic::AtomicValue,
+    {
+        assert!(i < self.len());
+        // SAFETY: in bounds, aligned for `T` (the slice's contract); shared
+        // memory of this block, reached only through atomics or barriers.
+        unsafe {
+            crate::atomic::AtomicRef::from_shared_addr(self.addr + (i * size_of::<T>()) as u32)
+        }
+    }
+
     /// Writes element `i` without a bounds check.
     ///
     /// # Safety
@@ -192,6 +206,22 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
     #[inline(always)]
     pub unsafe fn set_unchecked(&self, i: usize, value: T) {
         self.as_slice().set_unchecked(i, value)
+    }
+
+    /// Element `i` as a block-scope atomic (traps when `i >= N`): the
+    /// shared-memory form of [`AtomicRef`](crate::atomic::AtomicRef),
+    /// safe from any thread of the block.
+    ///
+    /// ```ignore
+    /// let hist = shared_array!(u32; 256);
+    /// hist.atomic(bin).add(1, Ordering::Relaxed);   // red.relaxed.cta.shared.add.u32
+    /// ```
+    #[inline(always)]
+    pub fn atomic(&self, i: usize) -> crate::atomic::AtomicRef<'static, T, crate::atomic::Block>
+    where
+        T: crate::atomic::AtomicValue,
+    {
+        self.as_slice().atomic(i)
     }
 
     /// Writes element `i` (traps when `i >= N`).

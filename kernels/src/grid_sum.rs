@@ -1,9 +1,10 @@
 //! Whole-array sums to one scalar: in one cooperative kernel with
-//! `grid.sync()` (plain and vectorised), in two launches, and with one
-//! atomic add per element.
+//! `grid.sync()` (plain and vectorised), in one ordinary launch whose last
+//! block adds the partials, in two launches, and with one atomic add per
+//! element.
 
 use crate::block_reduce::{block_sum, write_block_result};
-use cg_core::atomic::atomic_add_f32;
+use cg_core::atomic::{atomic_add_f32, fence, AtomicRef, Device, Ordering};
 use cg_core::prelude::*;
 
 /// After each thread has its partial `v`: block sums to `partials`,
@@ -65,15 +66,12 @@ impl F4 {
     }
 }
 
-/// `out[0] = sum(input)` at memory speed: 16-byte loads, two of them in
-/// flight per thread per iteration, then the cooperative finish.
-#[kernel(cooperative)]
-pub fn grid_sum_vec4(input: &[f32], partials: *mut f32, out: *mut f32) {
-    let grid = this_grid();
-    let block = this_thread_block();
+/// This thread's part of `sum(input)` at memory speed: 16-byte loads, two
+/// of them in flight per iteration, over a grid-stride walk (`rank` of
+/// `stride` threads).
+#[inline(always)]
+fn vec4_partial(input: &[f32], rank: usize, stride: usize) -> f32 {
     let n = input.len();
-    let stride = grid.num_threads() as usize;
-    let rank = grid.thread_rank() as usize;
     let (mut a, mut b) = (0.0f32, 0.0f32);
     // Device allocations are 256-byte aligned; anything else takes the
     // scalar path below for every element.
@@ -98,7 +96,56 @@ pub fn grid_sum_vec4(input: &[f32], partials: *mut f32, out: *mut f32) {
         b += unsafe { *input.get_unchecked(t) };
         t += stride;
     }
-    finish_grid_sum(&grid, &block, a + b, partials, out);
+    a + b
+}
+
+/// `out[0] = sum(input)` at memory speed: 16-byte loads, two of them in
+/// flight per thread per iteration, then the cooperative finish.
+#[kernel(cooperative)]
+pub fn grid_sum_vec4(input: &[f32], partials: *mut f32, out: *mut f32) {
+    let grid = this_grid();
+    let block = this_thread_block();
+    let v = vec4_partial(input, grid.thread_rank() as usize, grid.num_threads() as usize);
+    finish_grid_sum(&grid, &block, v, partials, out);
+}
+
+/// `out[0] = sum(input)` in one ordinary launch: the 16-byte partials of
+/// [`grid_sum_vec4`], block sums to `partials`, and the last block to
+/// finish (the one that takes the last ticket of `counter`, a
+/// `fetch_add(AcqRel)`) adds them up and resets `counter` to 0 (CUDA's
+/// "threadFenceReduction"). `counter` is 0 before the first launch.
+#[kernel]
+pub fn sum_last_block(input: &[f32], partials: *mut f32, counter: *mut u32, out: *mut f32) {
+    let grid = this_grid();
+    let block = this_thread_block();
+    let v = vec4_partial(input, grid.thread_rank() as usize, grid.num_threads() as usize);
+    let s = block_sum(&block, v);
+    let last = shared_array!(u32; 1);
+    let nb = grid.num_blocks();
+    // SAFETY: `counter` is one u32, touched only atomically.
+    let tickets = unsafe { AtomicRef::<u32>::from_ptr(counter) };
+    if block.thread_rank() == 0 {
+        unsafe { *partials.add(grid.block_rank() as usize) = s };
+        // Release: this block's partial is visible to whoever acquires a
+        // later ticket; acquire: the last block sees every partial.
+        let ticket = tickets.fetch_add(1, Ordering::AcqRel);
+        last.set(0, (ticket == nb - 1) as u32);
+    }
+    block.sync();
+    if last.get(0) != 0 {
+        fence::<Device>(Ordering::Acquire);
+        let mut j = block.thread_rank();
+        let mut v = 0.0f32;
+        while j < nb {
+            v += unsafe { *partials.add(j as usize) };
+            j += block.num_threads();
+        }
+        let s = block_sum(&block, v);
+        if block.thread_rank() == 0 {
+            unsafe { *out = s };
+            tickets.store(0, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Second launch of the two-launch sum: one block adds the block partials

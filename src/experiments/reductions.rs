@@ -5,7 +5,7 @@
 use crate::bench::{self, Bench, Row};
 use crate::kernels::{
     BlockReduceClassic, BlockReduceHierarchical, BlockReduceWarp, GridSum, GridSumVec4, SumAtomic,
-    SumPartials,
+    SumLastBlock, SumPartials,
 };
 use cg_host::{DeviceBuffer, Error, LaunchConfig, LaunchKind};
 
@@ -222,6 +222,38 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
                 lib = Some(ms as f64 * 1e3);
             }
             b.push(row(name, r, c, lib, ok));
+        }
+
+        // One ordinary launch on the same grid: the last block to finish
+        // adds the partials (a ticket from an AcqRel fetch_add).
+        {
+            let cfg = coop4;
+            let blocks = cfg.grid.x as usize;
+            let mut p = b.gpu.filled(blocks, f32::NAN)?;
+            let (mut t, mut o) = (b.gpu.filled(1, 0u32)?, b.gpu.filled(1, f32::NAN)?);
+            let mut tp = b.gpu.filled(blocks, f32::NAN)?;
+            let (mut tt, mut to) = (b.gpu.filled(1, 0u32)?, b.gpu.filled(1, f32::NAN)?);
+            // SAFETY: the twin has the Rust kernel's parameters.
+            let twin = unsafe {
+                b.twin(
+                    "sum_last_block",
+                    LaunchKind::Plain,
+                    SumLastBlock::from_function,
+                )?
+            };
+            let (r, c) = {
+                let (input, tp, tt, to) = (&input, &mut tp, &mut tt, &mut to);
+                let cuda = twin
+                    .as_ref()
+                    .map(|k| move || k.launch(cfg, input, tp, tt, to));
+                let (k, p, t, o) = (&b.k.sum_last_block, &mut p, &mut t, &mut o);
+                b.time_pair(|| k.launch(cfg, input, p, t, o), cuda)?
+            };
+            let mut ok = bench::sum_close(o.to_vec()?[0], &values) && t.to_vec()? == [0];
+            if c.is_some() {
+                ok &= bench::sum_close(to.to_vec()?[0], &values) && tt.to_vec()? == [0];
+            }
+            b.push(row("sum: one launch, last block done", r, c, None, ok));
         }
 
         // Two launches: block partials, then one block adds them.

@@ -2,6 +2,7 @@
 //! did not run), random inputs with a printed seed, and the float64 checks.
 #![allow(dead_code)]
 
+
 use cg_host::{Error, Gpu};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -60,6 +61,29 @@ macro_rules! gpu_or_return {
             None => return,
         }
     };
+}
+
+/// The nvcc-built CUDA C++ twins in `$CG_TWINS_DIR/{file}` (scripts/gpu-run
+/// builds tests/twins/*.cu there), or `None` after a loud notice; with
+/// `CG_REQUIRE_GPU=1` missing twins fail the test, since CUDA is the judge.
+pub fn twin_module(gpu: &Gpu, test: &str, file: &str) -> Option<cg_host::Module> {
+    let path = std::env::var_os("CG_TWINS_DIR").map(|d| std::path::Path::new(&d).join(file));
+    match path {
+        Some(p) if p.exists() => Some(
+            cg_host::Module::from_ptx_file(gpu, &p)
+                .unwrap_or_else(|e| panic!("loading the CUDA twins {}: {e}", p.display())),
+        ),
+        _ => {
+            let why = format!(
+                "{test}: no CUDA twins ({file} under CG_TWINS_DIR; scripts/gpu-run builds tests/twins/*.cu with nvcc)"
+            );
+            if std::env::var("CG_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("CG_REQUIRE_GPU=1 but {why}");
+            }
+            let _ = writeln!(std::io::stderr(), "CUDA TWINS NOT LOADED: {why}");
+            None
+        }
+    }
 }
 
 /// A random generator whose seed is printed, and can be fixed with

@@ -10,6 +10,7 @@
 
 use cg_core::prelude::*;
 
+pub mod atomics;
 pub mod collectives;
 pub mod copies;
 pub mod full_warp;

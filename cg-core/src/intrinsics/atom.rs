@@ -1,0 +1,276 @@
+//! The scoped memory instructions behind [`crate::atomic`]: `atom`, `red`,
+//! `ld`/`st` with a memory-ordering semantics and a scope, and `fence`.
+//!
+//! Every function takes the semantics ([`Sem`]) and scope ([`Scope`]) as
+//! values; they are constants at every call site, so each call folds to the
+//! one instruction the pair names (the `match` below picks one literal
+//! template). Addresses are global (64-bit generic-to-global pointers) or
+//! this block's shared window (32-bit), per [`Place`].
+
+use core::arch::asm;
+
+/// The `.sem` qualifier of an instruction.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Sem {
+    /// `.relaxed`
+    Relaxed,
+    /// `.acquire`
+    Acquire,
+    /// `.release`
+    Release,
+    /// `.acq_rel`
+    AcqRel,
+}
+
+/// The `.scope` qualifier of an instruction (CUDA's `thread_scope_*`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Scope {
+    /// `.cta`: the threads of one block.
+    Cta,
+    /// `.cluster`: the threads of one thread-block cluster (sm_90).
+    Cluster,
+    /// `.gpu`: every thread of the device.
+    Gpu,
+    /// `.sys`: the device, the host and peer devices.
+    Sys,
+}
+
+/// Where the atomic location lives.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Place {
+    /// Global memory, by its 64-bit address.
+    Global(u64),
+    /// This block's shared memory, by its 32-bit shared-window address.
+    Shared(u32),
+}
+
+/// Expands `$m!(sem, scope, rest...)` for the `(sem, scope)` pair.
+macro_rules! by_sem_scope {
+    ($sem:expr, $scope:expr, $m:ident!($($rest:tt)*)) => {
+        match ($sem, $scope) {
+            (Sem::Relaxed, Scope::Cta) => $m!(".relaxed", ".cta", $($rest)*),
+            (Sem::Relaxed, Scope::Cluster) => $m!(".relaxed", ".cluster", $($rest)*),
+            (Sem::Relaxed, Scope::Gpu) => $m!(".relaxed", ".gpu", $($rest)*),
+            (Sem::Relaxed, Scope::Sys) => $m!(".relaxed", ".sys", $($rest)*),
+            (Sem::Acquire, Scope::Cta) => $m!(".acquire", ".cta", $($rest)*),
+            (Sem::Acquire, Scope::Cluster) => $m!(".acquire", ".cluster", $($rest)*),
+            (Sem::Acquire, Scope::Gpu) => $m!(".acquire", ".gpu", $($rest)*),
+            (Sem::Acquire, Scope::Sys) => $m!(".acquire", ".sys", $($rest)*),
+            (Sem::Release, Scope::Cta) => $m!(".release", ".cta", $($rest)*),
+            (Sem::Release, Scope::Cluster) => $m!(".release", ".cluster", $($rest)*),
+            (Sem::Release, Scope::Gpu) => $m!(".release", ".gpu", $($rest)*),
+            (Sem::Release, Scope::Sys) => $m!(".release", ".sys", $($rest)*),
+            (Sem::AcqRel, Scope::Cta) => $m!(".acq_rel", ".cta", $($rest)*),
+            (Sem::AcqRel, Scope::Cluster) => $m!(".acq_rel", ".cluster", $($rest)*),
+            (Sem::AcqRel, Scope::Gpu) => $m!(".acq_rel", ".gpu", $($rest)*),
+            (Sem::AcqRel, Scope::Sys) => $m!(".acq_rel", ".sys", $($rest)*),
+        }
+    };
+}
+
+/// `atom{sem}{scope}.{space}.{op}.{ty}` with one value operand, returning
+/// the old value.
+macro_rules! atom_fn {
+    ($(#[$doc:meta])* $name:ident, $op:literal, $ty:literal, $t:ty, $reg:ident) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// `place` must be a live location of the type, aligned to its size,
+        /// in the named address space.
+        #[inline(always)]
+        pub unsafe fn $name(place: Place, v: $t, sem: Sem, scope: Scope) -> $t {
+            let old: $t;
+            macro_rules! insn {
+                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                    asm!(concat!("atom", $s, $c, $space, ".", $op, ".", $ty, " {o}, [{a}], {v};"),
+                         o = out($reg) old, a = in($areg) $a, v = in($reg) v, options(nostack))
+                };
+            }
+            match place {
+                Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+            }
+            old
+        }
+    };
+}
+
+/// `red{sem}{scope}.{space}.{op}.{ty}`: the same update with no result
+/// (`sem` is relaxed or release).
+macro_rules! red_fn {
+    ($(#[$doc:meta])* $name:ident, $op:literal, $ty:literal, $t:ty, $reg:ident) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As the `atom` form; `sem` is [`Sem::Relaxed`] or [`Sem::Release`].
+        #[inline(always)]
+        pub unsafe fn $name(place: Place, v: $t, sem: Sem, scope: Scope) {
+            macro_rules! insn {
+                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                    asm!(concat!("red", $s, $c, $space, ".", $op, ".", $ty, " [{a}], {v};"),
+                         a = in($areg) $a, v = in($reg) v, options(nostack))
+                };
+            }
+            let sem = if sem == Sem::Release { Sem::Release } else { Sem::Relaxed };
+            match place {
+                Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+            }
+        }
+    };
+}
+
+macro_rules! atom_and_red {
+    ($($atom:ident $red:ident $op:literal $ty:literal $t:ty, $reg:ident;)*) => {$(
+        atom_fn!(
+            #[doc = concat!("`atom.", $op, ".", $ty, "`: returns the old value.")]
+            $atom, $op, $ty, $t, $reg
+        );
+        red_fn!(
+            #[doc = concat!("`red.", $op, ".", $ty, "`.")]
+            $red, $op, $ty, $t, $reg
+        );
+    )*};
+}
+
+atom_and_red! {
+    atom_add_u32 red_add_u32 "add" "u32" u32, reg32;
+    atom_add_u64 red_add_u64 "add" "u64" u64, reg64;
+    atom_add_f32 red_add_f32 "add" "f32" f32, reg32;
+    atom_add_f64 red_add_f64 "add" "f64" f64, reg64;
+    atom_min_u32 red_min_u32 "min" "u32" u32, reg32;
+    atom_min_s32 red_min_s32 "min" "s32" u32, reg32;
+    atom_min_u64 red_min_u64 "min" "u64" u64, reg64;
+    atom_min_s64 red_min_s64 "min" "s64" u64, reg64;
+    atom_max_u32 red_max_u32 "max" "u32" u32, reg32;
+    atom_max_s32 red_max_s32 "max" "s32" u32, reg32;
+    atom_max_u64 red_max_u64 "max" "u64" u64, reg64;
+    atom_max_s64 red_max_s64 "max" "s64" u64, reg64;
+    atom_and_b32 red_and_b32 "and" "b32" u32, reg32;
+    atom_and_b64 red_and_b64 "and" "b64" u64, reg64;
+    atom_or_b32 red_or_b32 "or" "b32" u32, reg32;
+    atom_or_b64 red_or_b64 "or" "b64" u64, reg64;
+    atom_xor_b32 red_xor_b32 "xor" "b32" u32, reg32;
+    atom_xor_b64 red_xor_b64 "xor" "b64" u64, reg64;
+}
+
+atom_fn!(
+    /// `atom.exch.b32`: stores `v`, returns the old value.
+    atom_exch_b32, "exch", "b32", u32, reg32
+);
+atom_fn!(
+    /// `atom.exch.b64`: stores `v`, returns the old value.
+    atom_exch_b64, "exch", "b64", u64, reg64
+);
+
+/// `atom.cas.{b32,b64}`: stores `new` where the location holds `current`;
+/// returns the old value either way.
+macro_rules! cas_fn {
+    ($name:ident, $ty:literal, $t:ty, $reg:ident) => {
+        #[doc = concat!("`atom.cas.", $ty, "`: stores `new` where the location holds `current`; returns the old value.")]
+        ///
+        /// # Safety
+        /// As the other `atom` forms.
+        #[inline(always)]
+        pub unsafe fn $name(place: Place, current: $t, new: $t, sem: Sem, scope: Scope) -> $t {
+            let old: $t;
+            macro_rules! insn {
+                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                    asm!(concat!("atom", $s, $c, $space, ".cas.", $ty, " {o}, [{a}], {x}, {y};"),
+                         o = out($reg) old, a = in($areg) $a, x = in($reg) current, y = in($reg) new,
+                         options(nostack))
+                };
+            }
+            match place {
+                Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+            }
+            old
+        }
+    };
+}
+cas_fn!(atom_cas_b32, "b32", u32, reg32);
+cas_fn!(atom_cas_b64, "b64", u64, reg64);
+
+/// `ld{sem}{scope}` and `st{sem}{scope}` of 32- and 64-bit words.
+macro_rules! ld_st_fn {
+    ($ld:ident, $st:ident, $ty:literal, $t:ty, $reg:ident) => {
+        #[doc = concat!("`ld{.relaxed,.acquire}{scope}.", $ty, "` (`sem` is relaxed or acquire).")]
+        ///
+        /// # Safety
+        /// As the `atom` forms.
+        #[inline(always)]
+        pub unsafe fn $ld(place: Place, sem: Sem, scope: Scope) -> $t {
+            let v: $t;
+            macro_rules! insn {
+                                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                                    asm!(concat!("ld", $s, $c, $space, ".", $ty, " {v}, [{a}];"),
+                                         v = out($reg) v, a = in($areg) $a, options(nostack))
+                                };
+                            }
+            let sem = if sem == Sem::Relaxed {
+                Sem::Relaxed
+            } else {
+                Sem::Acquire
+            };
+            match place {
+                Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+            }
+            v
+        }
+
+        #[doc = concat!("`st{.relaxed,.release}{scope}.", $ty, "` (`sem` is relaxed or release).")]
+        ///
+        /// # Safety
+        /// As the `atom` forms.
+        #[inline(always)]
+        pub unsafe fn $st(place: Place, v: $t, sem: Sem, scope: Scope) {
+            macro_rules! insn {
+                                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                                    asm!(concat!("st", $s, $c, $space, ".", $ty, " [{a}], {v};"),
+                                         a = in($areg) $a, v = in($reg) v, options(nostack))
+                                };
+                            }
+            let sem = if sem == Sem::Relaxed {
+                Sem::Relaxed
+            } else {
+                Sem::Release
+            };
+            match place {
+                Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+            }
+        }
+    };
+}
+ld_st_fn!(ld_b32, st_b32, "b32", u32, reg32);
+ld_st_fn!(ld_b64, st_b64, "b64", u64, reg64);
+
+/// `fence.sc{scope}`: a sequentially consistent fence.
+#[inline(always)]
+pub fn fence_sc(scope: Scope) {
+    // SAFETY: a fence has no operands.
+    unsafe {
+        match scope {
+            Scope::Cta => asm!("fence.sc.cta;", options(nostack)),
+            Scope::Cluster => asm!("fence.sc.cluster;", options(nostack)),
+            Scope::Gpu => asm!("fence.sc.gpu;", options(nostack)),
+            Scope::Sys => asm!("fence.sc.sys;", options(nostack)),
+        }
+    }
+}
+
+/// `fence.acq_rel{scope}`: an acquire-release fence.
+#[inline(always)]
+pub fn fence_acq_rel(scope: Scope) {
+    // SAFETY: a fence has no operands.
+    unsafe {
+        match scope {
+            Scope::Cta => asm!("fence.acq_rel.cta;", options(nostack)),
+            Scope::Cluster => asm!("fence.acq_rel.cluster;", options(nostack)),
+            Scope::Gpu => asm!("fence.acq_rel.gpu;", options(nostack)),
+            Scope::Sys => asm!("fence.acq_rel.sys;", options(nostack)),
+        }
+    }
+}

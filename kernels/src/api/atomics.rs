@@ -1,0 +1,407 @@
+//! Atomics of every operation, type, ordering and scope, on global and
+//! shared memory, and a release/acquire message-passing litmus test.
+//!
+//! [`api_atomic_u32`] and its siblings share one body: every thread `i`
+//! applies operation `op` with `values[i]` to cell `i % cells` (contended
+//! when `cells` is small), with the ordering `order` and the scope
+//! `scope`, and writes the value the operation returned (or the value it
+//! read) to `olds[i]`. On shared memory (`space` 1) each block works on its
+//! own copy of the cells, loaded from and stored back to
+//! `cells[block * cells ..]` around the updates.
+
+use super::index;
+use cg_core::atomic::{
+    AtomicArith, AtomicBits, AtomicRef, AtomicValue, Block, Device, Ordering, Scope, System,
+};
+use cg_core::prelude::*;
+
+/// The operations, by `op`.
+///
+/// | `op` | call |
+/// |---|---|
+/// | 0 | `fetch_add(v)` |
+/// | 1 | `fetch_sub(v)` |
+/// | 2 | `fetch_min(v)` |
+/// | 3 | `fetch_max(v)` |
+/// | 4 | `fetch_and(v)` (integers) |
+/// | 5 | `fetch_or(v)` (integers) |
+/// | 6 | `fetch_xor(v)` (integers) |
+/// | 7 | `swap(v)` |
+/// | 8 | a `compare_exchange` loop adding `v` (returns the value replaced) |
+/// | 9 | `fetch_update` adding `v` |
+/// | 10 | `add(v)` (no result: `red`) |
+/// | 11 | `sub(v)` |
+/// | 12 | `min(v)` |
+/// | 13 | `max(v)` |
+/// | 14 | `and(v)` (integers) |
+/// | 15 | `or(v)` (integers) |
+/// | 16 | `xor(v)` (integers) |
+/// | 17 | `compare_exchange_weak` loop adding `v` |
+pub const ATOMIC_OPS: u32 = 18;
+
+/// Rust's orderings by index: 0 Relaxed, 1 Acquire, 2 Release, 3 AcqRel,
+/// 4 SeqCst.
+#[inline(always)]
+fn ordering(order: u32) -> Ordering {
+    match order {
+        0 => Ordering::Relaxed,
+        1 => Ordering::Acquire,
+        2 => Ordering::Release,
+        3 => Ordering::AcqRel,
+        _ => Ordering::SeqCst,
+    }
+}
+
+/// The failure ordering `compare_exchange` allows with `success`.
+#[inline(always)]
+fn failure(success: Ordering) -> Ordering {
+    match success {
+        Ordering::Release | Ordering::Relaxed => Ordering::Relaxed,
+        Ordering::SeqCst => Ordering::SeqCst,
+        _ => Ordering::Acquire,
+    }
+}
+
+/// An atomic type and what the integer-only operations do for it.
+pub trait Probed: AtomicArith + core::ops::Add<Output = Self> {
+    /// `op` 4..=6 and 14..=16, where the type has them.
+    fn bits<S: Scope>(a: &AtomicRef<'_, Self, S>, op: u32, v: Self, o: Ordering) -> Option<Self>;
+}
+
+macro_rules! probed_int {
+    ($($t:ty)*) => {$(
+        impl Probed for $t {
+            #[inline(always)]
+            fn bits<S: Scope>(a: &AtomicRef<'_, Self, S>, op: u32, v: Self, o: Ordering) -> Option<Self> {
+                bits_of(a, op, v, o)
+            }
+        }
+    )*};
+}
+probed_int!(u32 i32 u64 i64);
+
+macro_rules! probed_float {
+    ($($t:ty)*) => {$(
+        impl Probed for $t {
+            #[inline(always)]
+            fn bits<S: Scope>(_: &AtomicRef<'_, Self, S>, _: u32, _: Self, _: Ordering) -> Option<Self> {
+                None
+            }
+        }
+    )*};
+}
+probed_float!(f32 f64);
+
+#[inline(always)]
+fn bits_of<T: AtomicBits, S: Scope>(a: &AtomicRef<'_, T, S>, op: u32, v: T, o: Ordering) -> Option<T> {
+    Some(match op {
+        4 => a.fetch_and(v, o),
+        5 => a.fetch_or(v, o),
+        6 => a.fetch_xor(v, o),
+        14 => {
+            a.and(v, o);
+            v
+        }
+        15 => {
+            a.or(v, o);
+            v
+        }
+        _ => {
+            a.xor(v, o);
+            v
+        }
+    })
+}
+
+/// Applies `op` to `a`; the result-less forms return `v`.
+#[inline(always)]
+fn apply<T: Probed, S: Scope>(a: &AtomicRef<'_, T, S>, op: u32, v: T, o: Ordering) -> Option<T> {
+    Some(match op {
+        0 => a.fetch_add(v, o),
+        1 => a.fetch_sub(v, o),
+        2 => a.fetch_min(v, o),
+        3 => a.fetch_max(v, o),
+        4..=6 | 14..=16 => return T::bits(a, op, v, o),
+        7 => a.swap(v, o),
+        8 | 17 => {
+            let mut old = a.load(Ordering::Relaxed);
+            loop {
+                let r = if op == 8 {
+                    a.compare_exchange(old, old + v, o, failure(o))
+                } else {
+                    a.compare_exchange_weak(old, old + v, o, failure(o))
+                };
+                match r {
+                    Ok(prev) => break prev,
+                    Err(seen) => old = seen,
+                }
+            }
+        }
+        9 => match a.fetch_update(o, failure(o), |x| Some(x + v)) {
+            Ok(prev) | Err(prev) => prev,
+        },
+        10 => {
+            a.add(v, o);
+            v
+        }
+        11 => {
+            a.sub(v, o);
+            v
+        }
+        12 => {
+            a.min(v, o);
+            v
+        }
+        13 => {
+            a.max(v, o);
+            v
+        }
+        _ => return None,
+    })
+}
+
+/// The body every `api_atomic_*` kernel shares; `scope` 0 Block,
+/// 1 Cluster (sm_90 builds only), 2 Device, 3 System.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn atomic_probe<T: Probed>(
+    values: &[T],
+    cells: *mut T,
+    olds: *mut T,
+    ncells: u32,
+    op: u32,
+    order: u32,
+    scope: u32,
+    space: u32,
+) {
+    match scope {
+        0 => atomic_probe_in::<T, Block>(values, cells, olds, ncells, op, order, space),
+        #[cfg(target_feature = "sm_90")]
+        1 => atomic_probe_in::<T, cg_core::atomic::Cluster>(values, cells, olds, ncells, op, order, space),
+        2 => atomic_probe_in::<T, Device>(values, cells, olds, ncells, op, order, space),
+        3 => atomic_probe_in::<T, System>(values, cells, olds, ncells, op, order, space),
+        _ => {}
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn atomic_probe_in<T: Probed, S: Scope>(
+    values: &[T],
+    cells: *mut T,
+    olds: *mut T,
+    ncells: u32,
+    op: u32,
+    order: u32,
+    space: u32,
+) {
+    let i = index();
+    let o = ordering(order);
+    let v = values[i];
+    let n = ncells as usize;
+    if space == 0 {
+        // SAFETY: `cells` holds `ncells` values, touched only atomically.
+        let a = unsafe { AtomicRef::<T, S>::from_ptr(cells.add(i % n)) };
+        if let Some(old) = apply(&a, op, v, o) {
+            unsafe { *olds.add(i) = old };
+        }
+        return;
+    }
+    let block = this_thread_block();
+    let shared = shared_array!(u64; 64);
+    // SAFETY: 64 u64 words hold at least 64 values of T (4 or 8 bytes).
+    let base = shared.shared_addr();
+    let cell = |k: usize| base + (k * core::mem::size_of::<T>()) as u32;
+    let offset = block.group_index().x as usize * n;
+    let r = block.thread_rank() as usize;
+    if r < n {
+        // SAFETY: cell r < ncells <= 64 of the shared array.
+        unsafe { cg_core::shared::st_shared(cell(r), *cells.add(offset + r)) };
+    }
+    block.sync();
+    // SAFETY: as above; shared atomics at scope S (block scope at least
+    // covers the block's own threads).
+    let a = unsafe { AtomicRef::<T, S>::from_shared_addr(cell(r % n)) };
+    if let Some(old) = apply(&a, op, v, o) {
+        unsafe { *olds.add(i) = old };
+    }
+    block.sync();
+    if r < n {
+        unsafe { *cells.add(offset + r) = cg_core::shared::ld_shared(cell(r)) };
+    }
+}
+
+/// Atomics on `u32`: see the module docs and [`ATOMIC_OPS`].
+#[allow(clippy::too_many_arguments)]
+#[kernel]
+pub fn api_atomic_u32(
+    values: &[u32],
+    cells: *mut u32,
+    olds: *mut u32,
+    ncells: u32,
+    op: u32,
+    order: u32,
+    scope: u32,
+    space: u32,
+) {
+    atomic_probe::<u32>(values, cells, olds, ncells, op, order, scope, space)
+}
+
+/// Atomics on `i32`: see the module docs and [`ATOMIC_OPS`].
+#[allow(clippy::too_many_arguments)]
+#[kernel]
+pub fn api_atomic_i32(
+    values: &[i32],
+    cells: *mut i32,
+    olds: *mut i32,
+    ncells: u32,
+    op: u32,
+    order: u32,
+    scope: u32,
+    space: u32,
+) {
+    atomic_probe::<i32>(values, cells, olds, ncells, op, order, scope, space)
+}
+
+/// Atomics on `u64`: see the module docs and [`ATOMIC_OPS`].
+#[allow(clippy::too_many_arguments)]
+#[kernel]
+pub fn api_atomic_u64(
+    values: &[u64],
+    cells: *mut u64,
+    olds: *mut u64,
+    ncells: u32,
+    op: u32,
+    order: u32,
+    scope: u32,
+    space: u32,
+) {
+    atomic_probe::<u64>(values, cells, olds, ncells, op, order, scope, space)
+}
+
+/// Atomics on `i64`: see the module docs and [`ATOMIC_OPS`].
+#[allow(clippy::too_many_arguments)]
+#[kernel]
+pub fn api_atomic_i64(
+    values: &[i64],
+    cells: *mut i64,
+    olds: *mut i64,
+    ncells: u32,
+    op: u32,
+    order: u32,
+    scope: u32,
+    space: u32,
+) {
+    atomic_probe::<i64>(values, cells, olds, ncells, op, order, scope, space)
+}
+
+/// Atomics on `f32`: see the module docs and [`ATOMIC_OPS`].
+#[allow(clippy::too_many_arguments)]
+#[kernel]
+pub fn api_atomic_f32(
+    values: &[f32],
+    cells: *mut f32,
+    olds: *mut f32,
+    ncells: u32,
+    op: u32,
+    order: u32,
+    scope: u32,
+    space: u32,
+) {
+    atomic_probe::<f32>(values, cells, olds, ncells, op, order, scope, space)
+}
+
+/// Atomics on `f64`: see the module docs and [`ATOMIC_OPS`].
+#[allow(clippy::too_many_arguments)]
+#[kernel]
+pub fn api_atomic_f64(
+    values: &[f64],
+    cells: *mut f64,
+    olds: *mut f64,
+    ncells: u32,
+    op: u32,
+    order: u32,
+    scope: u32,
+    space: u32,
+) {
+    atomic_probe::<f64>(values, cells, olds, ncells, op, order, scope, space)
+}
+
+/// Message passing across blocks, `trials` times per pair: block `2k`
+/// writes `data[t] = t + 1` (a plain store) and then releases `flag[t]`;
+/// block `2k + 1` spins until it acquires the flag and reads `data[t]`. Thread
+/// 0 of each consumer block counts the reads that saw stale data in
+/// `stale[k]`. Launched cooperatively, so producer and consumer are resident
+/// together. `sc` 1 uses `SeqCst` on both sides and `fence` 1 a release
+/// fence + relaxed flag store / relaxed load + acquire fence instead.
+#[kernel(cooperative)]
+pub fn api_message_passing(data: *mut u32, flags: *mut u32, stale: *mut u32, trials: u32, mode: u32) {
+    let grid = this_grid();
+    let block = this_thread_block();
+    if block.thread_rank() != 0 {
+        return;
+    }
+    let pair = grid.block_rank() / 2;
+    let producer = grid.block_rank() % 2 == 0;
+    let mut misses = 0;
+    for t in 0..trials {
+        let slot = (pair * trials + t) as usize;
+        // SAFETY: each (pair, trial) slot belongs to one producer and one
+        // consumer; the flag is touched only atomically.
+        let flag = unsafe { AtomicRef::<u32, Device>::from_ptr(flags.add(slot)) };
+        if producer {
+            unsafe { *data.add(slot) = t + 1 };
+            match mode {
+                0 => flag.store(1, Ordering::Release),
+                1 => flag.store(1, Ordering::SeqCst),
+                _ => {
+                    cg_core::atomic::fence::<Device>(Ordering::Release);
+                    flag.store(1, Ordering::Relaxed);
+                }
+            }
+        } else {
+            match mode {
+                0 => while flag.load(Ordering::Acquire) == 0 {},
+                1 => while flag.load(Ordering::SeqCst) == 0 {},
+                _ => {
+                    while flag.load(Ordering::Relaxed) == 0 {}
+                    cg_core::atomic::fence::<Device>(Ordering::Acquire);
+                }
+            }
+            if unsafe { *data.add(slot) } != t + 1 {
+                misses += 1;
+            }
+        }
+    }
+    if !producer {
+        unsafe { *stale.add(pair as usize) = misses };
+    }
+}
+
+/// One call of each form with constant orderings and scopes, for the PTX
+/// tests (tests/ptx.rs checks the instruction each one becomes).
+#[kernel]
+pub fn api_atomic_forms(cells: *mut u32, wide: *mut u64, floats: *mut f32, out: *mut u32) {
+    // SAFETY: the test passes buffers of at least 4 elements each.
+    let (a, b, w, f) = unsafe {
+        (
+            AtomicRef::<u32>::from_ptr(cells),
+            AtomicRef::<u32, System>::from_ptr(cells.add(1)),
+            AtomicRef::<u64, Block>::from_ptr(wide),
+            AtomicRef::<f32>::from_ptr(floats),
+        )
+    };
+    let counts = shared_array!(u32; 4);
+    let old = a.fetch_add(1, Ordering::AcqRel);
+    a.add(2, Ordering::Relaxed);
+    f.add(1.5, Ordering::Relaxed);
+    let bits = b.fetch_or(old, Ordering::Relaxed);
+    let swapped = w.compare_exchange(7, 9, Ordering::Acquire, Ordering::Acquire);
+    counts.atomic(0).add(1, Ordering::Relaxed);
+    cg_core::atomic::fence::<Device>(Ordering::SeqCst);
+    cg_core::atomic::threadfence_block();
+    let seen = a.load(Ordering::Acquire);
+    b.store(seen, Ordering::Release);
+    let result = bits ^ swapped.is_ok() as u32 ^ counts.get(0);
+    unsafe { *out = result };
+}
