@@ -261,6 +261,23 @@ extern "C" __global__ void cluster_histogram(const unsigned* values, u64 n, unsi
     }
 }
 
+#define SHARED_HISTOGRAM_BINS (4 * HISTOGRAM_BINS_PER_BLOCK)
+
+extern "C" __global__ void shared_histogram(const unsigned* values, u64 n, unsigned* bins) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::grid_group grid = cg::this_grid();
+    __shared__ unsigned local[SHARED_HISTOGRAM_BINS];
+    for (unsigned b = block.thread_rank(); b < SHARED_HISTOGRAM_BINS; b += block.num_threads()) local[b] = 0;
+    block.sync();
+    u64 stride = grid.num_threads();
+    for (u64 i = grid.thread_rank(); i < n; i += stride) atomicAdd(&local[values[i]], 1u);
+    block.sync();
+    for (unsigned b = block.thread_rank(); b < SHARED_HISTOGRAM_BINS; b += block.num_threads()) {
+        unsigned c = local[b];
+        if (c != 0) atomicAdd(bins + b, c);
+    }
+}
+
 // ---- patterns.rs -------------------------------------------------------------
 
 extern "C" __global__ void divergent_sum(const unsigned* flags, u64 nflags, const float* data, u64 n, float* results) {

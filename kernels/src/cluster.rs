@@ -1,7 +1,8 @@
 //! Thread-block cluster kernels (sm_90): group queries, the seed's
 //! neighbour sum through distributed shared memory, a cluster-wide
 //! reduction, and a histogram whose bins are spread over the cluster's
-//! shared memory. Compiled only into modules for sm_90 and newer.
+//! shared memory.
+//! Compiled only into modules for sm_90 and newer.
 
 use crate::block_reduce::{block_element, block_sum};
 use cg_core::atomic::atomic_add_u32;

@@ -4,8 +4,8 @@
 //! spread over a cluster's shared memory.
 
 use crate::bench::{self, Bench, Row};
-use crate::kernels::{ClusterHistogram, ClusterNeighbourSum, ClusterReduce};
-use cg_host::{Error, LaunchConfig};
+use crate::kernels::{ClusterHistogram, ClusterNeighbourSum, ClusterReduce, SharedHistogram};
+use cg_host::{DeviceBuffer, Error, LaunchConfig};
 
 /// Bins each block of a cluster holds (kernels/src/cluster.rs); a cluster
 /// of 4 blocks counts values below `4 * HISTOGRAM_BINS_PER_BLOCK`.
@@ -119,28 +119,31 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
                 ClusterHistogram::from_function,
             )?
         };
-        let (mut bins, mut tbins) = (b.gpu.filled(nbins, 0u32)?, b.gpu.filled(nbins, 0u32)?);
-        let (r, c) = {
-            let (vin, tbins) = (&vin, &mut tbins);
-            let cuda = twin.as_ref().map(|t| move || t.launch(hcfg, vin, tbins));
-            let (k, bins) = (&b.k.cluster_histogram, &mut bins);
-            b.time_pair(|| k.launch(hcfg, vin, bins), cuda)?
-        };
-        // Verify on fresh bins: one launch each.
         let mut want = vec![0u32; nbins];
         for &v in &values {
             want[v as usize] += 1;
         }
-        bins.copy_from(&vec![0; nbins])?;
-        b.k.cluster_histogram.launch(hcfg, &vin, &mut bins)?;
-        let mut ok = bins.to_vec()? == want;
-        if let Some(t) = &twin {
-            tbins.copy_from(&vec![0; nbins])?;
-            t.launch(hcfg, &vin, &mut tbins)?;
-            ok &= tbins.to_vec()? == want;
-        }
+        let (r, c, ok) =
+            histogram_row(b, hcfg, &vin, &want, &b.k.cluster_histogram, twin.as_ref())?;
         rows.push(Row::timed(
             "cluster: histogram, 8192 bins over 4 blocks",
+            &size,
+            r,
+            c,
+            4.0 * n as f64,
+            ok,
+        ));
+        // The same bins in one block's shared memory, no cluster.
+        let twin = unsafe {
+            b.twin(
+                "shared_histogram",
+                SharedHistogram::KIND,
+                SharedHistogram::from_function,
+            )?
+        };
+        let (r, c, ok) = histogram_row(b, hcfg, &vin, &want, &b.k.shared_histogram, twin.as_ref())?;
+        rows.push(Row::timed(
+            "shared: histogram, 8192 bins in each block",
             &size,
             r,
             c,
@@ -152,4 +155,65 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         b.push(r);
     }
     Ok(())
+}
+
+/// A histogram kernel's handle (the cluster and the shared-memory one).
+trait HistogramKernel {
+    fn run(
+        &self,
+        cfg: LaunchConfig,
+        values: &DeviceBuffer<u32>,
+        bins: &mut DeviceBuffer<u32>,
+    ) -> Result<(), Error>;
+}
+
+impl HistogramKernel for ClusterHistogram {
+    fn run(
+        &self,
+        cfg: LaunchConfig,
+        values: &DeviceBuffer<u32>,
+        bins: &mut DeviceBuffer<u32>,
+    ) -> Result<(), Error> {
+        self.launch(cfg, values, bins)
+    }
+}
+
+impl HistogramKernel for SharedHistogram {
+    fn run(
+        &self,
+        cfg: LaunchConfig,
+        values: &DeviceBuffer<u32>,
+        bins: &mut DeviceBuffer<u32>,
+    ) -> Result<(), Error> {
+        self.launch(cfg, values, bins)
+    }
+}
+
+/// Times a histogram kernel beside its twin, then verifies one fresh
+/// launch of each against `want`: `(Rust ms, CUDA ms, verified)`.
+fn histogram_row<K: HistogramKernel>(
+    b: &Bench,
+    cfg: LaunchConfig,
+    values: &DeviceBuffer<u32>,
+    want: &[u32],
+    rust: &K,
+    twin: Option<&K>,
+) -> Result<(f64, Option<f64>, bool), Error> {
+    let nbins = want.len();
+    let (mut bins, mut tbins) = (b.gpu.filled(nbins, 0u32)?, b.gpu.filled(nbins, 0u32)?);
+    let (r, c) = {
+        let tb = &mut tbins;
+        let cuda = twin.map(|t| move || t.run(cfg, values, tb));
+        let bins = &mut bins;
+        b.time_pair(|| rust.run(cfg, values, bins), cuda)?
+    };
+    bins.copy_from(&vec![0; nbins])?;
+    rust.run(cfg, values, &mut bins)?;
+    let mut ok = bins.to_vec()? == want;
+    if let Some(t) = twin {
+        tbins.copy_from(&vec![0; nbins])?;
+        t.run(cfg, values, &mut tbins)?;
+        ok &= tbins.to_vec()? == want;
+    }
+    Ok((r, c, ok))
 }

@@ -1,0 +1,43 @@
+//! A histogram in each block's shared memory, counted with block-scope
+//! shared-memory atomics: the baseline of the cluster histogram.
+
+use cg_core::atomic::{atomic_add_u32, Ordering};
+use cg_core::prelude::*;
+
+/// Bins of [`shared_histogram`]: the cluster histogram's 8192, in one
+/// block's shared memory (32 KiB).
+pub const SHARED_HISTOGRAM_BINS: usize = 8192;
+
+/// The same histogram as the cluster sample's `cluster_histogram`, without a cluster: every
+/// block counts into all 8192 bins in its own shared memory
+/// (`red.relaxed.cta.shared.add.u32`), then adds its non-zero bins into
+/// `bins` (`red.relaxed.gpu.global.add.u32`).
+#[kernel]
+pub fn shared_histogram(values: &[u32], bins: *mut u32) {
+    let block = this_thread_block();
+    let local = shared_array!(u32; SHARED_HISTOGRAM_BINS);
+    let t = block.thread_rank() as usize;
+    let nt = block.num_threads() as usize;
+    let mut b = t;
+    while b < SHARED_HISTOGRAM_BINS {
+        local.set(b, 0);
+        b += nt;
+    }
+    block.sync();
+    let grid = this_grid();
+    let stride = grid.num_threads() as usize;
+    let mut i = grid.thread_rank() as usize;
+    while i < values.len() {
+        local.atomic(values[i] as usize).add(1, Ordering::Relaxed);
+        i += stride;
+    }
+    block.sync();
+    let mut b = t;
+    while b < SHARED_HISTOGRAM_BINS {
+        let n = local.get(b);
+        if n != 0 {
+            unsafe { atomic_add_u32(bins.add(b), n) };
+        }
+        b += nt;
+    }
+}
