@@ -280,6 +280,15 @@ extern "C" __global__ void shared_histogram(const unsigned* values, u64 n, unsig
 
 // ---- patterns.rs -------------------------------------------------------------
 
+extern "C" __global__ void compact_positive(const float* input, u64 n, float* out, unsigned* count) {
+    u64 i = cg::this_grid().thread_rank();
+    if (i < n && input[i] > 0.0f) {
+        cg::coalesced_group active = cg::coalesced_threads();
+        unsigned base = cg::invoke_one_broadcast(active, [&] { return atomicAdd(count, active.num_threads()); });
+        out[base + active.thread_rank()] = input[i];
+    }
+}
+
 extern "C" __global__ void divergent_sum(const unsigned* flags, u64 nflags, const float* data, u64 n, float* results) {
     u64 i = cg::this_grid().thread_rank();
     if (i < n && flags[i] != 0) {

@@ -211,9 +211,27 @@ impl Bench {
         self.opts.only.as_deref().is_none_or(|o| name.contains(o))
     }
 
-    /// Where the twins live, for the CUB library.
+    /// Where the twins live, for the CUB libraries.
     pub fn twins_dir(&self) -> Option<&Path> {
         self.opts.twins.as_deref()
+    }
+
+    /// `symbol` of the nvcc-built library `lib` in the twins directory
+    /// (bench/lib_*.cu, e.g. CUB's reference implementations), when it is
+    /// there. The library stays loaded for the rest of the process.
+    ///
+    /// # Safety
+    /// `F` must be the symbol's C signature.
+    pub unsafe fn library_fn<F: Copy>(&self, lib: &str, symbol: &str) -> Option<F> {
+        let path = self.twins_dir()?.join(lib);
+        if !path.exists() {
+            return None;
+        }
+        // SAFETY: our own library, built from bench/lib_*.cu; never unloaded.
+        let lib = unsafe { libloading::Library::new(&path) }.ok()?;
+        let f = *unsafe { lib.get::<F>(symbol.as_bytes()) }.ok()?;
+        std::mem::forget(lib);
+        Some(f)
     }
 
     /// Median milliseconds of `rust` and of `cuda` (when present; pass

@@ -87,6 +87,20 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
             .context(|| format!("copying {n} bytes on the GPU"))
     }
 
+    /// Sets every byte of the buffer to zero, on the device (`cuMemsetD8`,
+    /// queued on the stream like a kernel: no host copy, no wait).
+    pub fn zero(&mut self) -> Result<(), Error> {
+        let n = self.len * size_of::<T>();
+        if n == 0 {
+            return Ok(());
+        }
+        let mut dst = self.bytes.slice_mut(..n);
+        self.gpu
+            .stream()
+            .memset_zeros(&mut dst)
+            .context(|| format!("zeroing {n} bytes on the GPU"))
+    }
+
     /// Copies the buffer to the host, after the work queued before it.
     pub fn to_vec(&self) -> Result<Vec<T>, Error> {
         // Wait first, under the deadline if one is set: the copy itself

@@ -3,7 +3,7 @@
 //! `labeled_partition`, and a prefix sum over the whole array in one
 //! cooperative kernel.
 
-use cg_core::atomic::atomic_add_f32;
+use cg_core::atomic::{atomic_add_f32, AtomicRef, Ordering};
 use cg_core::prelude::*;
 
 /// `results[w] += sum of data[i]` over the elements `i` of warp `w` (32
@@ -18,6 +18,26 @@ pub fn divergent_sum(flags: &[u32], data: &[f32], results: *mut f32) {
         if active.thread_rank() == 0 {
             unsafe { atomic_add_f32(results.add(i / 32), s) };
         }
+    }
+}
+
+/// Stream compaction: the elements of `input` above zero land in `out`
+/// (in no particular order), and `count` ends as their number. Inside the
+/// branch the threads that keep an element form a coalesced group; one of
+/// them takes the group's slots with a single `fetch_add` and broadcasts
+/// the base (the Programming Guide's warp-aggregated atomic). `count` is 0
+/// before the launch.
+#[kernel]
+pub fn compact_positive(input: &[f32], out: *mut f32, count: *mut u32) {
+    let i = this_grid().thread_rank() as usize;
+    if i < input.len() && input[i] > 0.0 {
+        let active = coalesced_threads();
+        // SAFETY: `count` is one u32, touched only atomically.
+        let slots = unsafe { AtomicRef::<u32>::from_ptr(count) };
+        let base = invoke_one_broadcast(&active, || {
+            slots.fetch_add(active.num_threads(), Ordering::Relaxed)
+        });
+        unsafe { *out.add((base + active.thread_rank()) as usize) = input[i] };
     }
 }
 

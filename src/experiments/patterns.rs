@@ -1,14 +1,19 @@
 //! Experiment 5, the seed's other patterns, each checked and timed beside
 //! its CUDA C++ twin: a reduction over the active threads of a divergent
-//! branch, per-category sums with `labeled_partition`, and a cooperative
-//! prefix sum over the whole array.
+//! branch, stream compaction with one atomic per coalesced group (beside
+//! CUB's DeviceSelect), per-category sums with `labeled_partition`, and a
+//! cooperative prefix sum over the whole array.
 
 use crate::bench::{self, Bench, Row};
-use crate::kernels::{CategorySums, DivergentSum, GridPrefixSum};
+use crate::kernels::{CategorySums, CompactPositive, DivergentSum, GridPrefixSum};
 use cg_host::{Error, LaunchConfig};
 use rand::Rng;
 
 const CATEGORIES: usize = 16;
+
+/// `cg_cub_select_positive` from bench/lib_cub_select.cu.
+type CubSelect =
+    unsafe extern "C" fn(*const f32, *mut f32, *mut u32, u64, i32, i32, *mut f32) -> i32;
 
 /// Runs the pattern rows at `2^log2` elements each.
 pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
@@ -67,6 +72,87 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             8.0 * n as f64,
             ok,
         ));
+
+        // Stream compaction: one fetch_add per coalesced group, beside
+        // CUB's DeviceSelect (which also keeps the order).
+        let keep: Vec<f32> = data.iter().copied().filter(|&x| x > 0.0).collect();
+        let mut want: Vec<u32> = keep.iter().map(|x| x.to_bits()).collect();
+        want.sort_unstable();
+        let check = |out: &[f32], count: u32| {
+            let mut got: Vec<u32> = out[..count as usize].iter().map(|x| x.to_bits()).collect();
+            got.sort_unstable();
+            count as usize == keep.len() && got == want
+        };
+        // SAFETY: bench/kernels.cu declares the twin with the Rust kernel's parameters.
+        let twin = unsafe {
+            b.twin(
+                "compact_positive",
+                CompactPositive::KIND,
+                CompactPositive::from_function,
+            )?
+        };
+        let (mut out, mut count) = (b.gpu.filled(n, f32::NAN)?, b.gpu.filled(1, 0u32)?);
+        let (mut tout, mut tcount) = (b.gpu.filled(n, f32::NAN)?, b.gpu.filled(1, 0u32)?);
+        b.k.compact_positive
+            .launch(cfg, &input, &mut out, &mut count)?;
+        let mut ok = check(&out.to_vec()?, count.to_vec()?[0]);
+        if let Some(t) = &twin {
+            t.launch(cfg, &input, &mut tout, &mut tcount)?;
+            ok &= check(&tout.to_vec()?, tcount.to_vec()?[0]);
+        }
+        let (r, c) = {
+            let (input, tout, tcount) = (&input, &mut tout, &mut tcount);
+            let cuda = twin.as_ref().map(|t| {
+                move || {
+                    tcount.zero()?;
+                    t.launch(cfg, input, tout, tcount)
+                }
+            });
+            let (k, out, count) = (&b.k.compact_positive, &mut out, &mut count);
+            b.time_pair(
+                || {
+                    count.zero()?;
+                    k.launch(cfg, input, out, count)
+                },
+                cuda,
+            )?
+        };
+        // SAFETY: CubSelect is cg_cub_select_positive's signature.
+        let cub: Option<CubSelect> =
+            unsafe { b.library_fn("lib_cub_select.so", "cg_cub_select_positive") };
+        let mut lib = None;
+        if let Some(select) = cub {
+            let (out, count) = (b.gpu.filled(n, f32::NAN)?, b.gpu.filled(1, 0u32)?);
+            b.gpu.synchronize()?;
+            let mut ms = 0.0f32;
+            // SAFETY: live device buffers of n floats, n floats and 1 u32.
+            let rc = unsafe {
+                select(
+                    input.device_address() as *const f32,
+                    out.device_address() as *mut f32,
+                    count.device_address() as *mut u32,
+                    n as u64,
+                    5,
+                    b.opts.runs as i32,
+                    &mut ms,
+                )
+            };
+            let got = out.to_vec()?;
+            let c = count.to_vec()?[0] as usize;
+            // CUB keeps the order: compare exactly.
+            ok &= rc == 0 && c == keep.len() && got[..c] == keep[..];
+            lib = Some(ms as f64 * 1e3);
+        }
+        let mut row = Row::timed(
+            "pattern: compaction, one fetch_add per warp",
+            &size,
+            r,
+            c,
+            4.0 * n as f64 + 4.0 * keep.len() as f64,
+            ok,
+        );
+        row.library = lib;
+        rows.push(row);
 
         // Per-category sums through labeled_partition.
         let cats: Vec<u32> = (0..n)

@@ -120,17 +120,8 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
     eprintln!("whole-array sums");
     let copy = bench::copy_bandwidth(&b.gpu, 1 << 30, 20)?;
     eprintln!("  device-to-device copy: {copy:.0} GB/s (read + write, 1 GiB)");
-    let cub = b
-        .twins_dir()
-        .map(|d| d.join("lib_cub_sum.so"))
-        .filter(|p| p.exists())
-        .and_then(|p| {
-            // SAFETY: our own library, built from bench/lib_cub_sum.cu; never unloaded.
-            let lib = unsafe { libloading::Library::new(&p) }.ok()?;
-            let f: CubSum = *unsafe { lib.get::<CubSum>(b"cg_cub_sum") }.ok()?;
-            std::mem::forget(lib);
-            Some(f)
-        });
+    // SAFETY: CubSum is cg_cub_sum's signature (bench/lib_cub_sum.cu).
+    let cub: Option<CubSum> = unsafe { b.library_fn("lib_cub_sum.so", "cg_cub_sum") };
     let coop = b.k.grid_sum.function().cooperative_config(THREADS, 0)?;
     let coop4 =
         b.k.grid_sum_vec4
