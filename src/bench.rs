@@ -4,9 +4,49 @@
 //! hits both alike), the copy-bandwidth ceiling, and the result table.
 
 use crate::kernels::Kernels;
-use cg_host::{Error, EventTimer, Function, Gpu, LaunchKind, Module};
+use cg_host::{DeviceBuffer, Error, EventTimer, Function, Gpu, LaunchConfig, LaunchKind, Module};
+use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+/// The times of one kernel over many runs: median and spread.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Median, milliseconds.
+    pub ms: f64,
+    /// 10th percentile, milliseconds.
+    pub p10_ms: f64,
+    /// 90th percentile, milliseconds.
+    pub p90_ms: f64,
+}
+
+impl Timing {
+    /// The median and the 10th/90th percentiles of `times` (milliseconds).
+    pub fn of(times: &mut [f64]) -> Timing {
+        let ms = cg_host::median(times);
+        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+        Timing {
+            ms,
+            p10_ms: at(0.1),
+            p90_ms: at(0.9),
+        }
+    }
+
+    /// A single value with no spread (derived figures such as per-barrier
+    /// costs).
+    pub fn exact(ms: f64) -> Timing {
+        Timing {
+            ms,
+            p10_ms: ms,
+            p90_ms: ms,
+        }
+    }
+
+    /// `(p90 - p10) / median`: the run-to-run spread.
+    pub fn spread(&self) -> f64 {
+        (self.p90_ms - self.p10_ms) / self.ms
+    }
+}
 
 /// One row of a result table.
 #[derive(Clone, Debug)]
@@ -27,6 +67,8 @@ pub struct Row {
     pub bytes: Option<f64>,
     /// Whether every result of the row was checked and right.
     pub verified: bool,
+    /// `(p90 - p10) / median` of the Rust times and of the CUDA C++ times.
+    pub spread: (Option<f64>, Option<f64>),
 }
 
 impl Row {
@@ -35,20 +77,21 @@ impl Row {
     pub fn timed(
         name: &str,
         size: &str,
-        rust_ms: f64,
-        cuda_ms: Option<f64>,
+        rust: Timing,
+        cuda: Option<Timing>,
         bytes: f64,
         verified: bool,
     ) -> Row {
         Row {
             name: name.into(),
             size: size.into(),
-            rust: rust_ms * 1e3,
-            cuda: cuda_ms.map(|m| m * 1e3),
+            rust: rust.ms * 1e3,
+            cuda: cuda.map(|c| c.ms * 1e3),
             library: None,
             unit: "us",
             bytes: Some(bytes),
             verified,
+            spread: (Some(rust.spread()), cuda.map(|c| c.spread())),
         }
     }
 
@@ -158,7 +201,19 @@ pub struct Bench {
     twins: Option<Module>,
     /// Rows measured so far.
     pub rows: Vec<Row>,
+    /// Twice the L2's size, read before every timed run.
+    evict: DeviceBuffer<u32>,
+    /// Where the eviction kernel would write (it never does).
+    sink: RefCell<DeviceBuffer<u32>>,
+    /// The device-to-device copy rate of this run (GB/s, read + write), the
+    /// ceiling the rows' rates are shown against; measured at the first
+    /// row that has a rate.
+    copy_gbps: Option<f64>,
 }
+
+/// How long the spin kernel before each timed run keeps the GPU busy: more
+/// than a launch takes to queue.
+const SPIN_NS: u64 = 20_000;
 
 impl Bench {
     /// Opens GPU 0, loads our kernels and, when found, the twins.
@@ -180,12 +235,17 @@ impl Bench {
             info.multiprocessors,
             info.l2_bytes >> 20
         );
+        let evict = gpu.filled((2 * info.l2_bytes as usize / 4).max(1 << 20), 1u32)?;
+        let sink = RefCell::new(gpu.filled(1, 0u32)?);
         Ok(Self {
             gpu,
             k,
             opts,
             twins,
             rows: Vec::new(),
+            evict,
+            sink,
+            copy_gbps: None,
         })
     }
 
@@ -234,14 +294,18 @@ impl Bench {
         Some(f)
     }
 
-    /// Median milliseconds of `rust` and of `cuda` (when present; pass
-    /// [`NO_TWIN`] to time one side), timed alternately after 5 warm-up runs
-    /// of each.
+    /// The times of `rust` and of `cuda` (when present; pass [`NO_TWIN`]
+    /// to time one side), runs alternating after 5 warm-up runs of each.
+    /// Before every timed run the harness reads a buffer twice the size of
+    /// L2 (nothing an earlier run left there survives: every run reads
+    /// its inputs from memory) and then queues a 20 us spin kernel, so the
+    /// timed work is already queued when the GPU reaches it and no launch
+    /// latency enters its time.
     pub fn time_pair(
         &self,
         mut rust: impl FnMut() -> Result<(), Error>,
         mut cuda: Option<impl FnMut() -> Result<(), Error>>,
-    ) -> Result<(f64, Option<f64>), Error> {
+    ) -> Result<(Timing, Option<Timing>), Error> {
         let timer = EventTimer::new(&self.gpu)?;
         for _ in 0..5 {
             rust()?;
@@ -251,21 +315,36 @@ impl Bench {
         }
         let (mut ta, mut tb) = (Vec::new(), Vec::new());
         for _ in 0..self.opts.runs {
+            self.prepare_timed_run()?;
             ta.push(timer.time(&mut rust)?);
             if let Some(c) = cuda.as_mut() {
+                self.prepare_timed_run()?;
                 tb.push(timer.time(c)?);
             }
         }
         let b = if tb.is_empty() {
             None
         } else {
-            Some(cg_host::median(&mut tb))
+            Some(Timing::of(&mut tb))
         };
-        Ok((cg_host::median(&mut ta), b))
+        Ok((Timing::of(&mut ta), b))
+    }
+
+    /// Evicts L2 by reading [`Bench::evict`], then queues the spin kernel.
+    fn prepare_timed_run(&self) -> Result<(), Error> {
+        let cfg = LaunchConfig::new(self.gpu.info().multiprocessors * 4, 256);
+        let mut sink = self.sink.borrow_mut();
+        self.k
+            .harness_evict_l2
+            .launch(cfg, &self.evict, &mut sink)?;
+        self.k.harness_spin.launch(LaunchConfig::new(1, 1), SPIN_NS)
     }
 
     /// Adds a row and prints it as it lands (long runs show progress).
     pub fn push(&mut self, row: Row) {
+        if self.copy_gbps.is_none() && row.gbps().is_some() {
+            self.copy_gbps = copy_bandwidth(&self.gpu, 1 << 30, 20).ok();
+        }
         eprintln!(
             "  {:<40} {:>8}  Rust {:>9.2} {}  C++ {:>9}  {}",
             row.name,
@@ -280,7 +359,10 @@ impl Bench {
 
     /// Prints the table (and writes the JSON); true when every row verified.
     pub fn finish(&self) -> Result<bool, Error> {
-        println!("\n{}", table(&self.gpu.info().name, &self.rows));
+        println!(
+            "\n{}",
+            table(&self.gpu.info().name, &self.rows, self.copy_gbps)
+        );
         if let Some(path) = &self.opts.json {
             let rows: Vec<_> = self
                 .rows
@@ -290,10 +372,13 @@ impl Bench {
                         "experiment": r.name, "size": r.size, "unit": r.unit, "bytes": r.bytes,
                         "rust": r.rust, "cuda": r.cuda, "library": r.library,
                         "ratio": r.ratio(), "rust_gbps": r.gbps(), "verified": r.verified,
+                        "rust_spread": r.spread.0, "cuda_spread": r.spread.1,
                     })
                 })
                 .collect();
-            let doc = serde_json::json!({ "device": self.gpu.info().name, "rows": rows });
+            let doc = serde_json::json!({
+                "device": self.gpu.info().name, "copy_gbps": self.copy_gbps, "rows": rows,
+            });
             std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap_or_default()).map_err(
                 |source| Error::Io {
                     context: format!("writing {}", path.display()),
@@ -333,6 +418,7 @@ pub fn rows_from_json(path: &Path) -> Result<(String, Vec<Row>), String> {
                 Some(r["rust_gbps"].as_f64()? * 1e9 * r["rust"].as_f64()? * 1e-6)
             }),
             verified: r["verified"].as_bool().unwrap_or(false),
+            spread: (r["rust_spread"].as_f64(), r["cuda_spread"].as_f64()),
         })
         .collect();
     Ok((doc["device"].as_str().unwrap_or("").into(), rows))
@@ -348,29 +434,51 @@ pub fn copy_bandwidth(gpu: &Gpu, bytes: usize, runs: usize) -> Result<f64, Error
     Ok(2.0 * bytes as f64 / (ms * 1e-3) / 1e9)
 }
 
-/// The rows as a fixed-width table.
-pub fn table(device: &str, rows: &[Row]) -> String {
+/// The rows as a fixed-width table: times with their spread ((p90 - p10)
+/// / median, in percent), the ratio to CUDA C++, and the Rust rate as GB/s
+/// and as a share of `copy_gbps`, the device-to-device copy of the same run.
+pub fn table(device: &str, rows: &[Row], copy_gbps: Option<f64>) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "device: {device}");
+    if let Some(c) = copy_gbps {
+        let _ = writeln!(
+            s,
+            "device-to-device copy: {c:.0} GB/s (read + write, 1 GiB)"
+        );
+    }
     let _ = writeln!(
         s,
-        "{:<40} {:>10} {:>4} {:>10} {:>10} {:>10} {:>9} {:>9}  result",
-        "experiment", "size", "unit", "Rust", "CUDA C++", "CUB", "Rust/C++", "Rust GB/s"
+        "{:<44} {:>8} {:>4} {:>10} {:>5} {:>10} {:>5} {:>10} {:>8} {:>9} {:>6}  result",
+        "experiment",
+        "size",
+        "unit",
+        "Rust",
+        "+-%",
+        "CUDA C++",
+        "+-%",
+        "CUB",
+        "Rust/C++",
+        "Rust GB/s",
+        "%copy"
     );
     let opt = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |x| format!("{x:.p$}"));
     for r in rows {
         let ok = if r.verified { "verified" } else { "FAILED" };
+        let share = r.gbps().zip(copy_gbps).map(|(g, c)| 100.0 * g / c);
         let _ = writeln!(
             s,
-            "{:<40} {:>10} {:>4} {:>10.2} {:>10} {:>10} {:>9} {:>9}  {ok}",
+            "{:<44} {:>8} {:>4} {:>10.2} {:>5} {:>10} {:>5} {:>10} {:>8} {:>9} {:>6}  {ok}",
             r.name,
             r.size,
             r.unit,
             r.rust,
+            opt(r.spread.0.map(|x| 100.0 * x), 1),
             opt(r.cuda, 2),
+            opt(r.spread.1.map(|x| 100.0 * x), 1),
             opt(r.library, 2),
             opt(r.ratio(), 3),
-            opt(r.gbps(), 0)
+            opt(r.gbps(), 0),
+            opt(share, 0),
         );
     }
     s

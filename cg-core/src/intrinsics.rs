@@ -333,6 +333,15 @@ pub unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
     v
 }
 
+/// `%globaltimer`: a nanosecond clock shared by the whole GPU.
+#[inline(always)]
+pub fn globaltimer() -> u64 {
+    let t: u64;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack)) };
+    t
+}
+
 /// `atom.acq_rel.cta.shared.or.b32`: sets the bits `v` in the shared word
 /// at `addr`, returns the old value.
 ///

@@ -11,6 +11,7 @@ pub mod block_reduce;
 #[cfg(target_feature = "sm_90")]
 pub mod cluster;
 pub mod grid_sum;
+pub mod harness;
 pub mod histogram;
 pub mod jacobi;
 pub mod patterns;

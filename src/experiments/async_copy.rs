@@ -38,7 +38,7 @@ pub fn async_copies(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         // The ceiling: copying one array (read + write) at this size.
         let mut copy = b.gpu.alloc_uninit::<f32>(n)?;
         let (r, _) = b.time_pair(|| copy.copy_from_device(&da), NO_TWIN)?;
-        let copy_rate = 8.0 * n as f64 / (r * 1e-3) / 1e9;
+        let copy_rate = 8.0 * n as f64 / (r.ms * 1e-3) / 1e9;
         b.push(Row::timed(
             "async: device copy (ceiling)",
             &size,
@@ -91,7 +91,7 @@ pub fn async_copies(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
                 eprintln!(
                     "    {}: {:.0}% of the copy rate",
                     $name,
-                    100.0 * bytes / (r * 1e-3) / 1e9 / copy_rate
+                    100.0 * bytes / (r.ms * 1e-3) / 1e9 / copy_rate
                 );
                 b.push(Row::timed($name, &size, r, t, bytes, ok));
             }};

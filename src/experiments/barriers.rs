@@ -69,7 +69,10 @@ pub fn barrier_costs(b: &mut Bench) -> Result<(), Error> {
             let mut out = b.gpu.filled(1, u32::MAX)?;
             let (t0, _) = b.time_pair(|| h.run(cfg, 0, &mut out), crate::bench::NO_TWIN)?;
             let (t1, _) = b.time_pair(|| h.run(cfg, ITERS, &mut out), crate::bench::NO_TWIN)?;
-            Ok(((t1 - t0) * 1e6 / ITERS as f64, out.to_vec()? == [ITERS]))
+            Ok((
+                (t1.ms - t0.ms) * 1e6 / ITERS as f64,
+                out.to_vec()? == [ITERS],
+            ))
         };
         let (rust_ns, mut ok) = per(rust)?;
         let cuda_ns = match &twin {
@@ -89,6 +92,8 @@ pub fn barrier_costs(b: &mut Bench) -> Result<(), Error> {
             unit: "ns",
             bytes: None,
             verified: ok,
+            // A difference of two medians: no run-to-run spread of its own.
+            spread: (None, None),
         });
     }
     for r in rows {

@@ -3,7 +3,7 @@
 //! memory beside the per-block reduction, and a histogram whose bins are
 //! spread over a cluster's shared memory.
 
-use crate::bench::{self, Bench, Row};
+use crate::bench::{self, Bench, Row, Timing};
 use crate::kernels::{ClusterHistogram, ClusterNeighbourSum, ClusterReduce, SharedHistogram};
 use cg_host::{DeviceBuffer, Error, LaunchConfig};
 
@@ -198,7 +198,7 @@ fn histogram_row<K: HistogramKernel>(
     want: &[u32],
     rust: &K,
     twin: Option<&K>,
-) -> Result<(f64, Option<f64>, bool), Error> {
+) -> Result<(Timing, Option<Timing>, bool), Error> {
     let nbins = want.len();
     let (mut bins, mut tbins) = (b.gpu.filled(nbins, 0u32)?, b.gpu.filled(nbins, 0u32)?);
     let (r, c) = {

@@ -3,7 +3,7 @@
 //! sweep, and the same launches replayed from a CUDA graph. All methods (and
 //! for the small grid a CPU reference) must give the same field, bit for bit.
 
-use crate::bench::{self, Bench, Row};
+use crate::bench::{self, Bench, Row, Timing};
 use crate::kernels::{JacobiPersistent, JacobiSweep};
 use cg_host::{DeviceBuffer, Error, Gpu, LaunchConfig, LaunchKind};
 
@@ -153,22 +153,23 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
         let (mut a, mut bb) = fresh(&b.gpu, &init)?;
         let (mut ta, mut tb) = fresh(&b.gpu, &init)?;
         // `None`: one launch per sweep; `Some(cfg)`: the persistent kernel.
-        let mut time = |persistent: Option<LaunchConfig>| -> Result<(f64, Option<f64>), Error> {
-            let (a, bb, ta, tb) = (&mut a, &mut bb, &mut ta, &mut tb);
-            let c = cuda.as_ref().map(|m| {
-                move || match persistent {
-                    None => m.per_sweep(per_sweep_cfg, ta, tb, nx, ny, sweeps),
-                    Some(coop) => m.persistent(coop, ta, tb, nx, ny, sweeps),
-                }
-            });
-            b.time_pair(
-                || match persistent {
-                    None => rust.per_sweep(per_sweep_cfg, a, bb, nx, ny, sweeps),
-                    Some(coop) => rust.persistent(coop, a, bb, nx, ny, sweeps),
-                },
-                c,
-            )
-        };
+        let mut time =
+            |persistent: Option<LaunchConfig>| -> Result<(Timing, Option<Timing>), Error> {
+                let (a, bb, ta, tb) = (&mut a, &mut bb, &mut ta, &mut tb);
+                let c = cuda.as_ref().map(|m| {
+                    move || match persistent {
+                        None => m.per_sweep(per_sweep_cfg, ta, tb, nx, ny, sweeps),
+                        Some(coop) => m.persistent(coop, ta, tb, nx, ny, sweeps),
+                    }
+                });
+                b.time_pair(
+                    || match persistent {
+                        None => rust.per_sweep(per_sweep_cfg, a, bb, nx, ny, sweeps),
+                        Some(coop) => rust.persistent(coop, a, bb, nx, ny, sweeps),
+                    },
+                    c,
+                )
+            };
         let (pr, pc) = time(Some(full))?;
         let (lr, lc) = time(Some(lean))?;
         let (sr, sc) = time(None)?;

@@ -2,7 +2,7 @@
 //! whole-array sums (cooperative, cooperative with 16-byte loads, two
 //! launches, one atomic per element, CUB).
 
-use crate::bench::{self, Bench, Row};
+use crate::bench::{self, Bench, Row, Timing};
 use crate::kernels::{
     BlockReduceClassic, BlockReduceHierarchical, BlockReduceWarp, GridSum, GridSumVec4, SumAtomic,
     SumLastBlock, SumPartials,
@@ -133,18 +133,12 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let input = b.gpu.upload(&values)?;
         let size = bench::size_label(n);
         let row = |name: &str,
-                   rust_ms: f64,
-                   cuda_ms: Option<f64>,
+                   rust: Timing,
+                   cuda: Option<Timing>,
                    library: Option<f64>,
                    verified: bool| Row {
-            name: name.into(),
-            size: size.clone(),
-            rust: rust_ms * 1e3,
-            cuda: cuda_ms.map(|m| m * 1e3),
             library,
-            unit: "us",
-            bytes: Some(4.0 * n as f64),
-            verified,
+            ..Row::timed(name, &size, rust, cuda, 4.0 * n as f64, verified)
         };
 
         // Cooperative, one load at a time, and with 16-byte loads.
