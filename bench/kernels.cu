@@ -148,6 +148,12 @@ extern "C" __global__ void sum_last_block(const float* input, u64 n, float* part
     }
 }
 
+extern "C" __global__ void sum_block_partials(const float* input, u64 n, float* partials) {
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    write_block_result(block, partials, block_sum(block, vec4_partial(input, n, grid.thread_rank(), grid.num_threads())));
+}
+
 extern "C" __global__ void sum_partials(const float* partials, u64 n, float* out) {
     cg::thread_block block = cg::this_thread_block();
     float v = 0.0f;

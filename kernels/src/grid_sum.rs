@@ -148,6 +148,18 @@ pub fn sum_last_block(input: &[f32], partials: *mut f32, counter: *mut u32, out:
     }
 }
 
+/// First launch of the two-launch sum: the 16-byte grid-stride partials
+/// of [`grid_sum_vec4`] on a grid that fills the GPU once, one block sum per
+/// block into `partials`.
+#[kernel]
+pub fn sum_block_partials(input: &[f32], partials: *mut f32) {
+    let grid = this_grid();
+    let block = this_thread_block();
+    let v = vec4_partial(input, grid.thread_rank() as usize, grid.num_threads() as usize);
+    let s = block_sum(&block, v);
+    write_block_result(&block, partials, s);
+}
+
 /// Second launch of the two-launch sum: one block adds the block partials
 /// into `out[0]`.
 #[kernel]

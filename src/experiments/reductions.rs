@@ -5,7 +5,7 @@
 use crate::bench::{self, Bench, Row, Timing};
 use crate::kernels::{
     BlockReduceClassic, BlockReduceHierarchical, BlockReduceWarp, GridSum, GridSumVec4, SumAtomic,
-    SumLastBlock, SumPartials,
+    SumBlockPartials, SumLastBlock, SumPartials,
 };
 use cg_host::{DeviceBuffer, Error, LaunchConfig, LaunchKind};
 
@@ -241,8 +241,9 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             b.push(row("sum: one launch, last block done", r, c, None, ok));
         }
 
-        // Two launches: block partials, then one block adds them.
-        let cfg = LaunchConfig::for_elements(n, THREADS);
+        // Two launches: grid-stride block partials on the grid that fills
+        // the GPU once, then one block adds them.
+        let cfg = coop4;
         let blocks = cfg.num_blocks() as usize;
         let one = LaunchConfig::new(1, 1024);
         let (mut p, mut o) = (b.gpu.filled(blocks, f32::NAN)?, b.gpu.filled(1, f32::NAN)?);
@@ -251,9 +252,9 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let twins = unsafe {
             (
                 b.twin(
-                    "block_reduce_warp",
+                    "sum_block_partials",
                     LaunchKind::Plain,
-                    BlockReduceWarp::from_function,
+                    SumBlockPartials::from_function,
                 )?,
                 b.twin(
                     "sum_partials",
@@ -271,7 +272,7 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
                 }),
                 _ => None,
             };
-            let (k1, k2, p, o) = (&b.k.block_reduce_warp, &b.k.sum_partials, &mut p, &mut o);
+            let (k1, k2, p, o) = (&b.k.sum_block_partials, &b.k.sum_partials, &mut p, &mut o);
             b.time_pair(
                 || {
                     k1.launch(cfg, input, p)?;
@@ -288,6 +289,7 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
 
         // One atomic add per element (2^24 only: it is slow).
         if log2 <= 24 {
+            let cfg = LaunchConfig::for_elements(n, THREADS);
             let twin =
                 unsafe { b.twin("sum_atomic", LaunchKind::Plain, SumAtomic::from_function)? };
             let (mut o, mut to) = (b.gpu.filled(1, 0.0f32)?, b.gpu.filled(1, 0.0f32)?);
