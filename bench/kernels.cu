@@ -188,29 +188,39 @@ extern "C" __global__ void barrier_cost_tile(unsigned iters, unsigned* out) {
 
 // ---- jacobi.rs -------------------------------------------------------------
 
-__device__ __forceinline__ void relax(const float* src, float* dst, u64 i, u64 nx, u64 ny) {
-    u64 x = i % nx, y = i / nx;
-    if (x > 0 && x < nx - 1 && y > 0 && y < ny - 1) {
+// The interior points, row by row, walked with a grid stride whose
+// quotient and remainder advance the coordinates: no division in the loop,
+// 32-bit indices (the same walk as the Rust kernels).
+__device__ __forceinline__ void sweep(const float* src, float* dst, unsigned nx, unsigned ny, unsigned rank, unsigned stride) {
+    if (nx < 3 || ny < 3) return;
+    unsigned w = nx - 2, n = w * (ny - 2);
+    unsigned dy = stride / w, dx = stride % w;
+    unsigned y = rank / w, x = rank % w;
+    for (unsigned k = rank; k < n; k += stride) {
+        unsigned i = (y + 1) * nx + x + 1;
         float s = ((src[i - 1] + src[i + 1]) + src[i - nx]) + src[i + nx];
         dst[i] = 0.25f * s;
+        x += dx;
+        y += dy;
+        if (x >= w) { x -= w; y += 1; }
     }
 }
 
 extern "C" __global__ void jacobi_persistent(float* a, float* b, unsigned nx, unsigned ny, unsigned sweeps) {
     cg::grid_group grid = cg::this_grid();
-    u64 stride = grid.num_threads();
+    unsigned rank = grid.thread_rank(), stride = grid.num_threads();
     for (unsigned s = 0; s < sweeps; s++) {
         float* src = s % 2 == 0 ? a : b;
         float* dst = s % 2 == 0 ? b : a;
-        for (u64 i = grid.thread_rank(); i < (u64)nx * ny; i += stride) relax(src, dst, i, nx, ny);
+        sweep(src, dst, nx, ny, rank, stride);
         grid.sync();
     }
 }
 
 extern "C" __global__ void jacobi_sweep(const float* u, u64 len, float* u_new, unsigned nx, unsigned ny) {
     cg::grid_group grid = cg::this_grid();
-    u64 stride = grid.num_threads();
-    for (u64 i = grid.thread_rank(); i < (u64)nx * ny; i += stride) relax(u, u_new, i, nx, ny);
+    if (len < (u64)nx * ny) return;
+    sweep(u, u_new, nx, ny, grid.thread_rank(), grid.num_threads());
 }
 
 // ---- cluster.rs (sm_90) ------------------------------------------------------
