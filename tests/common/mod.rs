@@ -1,7 +1,9 @@
 //! What the GPU tests share: opening the GPU (or saying loudly that the test
-//! did not run), random inputs with a printed seed, and the float64 checks.
+//! did not run), random inputs with a printed seed, and the float64 checks;
+//! in [`api`], what the tests of the `kernels/src/api` probes share.
 #![allow(dead_code)]
 
+pub mod api;
 
 use cg_host::{Error, Gpu};
 use rand::rngs::StdRng;
