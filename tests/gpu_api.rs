@@ -1223,3 +1223,62 @@ fn grid_queries_and_split_block_barrier_match_model() {
         }
     }
 }
+
+// ------------------------------------------------------- warp segments
+
+#[test]
+fn warp_segments_give_the_bits_of_tiles() {
+    let gpu = gpu_or_return!("warp_segments_give_the_bits_of_tiles");
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng("warp_segments");
+    const WORDS: usize = 12;
+    const OPS: [&str; WORDS] = [
+        "shfl(v, v % 64)",
+        "shfl_up(v, 1)",
+        "shfl_down(v, 1)",
+        "shfl_xor(v, N / 2)",
+        "any",
+        "all",
+        "ballot",
+        "match_any",
+        "reduce(f32, Plus)",
+        "reduce(u32, Plus)",
+        "inclusive_scan(f32, Plus)",
+        "exclusive_scan(u32, Greater)",
+    ];
+    for shape in [
+        ((3, 1, 1), (256, 1, 1)),
+        ((2, 1, 1), (32, 8, 1)),
+        ((1, 1, 1), (1024, 1, 1)),
+    ] {
+        let geo = Geometry::new(shape);
+        let input = int_words(&mut rng, geo.total);
+        let floats: Vec<f32> = (0..geo.total)
+            .map(|_| rng.random_range(-1.0f32..1.0))
+            .collect();
+        let mut out = poisoned(&gpu, 2 * 6 * WORDS * geo.total);
+        k.api_warp_segments
+            .launch(
+                geo.cfg(),
+                &gpu.upload(&input).unwrap(),
+                &gpu.upload(&floats).unwrap(),
+                &mut out,
+            )
+            .unwrap();
+        let got = out.to_vec().unwrap();
+        for i in 0..geo.total {
+            let t = &got[2 * 6 * WORDS * i..2 * 6 * WORDS * (i + 1)];
+            for (s, n) in [1, 2, 4, 8, 16, 32].into_iter().enumerate() {
+                let seg = &t[2 * s * WORDS..(2 * s + 1) * WORDS];
+                let tile = &t[(2 * s + 1) * WORDS..(2 * s + 2) * WORDS];
+                for w in 0..WORDS {
+                    assert_eq!(
+                        seg[w], tile[w],
+                        "block={:?} thread {i}: {} of WarpSegments<{n}> is {:#x}, of ThreadBlockTile<{n}> {:#x}",
+                        geo.block, OPS[w], seg[w], tile[w]
+                    );
+                }
+            }
+        }
+    }
+}

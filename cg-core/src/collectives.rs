@@ -42,6 +42,7 @@ use crate::block::ThreadBlock;
 use crate::coalesced::CoalescedGroup;
 use crate::group::{GroupSync, ThreadGroup, WarpGroup};
 use crate::intrinsics::{self, ShflMode};
+use crate::segments::WarpSegments;
 use crate::shared::{ld_shared, st_shared};
 use crate::shuffle::{segment_c, shfl_pod};
 use crate::tile::{DynamicTile, ThreadBlockTile};
@@ -238,6 +239,7 @@ macro_rules! warp_collective {
 
 warp_collective!(
     [const N: u32] ThreadBlockTile<N>,
+    [const N: u32] WarpSegments<N>,
     [] DynamicTile,
     [] CoalescedGroup,
 );
@@ -256,11 +258,15 @@ pub fn reduce<G: Collective, T: Pod, Op: Operator<T>>(group: &G, value: T, op: O
 
 #[inline(always)]
 fn warp_reduce<G: WarpGroup, T: Pod, Op: Operator<T>>(group: &G, value: T, op: &Op) -> T {
-    if let Some(r) = op.reduce_in_hardware(value, group.mask()) {
-        return r;
+    // `redux.sync` reduces over its whole member mask: only for groups that
+    // issue their instructions with their own lanes.
+    if group.sync_mask() == group.mask() {
+        if let Some(r) = op.reduce_in_hardware(value, group.mask()) {
+            return r;
+        }
     }
     match group.segment_width() {
-        Some(width) => butterfly(value, op, width, group.mask()),
+        Some(width) => butterfly(value, op, width, group.sync_mask()),
         None => {
             let scan = warp_inclusive_scan(group, value, op);
             group.shfl(scan, group.num_threads() - 1)

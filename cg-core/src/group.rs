@@ -134,8 +134,17 @@ pub trait ThreadGroup: GroupSync {
 /// [`CoalescedGroup`]: crate::coalesced::CoalescedGroup
 pub trait WarpGroup: ThreadGroup + Copy + crate::collectives::Collective {
     /// The group's lanes in the warp: bit `l` is set when lane `l` is a
-    /// member. This is the member mask of every instruction the group issues.
+    /// member.
     fn mask(&self) -> u32;
+
+    /// The member mask of the instructions the group issues: its own lanes
+    /// ([`mask`](Self::mask)), except for
+    /// [`WarpSegments`](crate::segments::WarpSegments), whose whole warp
+    /// issues every instruction together.
+    #[inline(always)]
+    fn sync_mask(&self) -> u32 {
+        self.mask()
+    }
 
     /// Turns a set of the group's lanes into the same set of group ranks
     /// (the inverse of the rank-to-lane mapping, applied bit by bit).

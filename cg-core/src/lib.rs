@@ -84,6 +84,8 @@ pub mod multi_warp;
 #[cfg(target_arch = "nvptx64")]
 pub mod pipeline;
 #[cfg(target_arch = "nvptx64")]
+pub mod segments;
+#[cfg(target_arch = "nvptx64")]
 pub mod shared;
 #[cfg(target_arch = "nvptx64")]
 pub mod shuffle;
@@ -111,6 +113,7 @@ pub mod prelude {
     pub use crate::memcpy_async::{memcpy_async, wait, wait_prior, AsyncCopyGroup};
     pub use crate::multi_warp::MultiWarpTile;
     pub use crate::pipeline::{make_pipeline, Pipeline};
+    pub use crate::segments::WarpSegments;
     pub use crate::shared::{dynamic_shared, SharedArray, SharedSlice};
     pub use crate::shared_array;
     pub use crate::tile::{

@@ -108,12 +108,14 @@ pub fn block_reduce_classic(input: &[f32], block_sums: *mut f32) {
 /// Hierarchical tiles (the seed's approach 3): 4-thread tiles, then the
 /// eight tile leaders of each warp, then the block. Every lane takes part
 /// in every shuffle (a full-warp shuffle from a divergent branch, as the
-/// seed writes it, is undefined behaviour).
+/// seed writes it, is undefined behaviour). The warp runs together, so its
+/// 4-lane tiles are [`WarpSegments`]: one full-warp shuffle serves all
+/// eight (CUDA's `thread_block_tile<4>` issues one per tile mask).
 #[kernel]
 pub fn block_reduce_hierarchical(input: &[f32], block_sums: *mut f32) {
     let block = this_thread_block();
-    let tile4 = tiled_partition::<4>(&block);
     let warp = tiled_partition::<32>(&block);
+    let tile4 = warp.segments::<4>();
     let mut v = block_element(&block, input);
     v += tile4.shfl_down(v, 2);
     v += tile4.shfl_down(v, 1);

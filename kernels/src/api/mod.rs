@@ -17,6 +17,7 @@ pub mod full_warp;
 pub mod grid;
 pub mod groups;
 pub mod multi_warp;
+pub mod segments;
 pub mod shuffles;
 pub mod votes;
 

@@ -1,0 +1,55 @@
+//! `WarpSegments<N>` against `ThreadBlockTile<N>`: the same operations on
+//! the same values, which must give the same bits (the tile's results are
+//! judged against CUDA elsewhere).
+
+use super::{index, store};
+use cg_core::prelude::*;
+
+/// Words per group kind written by [`api_warp_segments`].
+pub const SEGMENT_WORDS: usize = 12;
+
+/// Every operation of a tile on `v` and `f`.
+#[inline(always)]
+fn probe<G: TileGroup>(g: &G, v: u32, f: f32) -> [u32; SEGMENT_WORDS] {
+    let n = g.num_threads();
+    [
+        g.shfl(v, v % 64),
+        g.shfl_up(v, 1),
+        g.shfl_down(v, 1),
+        g.shfl_xor(v, n / 2),
+        g.any(v & 1 != 0) as u32,
+        g.all(v & 1 != 0) as u32,
+        g.ballot(v & 1 != 0),
+        g.match_any(v & 3),
+        reduce(g, f, Plus).to_bits(),
+        reduce(g, v, Plus),
+        inclusive_scan(g, f, Plus).to_bits(),
+        exclusive_scan(g, v, Greater),
+    ]
+}
+
+/// Per thread, for N = 1, 2, 4, 8, 16, 32 in turn: [`SEGMENT_WORDS`] words
+/// from `warp.segments::<N>()`, then the same from `tiled_partition::<N>`
+/// of the block (`v = input[i]`, `f = floats[i]`). Blocks of whole warps.
+#[kernel]
+pub fn api_warp_segments(input: &[u32], floats: &[f32], out: *mut u32) {
+    let block = this_thread_block();
+    let warp = tiled_partition::<32>(&block);
+    let i = index();
+    let (v, f) = (input[i], floats[i]);
+    let words: [[u32; SEGMENT_WORDS]; 12] = [
+        probe(&warp.segments::<1>(), v, f),
+        probe(&tiled_partition::<1>(&block), v, f),
+        probe(&warp.segments::<2>(), v, f),
+        probe(&tiled_partition::<2>(&block), v, f),
+        probe(&warp.segments::<4>(), v, f),
+        probe(&tiled_partition::<4>(&block), v, f),
+        probe(&warp.segments::<8>(), v, f),
+        probe(&tiled_partition::<8>(&block), v, f),
+        probe(&warp.segments::<16>(), v, f),
+        probe(&tiled_partition::<16>(&block), v, f),
+        probe(&warp.segments::<32>(), v, f),
+        probe(&tiled_partition::<32>(&block), v, f),
+    ];
+    store(out, i, words);
+}
