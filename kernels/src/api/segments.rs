@@ -37,19 +37,19 @@ pub fn api_warp_segments(input: &[u32], floats: &[f32], out: *mut u32) {
     let warp = tiled_partition::<32>(&block);
     let i = index();
     let (v, f) = (input[i], floats[i]);
-    let words: [[u32; SEGMENT_WORDS]; 12] = [
-        probe(&warp.segments::<1>(), v, f),
-        probe(&tiled_partition::<1>(&block), v, f),
-        probe(&warp.segments::<2>(), v, f),
-        probe(&tiled_partition::<2>(&block), v, f),
-        probe(&warp.segments::<4>(), v, f),
-        probe(&tiled_partition::<4>(&block), v, f),
-        probe(&warp.segments::<8>(), v, f),
-        probe(&tiled_partition::<8>(&block), v, f),
-        probe(&warp.segments::<16>(), v, f),
-        probe(&tiled_partition::<16>(&block), v, f),
-        probe(&warp.segments::<32>(), v, f),
-        probe(&tiled_partition::<32>(&block), v, f),
-    ];
-    store(out, i, words);
+    // Thread i's 12 results, one after the other, each stored as it
+    // comes (a 144-word array would live in local memory).
+    let put = |k: usize, w: [u32; SEGMENT_WORDS]| store(out, 12 * i + k, w);
+    put(0, probe(&warp.segments::<1>(), v, f));
+    put(1, probe(&tiled_partition::<1>(&block), v, f));
+    put(2, probe(&warp.segments::<2>(), v, f));
+    put(3, probe(&tiled_partition::<2>(&block), v, f));
+    put(4, probe(&warp.segments::<4>(), v, f));
+    put(5, probe(&tiled_partition::<4>(&block), v, f));
+    put(6, probe(&warp.segments::<8>(), v, f));
+    put(7, probe(&tiled_partition::<8>(&block), v, f));
+    put(8, probe(&warp.segments::<16>(), v, f));
+    put(9, probe(&tiled_partition::<16>(&block), v, f));
+    put(10, probe(&warp.segments::<32>(), v, f));
+    put(11, probe(&tiled_partition::<32>(&block), v, f));
 }
