@@ -1,12 +1,15 @@
 //! CPU tests of the built PTX: every module assembles with `ptxas` for its
-//! architecture with no stack frame and no spills, the typed operations
-//! lower to the instructions they promise with nothing left uninlined, and
-//! the launch kinds the host uses are the ones the kernels declared.
+//! architecture with no spills and no use of local memory, the typed
+//! operations lower to the instructions they promise with nothing left
+//! uninlined (the only calls are on the paths to a trap), kernel panics
+//! have what the host needs to report them, and the launch kinds the host
+//! uses are the ones the kernels declared.
 
 use cg_host::LaunchKind;
 use cooperative_groups::kernels::{
     self, ApiGridSplitBarrier, ApiShflU32, GridSum, ProbeGridRotate, ProbeGroups, PTX,
 };
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -73,14 +76,102 @@ fn every_module_assembles_for_sm80_and_sm90_without_spills() {
                 "sm_{} module on sm_{sm}:\n{log}",
                 m.sm
             );
+            // A frame may only be the argument array of one of core's
+            // formatted panics: `panic_bounds_check` passes its address to
+            // the panic handler, which never reads it (it records the
+            // message's template only). Nothing reads or writes local
+            // memory, so a frame is a reservation, never an instruction.
+            let frame_max = local_depots_on_trap_paths(m.source);
             for line in log.lines().filter(|l| l.contains("bytes stack frame")) {
+                let frame: u32 = line.split_whitespace().next().unwrap().parse().unwrap();
                 assert!(
-                    line.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
-                    "sm_{sm}: {line}"
+                    line.contains("bytes stack frame, 0 bytes spill stores, 0 bytes spill loads")
+                        && frame <= frame_max,
+                    "sm_{sm}: {line} (the paths to a trap reserve at most {frame_max} bytes)"
                 );
             }
         }
     }
+}
+
+/// The functions of `ptx` declared `.noreturn`: core's panic functions and
+/// cg-core's fault report, the paths to a trap.
+fn noreturn_functions(ptx: &str) -> BTreeSet<&str> {
+    let mut out = BTreeSet::new();
+    let mut rest = ptx;
+    while let Some(i) = rest.find(".func ") {
+        let decl = &rest[i + ".func ".len()..];
+        let end = decl.find(['{', ';']).unwrap_or(decl.len());
+        if decl[..end].contains(".noreturn") {
+            let name = decl
+                .trim_start()
+                .split(|c: char| c == '(' || c.is_whitespace())
+                .next()
+                .unwrap();
+            out.insert(name);
+        }
+        rest = &decl[end..];
+    }
+    out
+}
+
+/// The names of the functions `body` calls.
+fn callees(body: &str) -> Vec<&str> {
+    body.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            l.strip_prefix("call.uni ")
+                .or_else(|| l.strip_prefix("call "))
+        })
+        .map(|rest| {
+            rest.trim_start()
+                .split(|c: char| c == ',' || c == ';' || c.is_whitespace())
+                .next()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// The calls in `body` to functions that return: wrappers left uninlined.
+fn returning_calls<'a>(ptx: &str, body: &'a str) -> Vec<&'a str> {
+    let noreturn = noreturn_functions(ptx);
+    callees(body)
+        .into_iter()
+        .filter(|c| !noreturn.contains(c))
+        .collect()
+}
+
+/// The largest local-memory depot of the module, after checking that only
+/// the paths to a trap have one and that no instruction touches local
+/// memory.
+fn local_depots_on_trap_paths(ptx: &str) -> u32 {
+    for access in ["ld.local", "st.local"] {
+        assert!(
+            !ptx.contains(access),
+            "the module uses local memory: `{access}`"
+        );
+    }
+    let noreturn = noreturn_functions(ptx);
+    let mut max = 0;
+    for (i, _) in ptx.match_indices("__local_depot") {
+        let line = ptx[i..].lines().next().unwrap();
+        let Some(size) = line.split_once('[').and_then(|(_, s)| s.split(']').next()) else {
+            continue;
+        };
+        let owner = ptx[..i]
+            .rmatch_indices(".func ")
+            .next()
+            .map(|(f, _)| &ptx[f + ".func ".len()..])
+            .and_then(|d| d.split(|c: char| c == '(' || c.is_whitespace()).next())
+            .unwrap_or("");
+        assert!(
+            noreturn.contains(owner)
+                && !ptx[..i].rsplit(".func ").next().unwrap().contains(".entry"),
+            "a local-memory depot outside the paths to a trap, in `{owner}`"
+        );
+        max = max.max(size.parse().unwrap());
+    }
+    max
 }
 
 #[test]
@@ -152,11 +243,10 @@ fn entry<'a>(ptx: &'a str, name: &str) -> &'a str {
 fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
     for m in PTX.modules() {
         let ptx = m.source;
-        assert!(
-            !ptx.contains("call.uni") && !ptx.contains("\tcall "),
-            "sm_{}: a wrapper was not inlined",
-            m.sm
-        );
+        // Calls are only on the paths to a trap (a panic or a failed check
+        // reporting where it happened): nothing that returns is left.
+        let left = returning_calls(ptx, ptx);
+        assert!(left.is_empty(), "sm_{}: not inlined: {left:?}", m.sm);
         let sum = has_all(
             m.sm,
             ptx,
@@ -271,13 +361,19 @@ fn full_warp_operations_are_single_instructions_with_a_constant_mask() {
         );
         // A 32-thread tile needs no lane arithmetic: no rank-to-lane search
         // and no active-mask query.
-        for absent in ["fns.b32", "activemask", "call"] {
+        for absent in ["fns.b32", "activemask"] {
             assert!(
                 !body.contains(absent),
                 "sm_{}: api_full_warp_ops contains `{absent}`",
                 m.sm
             );
         }
+        let left = returning_calls(m.source, body);
+        assert!(
+            left.is_empty(),
+            "sm_{}: api_full_warp_ops calls {left:?}",
+            m.sm
+        );
         let mut checked = 0;
         for line in body
             .lines()
@@ -480,5 +576,89 @@ fn atomics_are_the_scoped_instructions_their_orderings_name() {
                 "st.release.sys.global.b32",
             ],
         );
+    }
+}
+
+/// The byte arrays of a module's constant data, by name, in order (their
+/// initializers leave out trailing zero bytes).
+fn byte_arrays(ptx: &str) -> Vec<(&str, Vec<u8>)> {
+    ptx.lines()
+        .filter_map(|l| l.strip_prefix(".global .align 1 .b8 "))
+        .filter_map(|rest| {
+            let (name, rest) = rest.split_once('[')?;
+            let (len, init) = rest.split_once("] = {")?;
+            // An array that holds an address (`generic(x)`) is no string.
+            let mut bytes: Vec<u8> = init
+                .trim_end_matches("};")
+                .split(',')
+                .map(|b| b.trim().parse().ok())
+                .collect::<Option<_>>()?;
+            bytes.resize(len.parse().unwrap(), 0);
+            Some((name, bytes))
+        })
+        .collect()
+}
+
+#[test]
+fn kernel_panics_leave_what_the_host_needs_to_name_them() {
+    for m in PTX.modules() {
+        let ptx = m.source;
+        for global in [
+            ".visible .global .align 8 .u64 cg_fault_record = 0;",
+            ".visible .global .align 4 .u32 cg_fault_claim = 0;",
+            ".visible .global .align 8 .u64 cg_fault_strings[",
+        ] {
+            assert!(ptx.contains(global), "sm_{}: no `{global}`", m.sm);
+        }
+        // The table cg-builder appends lists every byte array, in order.
+        let arrays = byte_arrays(ptx);
+        assert_eq!(
+            arrays.len(),
+            ptx.lines()
+                .filter(|l| l.starts_with(".global .align 1 .b8 ") && l.contains("] = {"))
+                .count(),
+            "sm_{}: a byte array that is not a string",
+            m.sm
+        );
+        let table = ptx
+            .lines()
+            .find(|l| l.contains("cg_fault_strings["))
+            .unwrap();
+        let listed: Vec<&str> = table
+            .split("generic(")
+            .skip(1)
+            .map(|e| e.split(')').next().unwrap())
+            .collect();
+        let names: Vec<&str> = arrays.iter().map(|(n, _)| *n).collect();
+        assert_eq!(listed, names, "sm_{}: the string table", m.sm);
+        // Rust's bounds-check message, encoded as the host decodes it
+        // (host/src/strings.rs tests the decoding of the same bytes).
+        let mut bounds = vec![32];
+        bounds.extend_from_slice(b"index out of bounds: the len is ");
+        bounds.extend_from_slice(&[0xC0, 18]);
+        bounds.extend_from_slice(b" but the index is ");
+        bounds.extend_from_slice(&[0xC0, 0]);
+        assert!(
+            arrays.iter().any(|(_, b)| *b == bounds),
+            "sm_{}: rustc no longer encodes the bounds-check message as host/src/strings.rs reads it",
+            m.sm
+        );
+        // Source files are named as the project names them, wherever it is
+        // checked out.
+        for want in ["kernels/src/grid_sum.rs", "cg-core/src/shared.rs"] {
+            assert!(
+                arrays.iter().any(|(_, b)| b.starts_with(want.as_bytes())),
+                "sm_{}: no file name `{want}`",
+                m.sm
+            );
+        }
+        for (name, b) in &arrays {
+            let text = String::from_utf8_lossy(b);
+            assert!(
+                !(text.starts_with('/') && text.contains(".rs")),
+                "sm_{}: {name} is an absolute path: {text}",
+                m.sm
+            );
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The nested cargo build that turns the kernel crate into PTX.
 //!
-//! The kernel crate is a `cdylib` with `panic = "immediate-abort"`,
+//! The kernel crate is a `cdylib` with `panic = "abort"` (a panic runs
+//! cg-core's handler, which records where it happened before it traps),
 //! `lto = "fat"` and `codegen-units = 1` in its own `[profile.release]`; the
 //! whole program (dependencies included) becomes one PTX module through
 //! `--emit=asm`, which also makes the target's bitcode linker unnecessary.
@@ -43,11 +44,35 @@ fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
     cmd
 }
 
-/// The flags every crate of an `sm_<sm>` build gets (see [`build_ptx`]).
-fn rustflags(sm: u32) -> String {
+/// The flags every crate of an `sm_<sm>` build of `crate_dir` gets (see
+/// [`build_ptx`]).
+fn rustflags(sm: u32, crate_dir: &Path) -> String {
     let mut flags = format!("-Ctarget-cpu=sm_{sm}\x1f-Zmir-enable-passes=-JumpThreading");
     if sm >= 90 {
         flags.push_str("\x1f-Ctarget-feature=+ptx80");
+    }
+    for remap in remap_source_paths(crate_dir) {
+        flags.push('\x1f');
+        flags.push_str(&remap);
+    }
+    flags
+}
+
+/// `--remap-path-prefix` flags that name source files as seen from the
+/// kernel crate's parent directory (`kernels/src/x.rs`, `cg-core/src/y.rs`),
+/// wherever the project is checked out: what a kernel panic reports.
+/// Cargo names the kernel crate's own files relative to it (`src/x.rs`) and
+/// its path dependencies by absolute paths.
+fn remap_source_paths(crate_dir: &Path) -> Vec<String> {
+    let mut flags = Vec::new();
+    if let Some(parent) = crate_dir.parent().filter(|p| p.is_absolute()) {
+        flags.push(format!("--remap-path-prefix={}/=", parent.display()));
+    }
+    if let Some(name) = crate_dir.file_name() {
+        flags.push(format!(
+            "--remap-path-prefix=src={}/src",
+            name.to_string_lossy()
+        ));
     }
     flags
 }
@@ -85,8 +110,9 @@ pub fn build_ptx(
         //   LLVM's own passes respect the barrier intrinsic's `convergent`
         //   attribute.
         // * on sm_90, PTX ISA 8.0, the first with the bulk copy engine
-        //   (`cp.async.bulk`, `mbarrier.expect_tx`, `fence.proxy.async`).
-        .env("CARGO_ENCODED_RUSTFLAGS", rustflags(sm))
+        //   (`cp.async.bulk`, `mbarrier.expect_tx`, `fence.proxy.async`);
+        // * source paths as the project names them, for panic locations.
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags(sm, crate_dir))
         .output()
         .map_err(io_err(format!(
             "running {} (from {})",
@@ -162,4 +188,31 @@ pub fn watched_dirs(crate_dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
         }
     }
     Ok(dirs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_paths_are_named_from_the_kernel_crates_parent() {
+        assert_eq!(
+            remap_source_paths(Path::new("/home/me/project/kernels")),
+            [
+                "--remap-path-prefix=/home/me/project/=",
+                "--remap-path-prefix=src=kernels/src"
+            ]
+        );
+        let flags = rustflags(90, Path::new("/p/kernels"));
+        assert_eq!(
+            flags.split('\x1f').collect::<Vec<_>>(),
+            [
+                "-Ctarget-cpu=sm_90",
+                "-Zmir-enable-passes=-JumpThreading",
+                "-Ctarget-feature=+ptx80",
+                "--remap-path-prefix=/p/=",
+                "--remap-path-prefix=src=kernels/src"
+            ]
+        );
+    }
 }

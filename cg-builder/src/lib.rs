@@ -23,14 +23,17 @@
 //!    of its own and with the outer build's environment scrubbed ([`compile`]);
 //! 3. checks that every entry point that reaches `grid.sync()` is declared
 //!    `#[kernel(cooperative)]` ([`ptx`]);
-//! 4. writes `cg_kernels.rs` to `OUT_DIR`: the PTX modules embedded as
+//! 4. appends the table through which the host names a kernel fault's file
+//!    and message ([`strings`]);
+//! 5. writes `cg_kernels.rs` to `OUT_DIR`: the PTX modules embedded as
 //!    strings and one typed launch handle per `#[kernel]` ([`bindings`]);
-//! 5. tells cargo to rerun only when the kernel crate or one of its path
+//! 6. tells cargo to rerun only when the kernel crate or one of its path
 //!    dependencies changes.
 
 pub mod bindings;
 pub mod compile;
 pub mod ptx;
+pub mod strings;
 pub mod toolchain;
 
 use std::path::{Path, PathBuf};
@@ -132,7 +135,7 @@ impl KernelBuild {
         for sm in archs {
             let ptx = compile::build_ptx(&tc, &self.crate_dir, &target_dir, sm)?;
             ptx::check_cooperative(&ptx, sm, &kernels)?;
-            out.push((sm, ptx));
+            out.push((sm, strings::append_table(&ptx)));
         }
         Ok(out)
     }

@@ -23,7 +23,7 @@
 //! workspace in place; the host API is what makes the misuse impossible.
 
 use crate::group::{Dim3, GroupSync};
-use crate::intrinsics;
+use crate::{fault, intrinsics};
 use core::arch::asm;
 
 /// All blocks of the launch. Obtain it with [`this_grid`].
@@ -127,10 +127,12 @@ impl GridGroup {
             + bd.linear(intrinsics::thread_idx().into()) as u64
     }
 
-    /// Traps unless the kernel was launched cooperatively; returns the
+    /// Stops the kernel (a failed check the host reports, naming the
+    /// caller's line) unless it was launched cooperatively; returns the
     /// barrier word. The marker lets cg-builder find kernels that reach a
     /// grid barrier (they must be `#[kernel(cooperative)]`).
     #[inline(always)]
+    #[track_caller]
     fn barrier_word(&self) -> *mut u32 {
         unsafe {
             asm!(
@@ -139,7 +141,10 @@ impl GridGroup {
             )
         };
         if self.workspace == 0 {
-            intrinsics::trap();
+            fault::check_failed(
+                "grid.sync(): the kernel was not launched cooperatively; declare it \
+                 #[kernel(cooperative)] so that its handle launches it with cuLaunchCooperativeKernel",
+            );
         }
         (self.workspace + 4) as *mut u32
     }
@@ -164,6 +169,7 @@ impl GridGroup {
     /// let theirs = read_what_others_published();
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn barrier_arrive(&self) -> GridArrivalToken {
         let barrier = self.barrier_word();
         intrinsics::bar_sync();
@@ -187,6 +193,7 @@ impl GridGroup {
     /// arrival flips bit 31 of the barrier word away from the value in its
     /// `token`; then the block synchronizes (`bar.sync`).
     #[inline(always)]
+    #[track_caller]
     pub fn barrier_wait(&self, token: GridArrivalToken) {
         let barrier = self.barrier_word();
         let t = intrinsics::thread_idx();
@@ -202,6 +209,7 @@ impl GridGroup {
     /// `barrier_wait(barrier_arrive())`. Traps when the kernel was not
     /// launched cooperatively (see the module docs).
     #[inline(always)]
+    #[track_caller]
     pub fn sync(&self) {
         self.barrier_wait(self.barrier_arrive())
     }
@@ -210,6 +218,7 @@ impl GridGroup {
 impl GroupSync for GridGroup {
     /// [`GridGroup::sync`].
     #[inline(always)]
+    #[track_caller]
     fn sync(&self) {
         GridGroup::sync(self)
     }

@@ -71,6 +71,7 @@ pub mod cluster;
 pub mod coalesced;
 #[cfg(target_arch = "nvptx64")]
 pub mod collectives;
+pub mod fault;
 #[cfg(target_arch = "nvptx64")]
 pub mod grid;
 #[cfg(target_arch = "nvptx64")]
@@ -143,10 +144,12 @@ pub mod __private {
     }
 }
 
-/// A kernel that traps instead of unwinding: panics (bounds checks included)
-/// end the launch with an error the host sees as a launch failure.
+/// A kernel that stops instead of unwinding: a panic (bounds checks
+/// included) records where it happened for the host ([`fault`]) and traps;
+/// the host reports it as `Error::KernelPanic`.
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    intrinsics::trap()
+#[inline(always)]
+fn panic(info: &core::panic::PanicInfo) -> ! {
+    fault::report_panic(info)
 }

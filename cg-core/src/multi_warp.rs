@@ -105,7 +105,9 @@ impl<const N: u32> MultiWarpTile<N> {
         if parent.num_threads() % N != 0 {
             // CUDA's rule: the parent holds a whole number of tiles. A
             // partial tile would wait forever for warps that do not exist.
-            intrinsics::trap();
+            crate::fault::check_failed(
+                "tiled_partition::<N>() of a multi-warp tile: the parent's size is not a multiple of N",
+            );
         }
         let scratch = Scratch::get();
         if intrinsics::lane_id() == 0 {
@@ -165,7 +167,9 @@ impl<const N: u32> MultiWarpTile<N> {
         let () = ValueSize::<T>::AT_MOST_8_BYTES;
         let src = src_rank % N;
         if intrinsics::match_all_b32(src, u32::MAX).is_none() {
-            intrinsics::trap();
+            crate::fault::check_failed(
+                "MultiWarpTile::shfl: the source rank differs between the lanes of a warp (it must be the same in every thread)",
+            );
         }
         let slot = Scratch::get().slot(Self::first_warp() + src / 32);
         if self.thread_rank() == src {

@@ -29,9 +29,11 @@
 //! hands out stage buffers with no further checks) and checks its
 //! protocol: acquiring a stage while all `STAGES` hold unreleased data,
 //! releasing a stage never committed, or a `consumer_wait_prior::<N>` that
-//! would not cover the stage being consumed traps instead of letting a copy
+//! would not cover the stage being consumed stops the kernel (a failed check
+//! that the host reports with the caller's line) instead of letting a copy
 //! overwrite data in use or a thread read data that has not landed.
 
+use crate::fault::check;
 use crate::intrinsics;
 use crate::memcpy_async::{self, AsyncCopyGroup};
 use crate::shared::SharedSlice;
@@ -103,19 +105,29 @@ pub fn make_pipeline<const STAGES: usize>() -> Pipeline<STAGES> {
 
 impl<const STAGES: usize> Pipeline<STAGES> {
     /// `producer_acquire()`: the slot (round-robin) of the stage the next
-    /// copies fill. Traps when every stage holds data not
-    /// yet released.
+    /// copies fill. Stops the kernel when every stage holds data not yet
+    /// released.
     #[inline(always)]
+    #[track_caller]
     pub fn producer_acquire(&mut self) -> Slot<STAGES> {
-        assert!(self.head - self.tail < STAGES as u32);
+        check(
+            self.head - self.tail < STAGES as u32,
+            "pipeline: producer_acquire() while every stage holds data not yet released \
+             (call consumer_release() first)",
+        );
         Slot::of(self.head)
     }
 
     /// A [`StageRing`] of `STAGES` buffers of `stage_len` elements at the
-    /// start of `region` (traps when they do not fit): checked here, once.
+    /// start of `region` (the kernel stops when they do not fit): checked
+    /// here, once.
     #[inline(always)]
+    #[track_caller]
     pub fn ring<T: Pod>(&self, region: SharedSlice<T>, stage_len: usize) -> StageRing<T, STAGES> {
-        assert!(stage_len <= region.len() / STAGES);
+        check(
+            stage_len <= region.len() / STAGES,
+            "pipeline: ring(region, stage_len): STAGES buffers of stage_len elements do not fit in the region",
+        );
         StageRing {
             region,
             stage_len: stage_len as u32,
@@ -144,12 +156,16 @@ impl<const STAGES: usize> Pipeline<STAGES> {
     }
 
     /// `consumer_wait()`: waits until the oldest unreleased stage has
-    /// landed (the calling thread's copies) and returns its slot. Traps
-    /// when no stage is committed and unreleased.
+    /// landed (the calling thread's copies) and returns its slot. Stops
+    /// the kernel when no stage is committed and unreleased.
     #[inline(always)]
+    #[track_caller]
     pub fn consumer_wait(&mut self) -> Slot<STAGES> {
         let ahead = self.head - self.tail;
-        assert!(ahead > 0);
+        check(
+            ahead > 0,
+            "pipeline: consumer_wait() with no stage committed and not yet released",
+        );
         if ahead == STAGES as u32 {
             // The steady state of a full pipeline: one constant wait.
             intrinsics::cp_async_wait_oldest_of::<STAGES>();
@@ -169,19 +185,28 @@ impl<const STAGES: usize> Pipeline<STAGES> {
 
     /// `cuda::pipeline_consumer_wait_prior<N>(pipe)`: waits until at most
     /// the newest `N` committed stages are in flight and returns the slot
-    /// of the oldest unreleased stage. Traps unless that stage is among
-    /// the ones waited for (more than `N` stages unreleased).
+    /// of the oldest unreleased stage. Stops the kernel unless that stage
+    /// is among the ones waited for (more than `N` stages unreleased).
     #[inline(always)]
+    #[track_caller]
     pub fn consumer_wait_prior<const N: u32>(&mut self) -> Slot<STAGES> {
-        assert!(self.head - self.tail > N);
+        check(
+            self.head - self.tail > N,
+            "pipeline: consumer_wait_prior::<N>() with N or fewer stages unreleased: \
+             the stage it returns would still be in flight",
+        );
         intrinsics::cp_async_wait_group::<N>();
         Slot::of(self.tail)
     }
 
     /// `consumer_release()`: the oldest unreleased stage may be refilled.
     #[inline(always)]
+    #[track_caller]
     pub fn consumer_release(&mut self) {
-        assert!(self.head > self.tail);
+        check(
+            self.head > self.tail,
+            "pipeline: consumer_release() with no stage committed and not yet released",
+        );
         self.tail += 1;
     }
 }

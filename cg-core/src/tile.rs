@@ -416,7 +416,9 @@ pub trait DynamicTileParent: ThreadGroup {
 #[inline(always)]
 fn check_tile_size(n: u32) {
     if !n.is_power_of_two() || n > 32 {
-        intrinsics::trap();
+        crate::fault::check_failed(
+            "tiled_partition_dynamic(parent, n): n is not a power of two from 1 to 32",
+        );
     }
 }
 
