@@ -274,8 +274,10 @@ fn child_grid_sync_without_cooperative_launch() {
     };
     let result = launched.and_then(|()| gpu.synchronize_timeout(Duration::from_secs(10)));
     match result {
-        Err(Error::Driver { source, .. }) => println!("TRAPPED: {source}"),
-        other => println!("DID NOT TRAP: {other:?}"),
+        Err(e @ Error::KernelPanic { check: true, .. }) => {
+            println!("CHECK FAILED: {}", e.to_string().replace('\n', " | "))
+        }
+        other => println!("DID NOT STOP: {other:?}"),
     }
 }
 
@@ -304,15 +306,27 @@ fn grid_sync_without_cooperative_launch_traps() {
         stdout.contains("IS_VALID_UNDER_PLAIN_LAUNCH=0"),
         "grid.is_valid() under a plain launch:\n{stdout}"
     );
+    // The kernel stops at cg-core's check, which names itself and the line
+    // of the `grid.sync()` call.
+    let probes = include_str!("../kernels/src/probes.rs");
+    let kernel = probes.find("pub fn probe_grid_rotate").unwrap();
+    let call = kernel + probes[kernel..].find("grid.sync();").unwrap();
+    let line = probes[..call].lines().count();
+    let column = call - probes[..call].rfind('\n').unwrap() + "grid.".len();
+    let want = format!(
+        "CHECK FAILED: kernel `probe_grid_rotate` failed a cg-core check at \
+         kernels/src/probes.rs:{line}:{column}, block ("
+    );
+    let got = stdout
+        .lines()
+        .find(|l| l.starts_with("CHECK FAILED"))
+        .unwrap_or_else(|| {
+            panic!("grid.sync() under a plain launch must stop the kernel, not hang:\n{stdout}")
+        });
+    assert!(got.starts_with(&want), "want `{want}...`, got:\n{got}");
     assert!(
-        stdout.contains("TRAPPED: "),
-        "grid.sync() under a plain launch must trap, not hang:\n{stdout}"
+        got.contains("grid.sync(): the kernel was not launched cooperatively"),
+        "{got}"
     );
-    println!(
-        "{}",
-        stdout
-            .lines()
-            .find(|l| l.starts_with("TRAPPED"))
-            .unwrap_or("")
-    );
+    println!("{got}");
 }

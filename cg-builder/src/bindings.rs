@@ -178,7 +178,7 @@ fn handle(k: &ScannedKernel) -> TokenStream {
             ParamKind::Slice | ParamKind::ConstPtr => {
                 host_params.push(quote!(#pn: &::cg_host::DeviceBuffer<#ty>));
                 let v = format_ident!("__{}_ptr", pn);
-                values.push((v.clone(), quote!(let #v: u64 = #pn.device_address();)));
+                values.push((v.clone(), quote!(let #v: u64 = #pn.launch_address()?;)));
                 if p.kind == ParamKind::Slice {
                     let l = format_ident!("__{}_len", pn);
                     values.push((l.clone(), quote!(let #l: u64 = #pn.len() as u64;)));
@@ -187,7 +187,7 @@ fn handle(k: &ScannedKernel) -> TokenStream {
             ParamKind::MutPtr => {
                 host_params.push(quote!(#pn: &mut ::cg_host::DeviceBuffer<#ty>));
                 let v = format_ident!("__{}_ptr", pn);
-                values.push((v.clone(), quote!(let #v: u64 = #pn.device_address();)));
+                values.push((v.clone(), quote!(let #v: u64 = #pn.launch_address()?;)));
             }
         }
     }

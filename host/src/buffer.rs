@@ -1,8 +1,9 @@
 //! Typed device memory.
 
-use crate::error::{Context, Error};
+use crate::context::ContextBound;
+use crate::error::Error;
 use crate::Gpu;
-use cudarc::driver::{CudaSlice, DevicePtr};
+use cudarc::driver::{sys, CudaSlice, DevicePtr, DriverError};
 use std::marker::PhantomData;
 
 /// `len` values of `T` in device memory, allocated on a [`Gpu`]'s stream.
@@ -11,22 +12,48 @@ use std::marker::PhantomData;
 /// for read-only parameters and `&mut DeviceBuffer<T>` for writable ones, so
 /// the borrow checker keeps a buffer from being written while it is read by
 /// the same launch.
+///
+/// A buffer belongs to its GPU's context: after [`Gpu::reset`] every
+/// operation on it is [`Error::StaleHandle`], and dropping it frees nothing.
 pub struct DeviceBuffer<T> {
-    bytes: CudaSlice<u8>,
+    bytes: ContextBound<CudaSlice<u8>>,
     len: usize,
     gpu: Gpu,
     _t: PhantomData<T>,
 }
 
 impl<T: bytemuck::Pod> DeviceBuffer<T> {
-    /// `len` elements with unspecified contents.
+    /// `len` elements with unspecified contents; [`Error::OutOfMemory`] when
+    /// the device has no room.
     pub(crate) fn uninit(gpu: &Gpu, len: usize) -> Result<Self, Error> {
-        let n = (len * size_of::<T>()).max(1);
+        let _entered = gpu.enter()?;
+        let n = len.checked_mul(size_of::<T>()).map(|n| n.max(1));
+        let out_of_memory = |bytes: u64| {
+            let (free, total) = gpu.memory().unwrap_or((0, 0));
+            Error::OutOfMemory {
+                ordinal: gpu.ordinal(),
+                bytes,
+                free,
+                total,
+            }
+        };
+        let Some(n) = n else {
+            return Err(out_of_memory(u64::MAX));
+        };
         // SAFETY: `T: Pod` makes any byte pattern a valid value.
-        let bytes = unsafe { gpu.stream().alloc::<u8>(n) }
-            .context(|| format!("allocating {n} bytes of device memory"))?;
+        let bytes = match unsafe { gpu.stream().alloc::<u8>(n) } {
+            Ok(b) => b,
+            Err(DriverError(sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY)) => {
+                return Err(out_of_memory(n as u64))
+            }
+            Err(e) => {
+                return Err(
+                    gpu.driver_failure(e, || format!("allocating {n} bytes of device memory"))
+                )
+            }
+        };
         Ok(Self {
-            bytes,
+            bytes: gpu.bind(bytes),
             len,
             gpu: gpu.clone(),
             _t: PhantomData,
@@ -43,10 +70,21 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         self.len == 0
     }
 
-    /// The buffer's device address (what a kernel's pointer parameter receives).
+    /// The buffer's device address (what a kernel's pointer parameter
+    /// receives). It means nothing after [`Gpu::reset`]; see
+    /// [`DeviceBuffer::launch_address`].
     pub fn device_address(&self) -> u64 {
         let (ptr, _sync) = self.bytes.device_ptr(self.gpu.stream());
         ptr
+    }
+
+    /// The device address to pass to a kernel: [`Error::StaleHandle`] for a
+    /// buffer of a context that [`Gpu::reset`] replaced (its address could
+    /// name memory of the new context), [`Error::ContextLost`] after a
+    /// fault. The generated launch handles pass every buffer through here.
+    pub fn launch_address(&self) -> Result<u64, Error> {
+        let _entered = self.gpu.enter()?;
+        Ok(self.device_address())
     }
 
     /// Overwrites the buffer with `data`, which must have the same length.
@@ -57,15 +95,16 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
                 host: data.len(),
             });
         }
+        let _entered = self.gpu.enter()?;
         if self.len == 0 {
             return Ok(());
         }
         let src: &[u8] = bytemuck::cast_slice(data);
         let mut dst = self.bytes.slice_mut(..src.len());
         self.gpu
-            .stream()
-            .memcpy_htod(src, &mut dst)
-            .context(|| format!("copying {} bytes to the GPU", src.len()))
+            .driver(self.gpu.stream().memcpy_htod(src, &mut dst), || {
+                format!("copying {} bytes to the GPU", src.len())
+            })
     }
 
     /// Overwrites the buffer with the contents of `src`, on the device.
@@ -76,29 +115,33 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
                 host: src.len,
             });
         }
+        let _entered = self.gpu.enter()?;
+        let _src_entered = src.gpu.enter()?;
         let n = self.len * size_of::<T>();
         if n == 0 {
             return Ok(());
         }
-        let mut dst = self.bytes.slice_mut(..n);
+        let from = src.bytes.slice(..n);
+        let mut to = self.bytes.slice_mut(..n);
         self.gpu
-            .stream()
-            .memcpy_dtod(&src.bytes.slice(..n), &mut dst)
-            .context(|| format!("copying {n} bytes on the GPU"))
+            .driver(self.gpu.stream().memcpy_dtod(&from, &mut to), || {
+                format!("copying {n} bytes on the GPU")
+            })
     }
 
     /// Sets every byte of the buffer to zero, on the device (`cuMemsetD8`,
     /// queued on the stream like a kernel: no host copy, no wait).
     pub fn zero(&mut self) -> Result<(), Error> {
+        let _entered = self.gpu.enter()?;
         let n = self.len * size_of::<T>();
         if n == 0 {
             return Ok(());
         }
         let mut dst = self.bytes.slice_mut(..n);
         self.gpu
-            .stream()
-            .memset_zeros(&mut dst)
-            .context(|| format!("zeroing {n} bytes on the GPU"))
+            .driver(self.gpu.stream().memset_zeros(&mut dst), || {
+                format!("zeroing {n} bytes on the GPU")
+            })
     }
 
     /// Copies the buffer to the host, after the work queued before it.
@@ -106,14 +149,15 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         // Wait first, under the deadline if one is set: the copy itself
         // would wait for the kernels before it with none.
         self.gpu.synchronize()?;
+        let _entered = self.gpu.enter()?;
         let mut out = vec![T::zeroed(); self.len];
         if self.len > 0 {
             let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
             let n = dst.len();
-            self.gpu
-                .stream()
-                .memcpy_dtoh(&self.bytes.slice(..n), dst)
-                .context(|| format!("copying {n} bytes from the GPU"))?;
+            self.gpu.driver(
+                self.gpu.stream().memcpy_dtoh(&self.bytes.slice(..n), dst),
+                || format!("copying {n} bytes from the GPU"),
+            )?;
         }
         self.gpu.synchronize()?;
         Ok(out)

@@ -1,4 +1,9 @@
 //! Every way a host call can fail, each with what to do about it.
+//!
+//! A kernel fault comes back once as what it was ([`Error::KernelPanic`],
+//! [`Error::KernelFault`]), from whichever call first meets it, and every
+//! later call on that GPU as [`Error::ContextLost`], naming it: no later
+//! message can blame the driver, the PTX or the arguments for it.
 
 use cudarc::driver::DriverError;
 
@@ -132,6 +137,121 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A kernel panicked (a bounds check, `unwrap` on `None`, `assert!`,
+    /// `panic!`), or stopped on one of cg-core's checks (`check`; the
+    /// message names it): where, in which thread, and why. The context is
+    /// lost with it: every later call on the GPU fails with
+    /// [`Error::ContextLost`] until [`Gpu::reset`](crate::Gpu::reset).
+    #[error(
+        "kernel {kernel_desc} {stopped} at {file}:{line}:{column}, block ({}, {}, {}), thread ({}, {}, {}):\n{message}\n{lost}",
+        .block[0], .block[1], .block[2], .thread[0], .thread[1], .thread[2],
+        kernel_desc = kernel_phrase(kernel, *earlier_launches),
+        stopped = if *check { "failed a cg-core check" } else { "panicked" },
+        lost = lost_advice(*ordinal),
+    )]
+    KernelPanic {
+        /// The last kernel launched before the fault was seen.
+        kernel: String,
+        /// Kernels launched before it since the last completed wait (the
+        /// fault is in one of them or in `kernel`).
+        earlier_launches: u32,
+        /// Source file, as the project names it (`kernels/src/x.rs`).
+        file: String,
+        /// Source line.
+        line: u32,
+        /// Source column.
+        column: u32,
+        /// The block (`blockIdx`) of the first thread that stopped.
+        block: [u32; 3],
+        /// Its thread index in the block (`threadIdx`).
+        thread: [u32; 3],
+        /// The panic's message; a formatted one as its template, with `{}`
+        /// for each value (the GPU keeps no values).
+        message: String,
+        /// One of cg-core's checks stopped the kernel, not a panic.
+        check: bool,
+        /// The GPU.
+        ordinal: usize,
+    },
+    /// A kernel stopped on a hardware exception (an illegal address, a
+    /// misaligned access, a trap that left no record, ...); the context is
+    /// lost with it, as for [`Error::KernelPanic`].
+    #[error(
+        "kernel {kernel_desc} stopped on {fault} ({code}): {hint}\n{lost}",
+        kernel_desc = kernel_phrase(kernel, *earlier_launches),
+        lost = lost_advice(*ordinal),
+    )]
+    KernelFault {
+        /// The last kernel launched before the fault was seen.
+        kernel: String,
+        /// As in [`Error::KernelPanic`].
+        earlier_launches: u32,
+        /// The driver's error code, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`.
+        code: String,
+        /// What the fault is, e.g. "an illegal memory access".
+        fault: String,
+        /// What causes it and how to find where.
+        hint: String,
+        /// The GPU.
+        ordinal: usize,
+    },
+    /// A call on a GPU whose context an earlier kernel fault lost.
+    #[error(
+        "GPU {ordinal}'s context was lost to an earlier fault, so nothing can run in it: {cause}\n\
+         Gpu::reset() opens a new context in this process (the lost context's buffers, modules and \
+         kernels stay unusable: upload and load them again)"
+    )]
+    ContextLost {
+        /// The GPU.
+        ordinal: usize,
+        /// The fault that lost it.
+        cause: String,
+    },
+    /// A handle (buffer, module, kernel, `Gpu`, timer, graph) of a context
+    /// that [`Gpu::reset`](crate::Gpu::reset) has since replaced.
+    #[error(
+        "this handle belongs to GPU {ordinal}'s context from before Gpu::reset(), whose memory and \
+         kernels are gone: use the Gpu that reset returned (or Gpu::new({ordinal})) and upload or \
+         load again"
+    )]
+    StaleHandle {
+        /// The GPU.
+        ordinal: usize,
+    },
+    /// [`Gpu::reset`](crate::Gpu::reset) could not reset the context.
+    #[error("Gpu::reset() of GPU {ordinal} refused: {reason}")]
+    ResetRefused {
+        /// The GPU.
+        ordinal: usize,
+        /// Why.
+        reason: String,
+    },
+    /// Device memory ran out.
+    #[error(
+        "out of memory on GPU {ordinal}: {} asked for, {} free of {}; drop buffers no longer \
+         needed, or work on the data in pieces",
+        bytes_text(*bytes), bytes_text(*free), bytes_text(*total),
+    )]
+    OutOfMemory {
+        /// The GPU.
+        ordinal: usize,
+        /// Bytes asked for.
+        bytes: u64,
+        /// Bytes free when the allocation failed.
+        free: u64,
+        /// Bytes of device memory in all.
+        total: u64,
+    },
+    /// The driver's PTX compiler rejected a module.
+    #[error("the sm_{sm} PTX module does not compile for {device}; the driver's PTX compiler says:\n{log}")]
+    InvalidPtx {
+        /// The module's architecture.
+        sm: u32,
+        /// The device.
+        device: String,
+        /// The compiler's error log.
+        log: String,
+    },
     /// A CUDA driver call failed.
     #[error("{context}: {source}")]
     Driver {
@@ -143,16 +263,49 @@ pub enum Error {
     },
 }
 
-/// Attaches what was being done to a driver error.
-pub(crate) trait Context<T> {
-    fn context(self, what: impl FnOnce() -> String) -> Result<T, Error>;
+impl Error {
+    /// For a fault that lost a context ([`Error::KernelPanic`],
+    /// [`Error::KernelFault`]): what happened, on one line, without the
+    /// advice on recovery; what [`Error::ContextLost`] repeats.
+    pub fn fault_summary(&self) -> Option<String> {
+        match self {
+            Error::KernelPanic { .. } | Error::KernelFault { .. } => {
+                let text = self.to_string();
+                let mut lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches(':')).collect();
+                lines.pop(); // the advice
+                Some(lines.join(": "))
+            }
+            _ => None,
+        }
+    }
 }
 
-impl<T> Context<T> for Result<T, DriverError> {
-    fn context(self, what: impl FnOnce() -> String) -> Result<T, Error> {
-        self.map_err(|source| Error::Driver {
-            context: what(),
-            source,
-        })
+/// Names the kernel a fault is blamed on, and the others it could be in.
+fn kernel_phrase(kernel: &str, earlier_launches: u32) -> String {
+    match earlier_launches {
+        0 => format!("`{kernel}`"),
+        1 => format!("`{kernel}` (or the kernel launched before it since the last completed wait)"),
+        n => format!(
+            "`{kernel}` (or one of the {n} launched before it since the last completed wait)"
+        ),
     }
+}
+
+/// What a lost context means and how to go on.
+fn lost_advice(ordinal: usize) -> String {
+    format!(
+        "GPU {ordinal}'s context is lost with it: Gpu::reset() opens a new one (buffers, modules \
+         and kernels of this one stay unusable)"
+    )
+}
+
+/// `n` bytes, in bytes and GiB.
+fn bytes_text(n: u64) -> String {
+    format!("{n} bytes ({:.2} GiB)", n as f64 / (1u64 << 30) as f64)
+}
+
+/// A driver error with what was being done (for calls that cannot meet a
+/// lost context: opening one).
+pub(crate) fn driver_error(context: String, source: DriverError) -> Error {
+    Error::Driver { context, source }
 }

@@ -1,24 +1,32 @@
 //! One GPU: its context, a stream of its own, and what the device can do.
 
-use crate::error::{Context, Error};
+use crate::context::{self, ContextBound, DeviceState, Entered};
+use crate::error::{driver_error, Error};
+use crate::fault::{self, FaultSink, LaunchTrail};
 use crate::launch::DeviceLimits;
 use crate::module::{Module, PtxSet};
+use crate::strings::ModuleStrings;
 use crate::DeviceBuffer;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Work recorded by [`Gpu::capture`], replayed with one call.
 pub struct Graph {
-    graph: cudarc::driver::CudaGraph,
+    graph: ContextBound<cudarc::driver::CudaGraph>,
+    gpu: Gpu,
 }
 
 impl Graph {
     /// Replays the recorded work on the stream it was captured from.
     pub fn launch(&self) -> Result<(), Error> {
-        self.graph.launch().context(|| "launching a graph".into())
+        let _entered = self.gpu.enter()?;
+        self.gpu
+            .driver(self.graph.launch(), || "launching a graph".into())?;
+        self.gpu.launched("(a CUDA graph)");
+        Ok(())
     }
 }
 
@@ -40,14 +48,26 @@ pub struct DeviceInfo {
 }
 
 pub(crate) struct GpuInner {
-    pub(crate) ctx: Arc<CudaContext>,
-    pub(crate) stream: Arc<CudaStream>,
-    pub(crate) info: DeviceInfo,
-    /// The last kernel launched on the stream, for timeout messages.
-    pub(crate) last_launch: Mutex<String>,
+    // Released in this order: the stream and the fault record before the
+    // context they live in.
+    stream: ContextBound<Arc<CudaStream>>,
+    sink: ContextBound<FaultSink>,
+    ctx: ContextBound<Arc<CudaContext>>,
+    info: DeviceInfo,
+    device: &'static DeviceState,
+    /// The context generation this handle belongs to.
+    generation: u64,
+    /// The last kernel launched on the stream, for fault and timeout
+    /// messages.
+    last_launch: Mutex<String>,
+    /// Kernels launched since the last wait that succeeded.
+    launches_since_wait: AtomicU32,
     /// How long [`Gpu::synchronize`] waits before giving up, in
     /// milliseconds (0: for ever).
-    pub(crate) deadline_ms: AtomicU64,
+    deadline_ms: AtomicU64,
+    /// The string tables of the modules loaded in this context, for naming
+    /// a fault's file and message.
+    strings: Mutex<Vec<Arc<ModuleStrings>>>,
 }
 
 /// A GPU and the stream its work runs on. Cheap to clone (shared handle).
@@ -57,10 +77,17 @@ pub(crate) struct GpuInner {
 /// kernels safe: each needs every block resident at once, and two of them
 /// running at the same time on different streams can each hold part of the
 /// GPU and wait at their grid barriers for each other forever.
+///
+/// A kernel fault loses the device's context: the call that meets it
+/// returns [`Error::KernelPanic`] or [`Error::KernelFault`], and every later
+/// call [`Error::ContextLost`], until [`Gpu::reset`] opens a new context.
 #[derive(Clone)]
 pub struct Gpu {
     pub(crate) inner: Arc<GpuInner>,
 }
+
+/// The open GPUs of the process, by ordinal: what [`Gpu::new`] returns.
+static OPEN: Mutex<Vec<(usize, Gpu)>> = Mutex::new(Vec::new());
 
 /// `CG_DEADLINE_SECONDS` as milliseconds (0 when unset or not a number).
 fn deadline_from_env() -> u64 {
@@ -98,7 +125,6 @@ impl Gpu {
     /// with [`Error::NoDriver`] when there is no CUDA driver,
     /// [`Error::NoDevice`] when it reports no GPU.
     pub fn new(ordinal: usize) -> Result<Self, Error> {
-        static OPEN: Mutex<Vec<(usize, Gpu)>> = Mutex::new(Vec::new());
         let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, gpu)) = open.iter().find(|(o, _)| *o == ordinal) {
             return Ok(gpu.clone());
@@ -122,23 +148,36 @@ impl Gpu {
         if ordinal >= count {
             return Err(Error::NoSuchDevice { ordinal, count });
         }
-        let ctx = CudaContext::new(ordinal).context(|| format!("opening GPU {ordinal}"))?;
+        let device = context::device(ordinal);
+        // Entered for the whole opening, so that no reset interleaves.
+        let entered = device.enter_any();
+        let generation = entered.generation();
+        let failed = |what: String| move |e: DriverError| driver_error(what, e);
+        let ctx = CudaContext::new(ordinal).map_err(failed(format!("opening GPU {ordinal}")))?;
+        let ctx = ContextBound::new(ctx, device, generation);
         // All work goes to one stream, in order; cudarc's per-buffer event
         // tracking (for buffers shared between streams) would only add an
         // event record per kernel argument.
         // SAFETY: no buffers exist yet on this context's streams.
         unsafe { ctx.disable_event_tracking() };
-        let stream = ctx.new_stream().context(|| "creating a stream".into())?;
+        let stream = ctx
+            .new_stream()
+            .map_err(failed("creating a stream".into()))?;
+        let stream = ContextBound::new(stream, device, generation);
+        let sink = FaultSink::new(&ctx).map_err(failed("allocating the fault record".into()))?;
+        let sink = ContextBound::new(sink, device, generation);
         let attr = |a: Attr| -> Result<u32, Error> {
             ctx.attribute(a)
                 .map(|v| v as u32)
-                .context(|| format!("reading {a:?}"))
+                .map_err(failed(format!("reading {a:?}")))
         };
         let (major, minor) = ctx
             .compute_capability()
-            .context(|| "reading the compute capability".into())?;
+            .map_err(failed("reading the compute capability".into()))?;
         let info = DeviceInfo {
-            name: ctx.name().context(|| "reading the device name".into())?,
+            name: ctx
+                .name()
+                .map_err(failed("reading the device name".into()))?,
             sm: (major * 10 + minor) as u32,
             multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             cooperative_launch: attr(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
@@ -160,15 +199,82 @@ impl Gpu {
                 )?,
             },
         };
+        drop(entered);
         Ok(Self {
             inner: Arc::new(GpuInner {
-                ctx,
                 stream,
+                sink,
+                ctx,
                 info,
+                device,
+                generation,
                 last_launch: Mutex::new(String::new()),
+                launches_since_wait: AtomicU32::new(0),
                 deadline_ms: AtomicU64::new(deadline_from_env()),
+                strings: Mutex::new(Vec::new()),
             }),
         })
+    }
+
+    /// Resets the device's primary context (`cuDevicePrimaryCtxReset`) and
+    /// opens a new one, so that the process can go on after a kernel fault
+    /// ([`Error::KernelPanic`], [`Error::KernelFault`]). Returns the new
+    /// `Gpu`, which [`Gpu::new`] returns from now on too.
+    ///
+    /// Every handle of the old context, on every thread (this `Gpu` and its
+    /// clones, its buffers, modules, kernels, timers and graphs), is invalid
+    /// afterwards: using one returns [`Error::StaleHandle`], and dropping one
+    /// releases nothing (what it held went with the context). Upload and
+    /// load again on the new `Gpu`. The reset waits for the calls on this
+    /// GPU in flight on other threads. It is refused for a handle that is
+    /// already stale, and while a kernel is still running (after
+    /// [`Error::Timeout`]): the reset would wait for it.
+    pub fn reset(&self) -> Result<Gpu, Error> {
+        let ordinal = self.ordinal();
+        let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+        {
+            let entered = self.inner.device.enter_any();
+            if entered.generation() != self.inner.generation {
+                return Err(Error::StaleHandle { ordinal });
+            }
+            // A lost context answers with its fault, a live one with the
+            // state of its stream.
+            let _ = self.inner.ctx.bind_to_thread();
+            // SAFETY: the stream of the current generation (checked above,
+            // with the device entered), alive as long as `self`.
+            let r = unsafe { sys::cuStreamQuery(self.inner.stream.cu_stream()) };
+            if r == sys::cudaError_enum::CUDA_ERROR_NOT_READY {
+                return Err(Error::ResetRefused {
+                    ordinal,
+                    reason: format!(
+                        "a kernel is still running on it (the last launched: `{}`), and a reset \
+                         would wait for it to end: end the process instead",
+                        self.last_launch()
+                    ),
+                });
+            }
+        }
+        let cu_device = self.inner.ctx.cu_device();
+        self.inner.device.reset(self.inner.generation, || {
+            // SAFETY: the device of this context; no call of this crate is in
+            // flight on it (the device is held for writing).
+            unsafe { sys::cuDevicePrimaryCtxReset_v2(cu_device) }
+                .result()
+                .map_err(|e| driver_error(format!("resetting GPU {ordinal}'s primary context"), e))
+        })?;
+        let gpu = Self::open(ordinal)?;
+        gpu.inner.deadline_ms.store(
+            self.inner.deadline_ms.load(Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
+        open.retain(|(o, _)| *o != ordinal);
+        open.push((ordinal, gpu.clone()));
+        Ok(gpu)
+    }
+
+    /// The device's ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.inner.device.ordinal()
     }
 
     /// What the device is and can do.
@@ -176,14 +282,30 @@ impl Gpu {
         &self.inner.info
     }
 
-    /// The cudarc context, for what this crate does not wrap.
+    /// The cudarc context, for what this crate does not wrap. After
+    /// [`Gpu::reset`], the old `Gpu`'s context is gone: using it is up to
+    /// the caller.
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.inner.ctx
     }
 
-    /// The cudarc stream all of this `Gpu`'s work goes to.
+    /// The cudarc stream all of this `Gpu`'s work goes to (see
+    /// [`Gpu::context`] on resets).
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.inner.stream
+    }
+
+    /// Free and total device memory in bytes, as the driver reports them
+    /// (`cuMemGetInfo`).
+    pub fn memory(&self) -> Result<(u64, u64), Error> {
+        let _entered = self.enter()?;
+        self.driver(self.inner.ctx.bind_to_thread(), || {
+            "binding the context".into()
+        })?;
+        let (free, total) = self.driver(cudarc::driver::result::mem_get_info(), || {
+            "reading the free device memory".into()
+        })?;
+        Ok((free as u64, total as u64))
     }
 
     /// Loads the module of `set` that suits this device: the newest
@@ -192,7 +314,8 @@ impl Gpu {
         Module::load(self, set)
     }
 
-    /// A buffer holding a copy of `data`.
+    /// A buffer holding a copy of `data`. [`Error::OutOfMemory`] when the
+    /// device has no room for it.
     pub fn upload<T: bytemuck::Pod>(&self, data: &[T]) -> Result<DeviceBuffer<T>, Error> {
         let mut b = DeviceBuffer::uninit(self, data.len())?;
         b.copy_from(data)?;
@@ -208,9 +331,13 @@ impl Gpu {
     }
 
     /// A buffer of `len` copies of `value` (use a poison value for outputs,
-    /// so that an element the kernel did not write is visible).
+    /// so that an element the kernel did not write is visible). The device
+    /// memory is taken first: [`Error::OutOfMemory`] comes before any host
+    /// memory is used.
     pub fn filled<T: bytemuck::Pod>(&self, len: usize, value: T) -> Result<DeviceBuffer<T>, Error> {
-        self.upload(&vec![value; len])
+        let mut b = DeviceBuffer::uninit(self, len)?;
+        b.copy_from(&vec![value; len])?;
+        Ok(b)
     }
 
     /// Waits for all work on the stream; reports a kernel fault here. With a
@@ -222,11 +349,13 @@ impl Gpu {
         if let Some(d) = self.deadline() {
             return self.synchronize_timeout(d);
         }
+        let _entered = self.enter()?;
         let last = self.last_launch();
-        self.inner
-            .stream
-            .synchronize()
-            .context(|| format!("waiting for the GPU (last launch: `{last}`)"))
+        self.driver(self.inner.stream.synchronize(), || {
+            format!("waiting for the GPU (last launch: `{last}`)")
+        })?;
+        self.inner.launches_since_wait.store(0, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Sets how long [`Gpu::synchronize`] waits for the GPU before it
@@ -248,23 +377,26 @@ impl Gpu {
     /// Waits for all work on the stream, at most `timeout`: a kernel that
     /// deadlocks becomes [`Error::Timeout`] naming it, not a hung process.
     pub fn synchronize_timeout(&self, timeout: Duration) -> Result<(), Error> {
+        let _entered = self.enter()?;
         let start = Instant::now();
         loop {
-            self.inner
-                .ctx
-                .bind_to_thread()
-                .context(|| "binding the context".into())?;
-            // SAFETY: the stream is alive for as long as `self`.
+            self.driver(self.inner.ctx.bind_to_thread(), || {
+                "binding the context".into()
+            })?;
+            // SAFETY: the stream is alive for as long as `self`, and of the
+            // current generation (entered above).
             let r = unsafe { sys::cuStreamQuery(self.inner.stream.cu_stream()) };
             match r {
-                sys::cudaError_enum::CUDA_SUCCESS => return Ok(()),
+                sys::cudaError_enum::CUDA_SUCCESS => {
+                    self.inner.launches_since_wait.store(0, Ordering::Relaxed);
+                    return Ok(());
+                }
                 sys::cudaError_enum::CUDA_ERROR_NOT_READY => {}
                 e => {
                     let last = self.last_launch();
-                    return Err(Error::Driver {
-                        context: format!("waiting for the GPU (last launch: `{last}`)"),
-                        source: DriverError(e),
-                    });
+                    return Err(self.driver_failure(DriverError(e), || {
+                        format!("waiting for the GPU (last launch: `{last}`)")
+                    }));
                 }
             }
             if start.elapsed() >= timeout {
@@ -280,15 +412,20 @@ impl Gpu {
     /// Records the work `f` issues on the stream into a CUDA graph instead
     /// of running it; replay it with [`Graph::launch`].
     pub fn capture(&self, f: impl FnOnce() -> Result<(), Error>) -> Result<Graph, Error> {
+        let _entered = self.enter()?;
         let stream = &self.inner.stream;
-        stream
-            .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .context(|| "starting a graph capture".into())?;
+        self.driver(
+            stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+            || "starting a graph capture".into(),
+        )?;
         let issued = f();
         let graph = stream.end_capture(sys::CUgraphInstantiate_flags(0));
         issued?;
-        match graph.context(|| "finishing a graph capture".into())? {
-            Some(g) => Ok(Graph { graph: g }),
+        match self.driver(graph, || "finishing a graph capture".into())? {
+            Some(g) => Ok(Graph {
+                graph: self.bind(g),
+                gpu: self.clone(),
+            }),
             None => Err(Error::InvalidLaunch {
                 kernel: "graph".into(),
                 reason: "the capture recorded no work".into(),
@@ -296,7 +433,95 @@ impl Gpu {
         }
     }
 
-    pub(crate) fn set_last_launch(&self, name: &str) {
+    /// Enters the device for an operation of this handle:
+    /// [`Error::StaleHandle`] after a reset, [`Error::ContextLost`] after a
+    /// fault. A reset waits until the returned value is dropped.
+    pub(crate) fn enter(&self) -> Result<Entered, Error> {
+        self.inner.device.enter(self.inner.generation)
+    }
+
+    /// `value` (a driver object of this context), released with this
+    /// context's generation and leaked after a reset.
+    pub(crate) fn bind<T>(&self, value: T) -> ContextBound<T> {
+        ContextBound::new(value, self.inner.device, self.inner.generation)
+    }
+
+    /// The result of a driver call, its error described by `what` (see
+    /// [`Gpu::driver_failure`]).
+    pub(crate) fn driver<T>(
+        &self,
+        result: Result<T, DriverError>,
+        what: impl FnOnce() -> String,
+    ) -> Result<T, Error> {
+        result.map_err(|e| self.driver_failure(e, what))
+    }
+
+    /// The error for a failed driver call (made with the device entered):
+    /// when the code means a kernel faulted and the context is lost, the
+    /// fault itself the first time it is seen ([`Error::KernelPanic`] from
+    /// the fault record, or [`Error::KernelFault`]) and
+    /// [`Error::ContextLost`] naming it after that; else
+    /// [`Error::Driver`] with `what`.
+    pub(crate) fn driver_failure(&self, e: DriverError, what: impl FnOnce() -> String) -> Error {
+        if fault::lost_context_fault(e.0).is_none() {
+            return Error::Driver {
+                context: what(),
+                source: e,
+            };
+        }
+        let ordinal = self.ordinal();
+        if let Some(cause) = self.inner.device.lost() {
+            return Error::ContextLost { ordinal, cause };
+        }
+        let last = self.last_launch();
+        let strings = self
+            .inner
+            .strings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let trail = LaunchTrail {
+            last: &last,
+            since_wait: self.inner.launches_since_wait.load(Ordering::Relaxed),
+        };
+        let err = fault::fault_error(ordinal, e.0, self.inner.sink.read(), trail, &strings);
+        let cause = err.fault_summary().unwrap_or_default();
+        if self.inner.device.set_lost(self.inner.generation, cause) {
+            err
+        } else {
+            Error::ContextLost {
+                ordinal,
+                cause: self.inner.device.lost().unwrap_or_default(),
+            }
+        }
+    }
+
+    /// The device address a module's fault record pointer is set to.
+    pub(crate) fn fault_record_address(&self) -> u64 {
+        self.inner.sink.device_address()
+    }
+
+    /// Registers the string table of a module loaded in this context.
+    pub(crate) fn add_strings(&self, strings: Arc<ModuleStrings>) {
+        self.inner
+            .strings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(strings);
+    }
+
+    /// Forgets the string table of a module being unloaded.
+    pub(crate) fn remove_strings(&self, strings: &Arc<ModuleStrings>) {
+        self.inner
+            .strings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|s| !Arc::ptr_eq(s, strings));
+    }
+
+    /// Notes a launch queued on the stream, for naming the kernel of a
+    /// later fault or timeout.
+    pub(crate) fn launched(&self, name: &str) {
         let mut l = self
             .inner
             .last_launch
@@ -305,6 +530,9 @@ impl Gpu {
         if l.as_str() != name {
             name.clone_into(&mut l);
         }
+        self.inner
+            .launches_since_wait
+            .fetch_add(1, Ordering::Relaxed);
     }
 
     fn last_launch(&self) -> String {

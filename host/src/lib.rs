@@ -11,14 +11,21 @@
 //! (cooperatively for `#[kernel(cooperative)]`). Every failure is an
 //! [`Error`] that says what happened and what to do; nothing panics on a
 //! missing driver, a missing device or a bad launch.
+//!
+//! A kernel that panics is reported as a Rust panic is, with its file, line,
+//! block and thread ([`Error::KernelPanic`]); the fault loses the GPU's
+//! context, and [`Gpu::reset`] opens a new one in the same process.
 #![warn(missing_docs)]
 
 pub mod args;
 mod buffer;
+mod context;
 mod error;
+mod fault;
 mod gpu;
 pub mod launch;
 mod module;
+mod strings;
 mod timing;
 
 pub use buffer::DeviceBuffer;

@@ -1,12 +1,15 @@
 //! Embedded PTX, loaded modules and their functions.
 
-use crate::error::{Context, Error};
+use crate::context::ContextBound;
+use crate::error::Error;
 use crate::launch::{check_cluster, cooperative_limit, Dim3, LaunchConfig, LaunchKind};
+use crate::strings::ModuleStrings;
 use crate::Gpu;
+use cg_core::fault::{RECORD_SYMBOL, STRINGS_SYMBOL};
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
-use cudarc::driver::{result, CudaFunction, CudaModule};
+use cudarc::driver::{result, CudaFunction, CudaModule, DriverError};
 use cudarc::nvrtc::Ptx as CudarcPtx;
-use std::ffi::c_void;
+use std::ffi::{c_void, CString};
 use std::sync::Arc;
 
 /// One PTX module built for `sm_<sm>`.
@@ -65,10 +68,26 @@ pub fn entry_points(ptx: &str) -> Vec<&str> {
 /// A module loaded on a [`Gpu`].
 #[derive(Clone)]
 pub struct Module {
-    module: Arc<CudaModule>,
+    inner: Arc<ModuleInner>,
+}
+
+/// What a [`Module`] and its [`Function`]s share: they keep it loaded.
+struct ModuleInner {
+    module: ContextBound<Arc<CudaModule>>,
     sm: u32,
     source: Arc<str>,
+    /// Where the module's constant byte arrays lie, for naming a fault's
+    /// file and message (`None`: a module built without cg-core).
+    strings: Option<Arc<ModuleStrings>>,
     gpu: Gpu,
+}
+
+impl Drop for ModuleInner {
+    fn drop(&mut self) {
+        if let Some(s) = &self.strings {
+            self.gpu.remove_strings(s);
+        }
+    }
 }
 
 impl Module {
@@ -79,22 +98,13 @@ impl Module {
             sm: info.sm,
             oldest: set.oldest().unwrap_or(0),
         })?;
+        let _entered = gpu.enter()?;
+        let what = format!("the sm_{} PTX module", ptx.sm);
         let module = gpu
             .context()
             .load_module(CudarcPtx::from_src(ptx.source))
-            .context(|| {
-                format!(
-                    "loading the sm_{} PTX module on {} (sm_{}); a PTX ISA newer than the driver \
-                     supports needs a newer driver",
-                    ptx.sm, info.name, info.sm
-                )
-            })?;
-        Ok(Self {
-            module,
-            sm: ptx.sm,
-            source: ptx.source.into(),
-            gpu: gpu.clone(),
-        })
+            .map_err(|e| load_error(gpu, e, ptx.source, ptx.sm, &what))?;
+        Self::loaded(gpu, module, ptx.sm, ptx.source.into())
     }
 
     /// Loads a PTX file built elsewhere (for example by `nvcc -ptx`), such
@@ -113,30 +123,50 @@ impl Module {
                     .ok()
             })
             .unwrap_or(0);
+        let _entered = gpu.enter()?;
+        let what = path.display().to_string();
         let module = gpu
             .context()
             .load_module(CudarcPtx::from_src(source.clone()))
-            .context(|| format!("loading {}", path.display()))?;
+            .map_err(|e| load_error(gpu, e, &source, sm, &what))?;
+        Self::loaded(gpu, module, sm, source.into())
+    }
+
+    /// A module just loaded: its fault record connected to the GPU's.
+    fn loaded(
+        gpu: &Gpu,
+        module: Arc<CudaModule>,
+        sm: u32,
+        source: Arc<str>,
+    ) -> Result<Self, Error> {
+        let module = gpu.bind(module);
+        let strings = connect_fault_record(gpu, &module, &source)?;
+        if let Some(s) = &strings {
+            gpu.add_strings(s.clone());
+        }
         Ok(Self {
-            module,
-            sm,
-            source: source.into(),
-            gpu: gpu.clone(),
+            inner: Arc::new(ModuleInner {
+                module,
+                sm,
+                source,
+                strings,
+                gpu: gpu.clone(),
+            }),
         })
     }
 
     /// The architecture of the loaded PTX.
     pub fn sm(&self) -> u32 {
-        self.sm
+        self.inner.sm
     }
 
     /// The kernel `name` if this module has it: a kernel gated to newer
     /// architectures is [`Error::KernelUnavailable`] here.
     pub fn function_if_built(&self, name: &str, kind: LaunchKind) -> Result<Function, Error> {
-        if !entry_points(&self.source).contains(&name) {
+        if !entry_points(&self.inner.source).contains(&name) {
             return Err(Error::KernelUnavailable {
                 kernel: name.into(),
-                sm: self.sm,
+                sm: self.inner.sm,
             });
         }
         self.function(name, kind)
@@ -144,39 +174,189 @@ impl Module {
 
     /// The kernel `name`, to be launched as `kind`.
     pub fn function(&self, name: &str, kind: LaunchKind) -> Result<Function, Error> {
-        let entries = entry_points(&self.source);
+        let entries = entry_points(&self.inner.source);
         if !entries.contains(&name) {
             return Err(Error::KernelNotFound {
                 name: name.into(),
                 available: entries.join(", "),
             });
         }
-        let function = self
-            .module
-            .load_function(name)
-            .context(|| format!("looking up kernel `{name}`"))?;
+        let gpu = &self.inner.gpu;
+        let _entered = gpu.enter()?;
+        let function = gpu.driver(self.inner.module.load_function(name), || {
+            format!("looking up kernel `{name}`")
+        })?;
         Ok(Function {
-            function,
+            function: Arc::new(gpu.bind(function)),
+            module: self.inner.clone(),
             name: name.into(),
             kind,
-            gpu: self.gpu.clone(),
         })
     }
+}
+
+/// Why the driver would not load a module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LoadFailure {
+    /// Its PTX ISA version is newer than the driver knows.
+    DriverTooOld,
+    /// The driver's PTX compiler rejected it.
+    PtxRejected,
+    /// It targets a newer architecture than the device.
+    NewerArchitecture,
+    /// Anything else (a lost context among them): the code says.
+    Other,
+}
+
+/// What a failed load's error code (and, for PTX the compiler rejected,
+/// the compiler's `log`) means: the driver is blamed only for a PTX ISA it
+/// does not know, the PTX only when its compiler rejected it.
+fn load_failure(code: sys::CUresult, log: Option<&str>) -> LoadFailure {
+    use sys::cudaError_enum as E;
+    match code {
+        E::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => LoadFailure::DriverTooOld,
+        E::CUDA_ERROR_INVALID_PTX | E::CUDA_ERROR_INVALID_IMAGE => {
+            let old_driver =
+                log.is_some_and(|l| l.to_ascii_lowercase().contains("unsupported .version"));
+            if old_driver {
+                LoadFailure::DriverTooOld
+            } else {
+                LoadFailure::PtxRejected
+            }
+        }
+        E::CUDA_ERROR_NO_BINARY_FOR_GPU => LoadFailure::NewerArchitecture,
+        _ => LoadFailure::Other,
+    }
+}
+
+/// The error for a module the driver would not load, by what the driver
+/// said (see [`load_failure`]); a lost context is the fault that lost it.
+fn load_error(gpu: &Gpu, e: DriverError, source: &str, sm: u32, what: &str) -> Error {
+    use sys::cudaError_enum as E;
+    let info = gpu.info();
+    let loading = format!("loading {what} on {} (sm_{})", info.name, info.sm);
+    let log = matches!(e.0, E::CUDA_ERROR_INVALID_PTX | E::CUDA_ERROR_INVALID_IMAGE)
+        .then(|| jit_error_log(source))
+        .flatten();
+    match load_failure(e.0, log.as_deref()) {
+        LoadFailure::DriverTooOld => Error::Driver {
+            context: format!(
+                "{loading}: its PTX ISA version is newer than this driver supports, so it needs a newer driver{}",
+                log.map(|l| format!(" (the driver's PTX compiler says: {l})")).unwrap_or_default()
+            ),
+            source: e,
+        },
+        LoadFailure::PtxRejected => Error::InvalidPtx {
+            sm,
+            device: info.name.clone(),
+            log: log.unwrap_or_else(|| e.to_string()),
+        },
+        LoadFailure::NewerArchitecture => Error::Driver {
+            context: format!("{loading}: the module is for a newer architecture than the device's"),
+            source: e,
+        },
+        LoadFailure::Other => gpu.driver_failure(e, || loading),
+    }
+}
+
+/// The error log of the driver's PTX compiler for `source`: loads it once
+/// more, asking for the log (only after a load failed).
+fn jit_error_log(source: &str) -> Option<String> {
+    let src = CString::new(source).ok()?;
+    let mut log = vec![0u8; 1 << 16];
+    let mut options = [
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+    ];
+    let mut values = [log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+    let mut module = std::ptr::null_mut();
+    // SAFETY: a NUL-terminated image, two options whose values are a buffer
+    // and its size (passed as a pointer-sized integer, as the API wants);
+    // all live through the call.
+    let r = unsafe {
+        sys::cuModuleLoadDataEx(
+            &mut module,
+            src.as_ptr().cast(),
+            options.len() as u32,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+        )
+    };
+    if r == sys::cudaError_enum::CUDA_SUCCESS {
+        // SAFETY: the module just loaded, unloaded once.
+        let _ = unsafe { result::module::unload(module) };
+        return None;
+    }
+    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+    let text = String::from_utf8_lossy(&log[..end]).trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// Points a module's fault record (`cg_fault_record`) at the GPU's and
+/// reads its string table (`cg_fault_strings`), so that a kernel of it that
+/// panics can be reported; `None` for a module without them (built without
+/// cg-core, by nvcc for example).
+fn connect_fault_record(
+    gpu: &Gpu,
+    module: &Arc<CudaModule>,
+    source: &Arc<str>,
+) -> Result<Option<Arc<ModuleStrings>>, Error> {
+    let stream = gpu.stream();
+    gpu.driver(gpu.context().bind_to_thread(), || {
+        "binding the context".into()
+    })?;
+    let mut record = match module.get_global(RECORD_SYMBOL, stream) {
+        Ok(r) => r,
+        Err(DriverError(sys::cudaError_enum::CUDA_ERROR_NOT_FOUND)) => return Ok(None),
+        Err(e) => return Err(gpu.driver_failure(e, || "finding the module's fault record".into())),
+    };
+    let address = gpu.fault_record_address().to_ne_bytes();
+    gpu.driver(stream.memcpy_htod(&address[..], &mut record), || {
+        "setting the module's fault record".into()
+    })?;
+    let addresses = match module.get_global(STRINGS_SYMBOL, stream) {
+        Ok(table) => {
+            let mut bytes = vec![0u8; table.len()];
+            gpu.driver(stream.memcpy_dtoh(&table, &mut bytes[..]), || {
+                "reading the module's string table".into()
+            })?;
+            bytes
+                .chunks_exact(8)
+                .map(|c| c.try_into().map_or(0, u64::from_ne_bytes))
+                .collect()
+        }
+        Err(DriverError(sys::cudaError_enum::CUDA_ERROR_NOT_FOUND)) => Vec::new(),
+        Err(e) => return Err(gpu.driver_failure(e, || "finding the module's string table".into())),
+    };
+    gpu.driver(stream.synchronize(), || {
+        "waiting for the module's fault record to be set".into()
+    })?;
+    Ok(Some(Arc::new(ModuleStrings::new(
+        source.clone(),
+        addresses,
+    ))))
 }
 
 /// A kernel in a loaded module, with the launch kind it declared.
 #[derive(Clone)]
 pub struct Function {
-    function: CudaFunction,
+    function: Arc<ContextBound<CudaFunction>>,
+    /// Keeps the module loaded (and its fault strings known) while the
+    /// kernel can run.
+    module: Arc<ModuleInner>,
     name: String,
     kind: LaunchKind,
-    gpu: Gpu,
 }
 
 impl Function {
     /// The kernel's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The GPU the kernel was loaded on.
+    fn gpu(&self) -> &Gpu {
+        &self.module.gpu
     }
 
     /// How it is launched.
@@ -191,13 +371,17 @@ impl Function {
         block_threads: u32,
         shared_mem_bytes: u32,
     ) -> Result<u32, Error> {
-        self.function
-            .occupancy_max_active_blocks_per_multiprocessor(
-                block_threads,
-                shared_mem_bytes as usize,
-                None,
-            )
-            .context(|| format!("occupancy of `{}` at {block_threads} threads", self.name))
+        let gpu = self.gpu();
+        let _entered = gpu.enter()?;
+        gpu.driver(
+            self.function
+                .occupancy_max_active_blocks_per_multiprocessor(
+                    block_threads,
+                    shared_mem_bytes as usize,
+                    None,
+                ),
+            || format!("occupancy of `{}` at {block_threads} threads", self.name),
+        )
     }
 
     /// The most blocks a cooperative launch of this kernel can have.
@@ -207,7 +391,7 @@ impl Function {
         shared_mem_bytes: u32,
     ) -> Result<u32, Error> {
         let per_sm = self.max_blocks_per_sm(block_threads, shared_mem_bytes)?;
-        let limit = cooperative_limit(per_sm, self.gpu.info().multiprocessors);
+        let limit = cooperative_limit(per_sm, self.gpu().info().multiprocessors);
         Ok(u32::try_from(limit).unwrap_or(u32::MAX))
     }
 
@@ -259,7 +443,9 @@ impl Function {
         config: LaunchConfig,
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
-        let info = self.gpu.info();
+        let gpu = self.gpu();
+        let _entered = gpu.enter()?;
+        let info = gpu.info();
         info.limits
             .check(&config)
             .map_err(|reason| Error::InvalidLaunch {
@@ -326,19 +512,15 @@ impl Function {
         }
         let grid = (config.grid.x, config.grid.y, config.grid.z);
         let block = (config.block.x, config.block.y, config.block.z);
-        let stream = self.gpu.stream().cu_stream();
-        self.gpu.set_last_launch(&self.name);
-        self.gpu
-            .context()
-            .bind_to_thread()
-            .context(|| "binding the context".into())?;
+        let stream = gpu.stream().cu_stream();
+        gpu.driver(gpu.context().bind_to_thread(), || {
+            "binding the context".into()
+        })?;
         let f = self.function.cu_function();
         let smem = config.shared_mem_bytes;
-        match (cluster, cooperative) {
-            (None, false) => result::launch_kernel(f, grid, block, smem, stream, params)
-                .context(|| format!("launching `{}` with {config:?}", self.name)),
-            (None, true) => result::launch_cooperative_kernel(f, grid, block, smem, stream, params)
-                .context(|| format!("cooperative launch of `{}` with {config:?}", self.name)),
+        let launched = match (cluster, cooperative) {
+            (None, false) => result::launch_kernel(f, grid, block, smem, stream, params),
+            (None, true) => result::launch_cooperative_kernel(f, grid, block, smem, stream, params),
             (Some(c), coop) => {
                 let mut attrs = vec![cluster_attribute(c)];
                 if coop {
@@ -356,11 +538,19 @@ impl Function {
                     attrs: attrs.as_mut_ptr(),
                     numAttrs: attrs.len() as u32,
                 };
-                sys::cuLaunchKernelEx(&cfg, f, params.as_mut_ptr(), std::ptr::null_mut())
-                    .result()
-                    .context(|| format!("cluster launch of `{}` with {config:?}", self.name))
+                sys::cuLaunchKernelEx(&cfg, f, params.as_mut_ptr(), std::ptr::null_mut()).result()
             }
-        }
+        };
+        let how = match (cluster, cooperative) {
+            (None, false) => "launching",
+            (None, true) => "cooperative launch of",
+            (Some(_), _) => "cluster launch of",
+        };
+        gpu.driver(launched, || {
+            format!("{how} `{}` with {config:?}", self.name)
+        })?;
+        gpu.launched(&self.name);
+        Ok(())
     }
 
     /// Clusters of `config`'s shape that can be resident at once
@@ -379,20 +569,23 @@ impl Function {
             blockDimY: config.block.y,
             blockDimZ: config.block.z,
             sharedMemBytes: config.shared_mem_bytes,
-            hStream: self.gpu.stream().cu_stream(),
+            hStream: self.gpu().stream().cu_stream(),
             attrs: attrs.as_mut_ptr(),
             numAttrs: 1,
         };
         let mut n = 0i32;
-        self.gpu
-            .context()
-            .bind_to_thread()
-            .context(|| "binding the context".into())?;
-        // SAFETY: a valid function and a launch configuration that lives
-        // through the call.
-        unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.function.cu_function(), &cfg) }
-            .result()
-            .context(|| format!("cluster occupancy of `{}`", self.name))?;
+        let gpu = self.gpu();
+        let _entered = gpu.enter()?;
+        gpu.driver(gpu.context().bind_to_thread(), || {
+            "binding the context".into()
+        })?;
+        // SAFETY: a valid function (of the current generation: entered
+        // above) and a launch configuration that lives through the call.
+        let r =
+            unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.function.cu_function(), &cfg) };
+        gpu.driver(r.result(), || {
+            format!("cluster occupancy of `{}`", self.name)
+        })?;
         Ok(n as u32)
     }
 
@@ -400,17 +593,16 @@ impl Function {
     /// more than the default 48 KiB.
     fn reserve_shared_mem(&self, bytes: u32) -> Result<(), Error> {
         if bytes > 48 * 1024 {
-            self.function
-                .set_attribute(
-                    FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    bytes as i32,
+            let set = self.function.set_attribute(
+                FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            );
+            self.gpu().driver(set, || {
+                format!(
+                    "allowing `{}` {bytes} bytes of dynamic shared memory",
+                    self.name
                 )
-                .context(|| {
-                    format!(
-                        "allowing `{}` {bytes} bytes of dynamic shared memory",
-                        self.name
-                    )
-                })?;
+            })?;
         }
         Ok(())
     }
@@ -448,6 +640,67 @@ mod tests {
         assert_eq!(SET.select(80).map(|p| p.sm), Some(80));
         assert!(SET.select(75).is_none());
         assert_eq!(SET.oldest(), Some(80));
+    }
+
+    /// Every error a load can meet is blamed on what it says: the driver's
+    /// age only for a PTX ISA it does not know, the PTX only when the
+    /// compiler rejected it, and a lost context never on either.
+    #[test]
+    fn a_failed_load_blames_only_what_failed() {
+        use sys::cudaError_enum as E;
+        let codes = [
+            E::CUDA_ERROR_INVALID_VALUE,
+            E::CUDA_ERROR_OUT_OF_MEMORY,
+            E::CUDA_ERROR_NOT_INITIALIZED,
+            E::CUDA_ERROR_INVALID_CONTEXT,
+            E::CUDA_ERROR_INVALID_IMAGE,
+            E::CUDA_ERROR_NO_BINARY_FOR_GPU,
+            E::CUDA_ERROR_INVALID_PTX,
+            E::CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+            E::CUDA_ERROR_JIT_COMPILER_NOT_FOUND,
+            E::CUDA_ERROR_INVALID_SOURCE,
+            E::CUDA_ERROR_FILE_NOT_FOUND,
+            E::CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
+            E::CUDA_ERROR_NOT_FOUND,
+            E::CUDA_ERROR_ILLEGAL_ADDRESS,
+            E::CUDA_ERROR_LAUNCH_FAILED,
+            E::CUDA_ERROR_MISALIGNED_ADDRESS,
+            E::CUDA_ERROR_ILLEGAL_INSTRUCTION,
+            E::CUDA_ERROR_HARDWARE_STACK_ERROR,
+            E::CUDA_ERROR_UNKNOWN,
+        ];
+        for code in codes {
+            let got = load_failure(
+                code,
+                Some("ptxas application ptx input, line 9; error: syntax"),
+            );
+            let want = match code {
+                E::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => LoadFailure::DriverTooOld,
+                E::CUDA_ERROR_INVALID_PTX | E::CUDA_ERROR_INVALID_IMAGE => LoadFailure::PtxRejected,
+                E::CUDA_ERROR_NO_BINARY_FOR_GPU => LoadFailure::NewerArchitecture,
+                _ => LoadFailure::Other,
+            };
+            assert_eq!(got, want, "{code:?}");
+            if crate::fault::lost_context_fault(code).is_some() {
+                assert_eq!(
+                    got,
+                    LoadFailure::Other,
+                    "{code:?}: the fault, not the module"
+                );
+            }
+        }
+        // The compiler's own word that the ISA is too new.
+        assert_eq!(
+            load_failure(
+                E::CUDA_ERROR_INVALID_PTX,
+                Some("ptxas application ptx input, line 5; fatal   : Unsupported .version 99.9; current version is '9.0'")
+            ),
+            LoadFailure::DriverTooOld
+        );
+        assert_eq!(
+            load_failure(E::CUDA_ERROR_INVALID_PTX, None),
+            LoadFailure::PtxRejected
+        );
     }
 
     #[test]

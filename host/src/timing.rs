@@ -1,6 +1,7 @@
 //! Timing GPU work with CUDA events, as the benchmarks do.
 
-use crate::error::{Context, Error};
+use crate::context::ContextBound;
+use crate::error::Error;
 use crate::Gpu;
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::CudaEvent;
@@ -8,17 +9,20 @@ use cudarc::driver::CudaEvent;
 /// A pair of events on a [`Gpu`]'s stream.
 pub struct EventTimer {
     gpu: Gpu,
-    start: CudaEvent,
-    end: CudaEvent,
+    start: ContextBound<CudaEvent>,
+    end: ContextBound<CudaEvent>,
 }
 
 impl EventTimer {
     /// Two events with timing enabled.
     pub fn new(gpu: &Gpu) -> Result<Self, Error> {
+        let _entered = gpu.enter()?;
         let ev = || {
-            gpu.context()
-                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .context(|| "creating a CUDA event".into())
+            let event = gpu
+                .context()
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT));
+            gpu.driver(event, || "creating a CUDA event".into())
+                .map(|e| gpu.bind(e))
         };
         Ok(Self {
             gpu: gpu.clone(),
@@ -29,20 +33,20 @@ impl EventTimer {
 
     /// Milliseconds of GPU time taken by the work `f` queues.
     pub fn time(&self, f: impl FnOnce() -> Result<(), Error>) -> Result<f64, Error> {
-        self.start
-            .record(self.gpu.stream())
-            .context(|| "recording an event".into())?;
+        let gpu = &self.gpu;
+        let _entered = gpu.enter()?;
+        gpu.driver(self.start.record(gpu.stream()), || {
+            "recording an event".into()
+        })?;
         f()?;
-        self.end
-            .record(self.gpu.stream())
-            .context(|| "recording an event".into())?;
-        self.end
-            .synchronize()
-            .context(|| "waiting for an event".into())?;
-        self.start
-            .elapsed_ms(&self.end)
-            .map(f64::from)
-            .context(|| "reading elapsed time".into())
+        gpu.driver(self.end.record(gpu.stream()), || {
+            "recording an event".into()
+        })?;
+        gpu.driver(self.end.synchronize(), || "waiting for an event".into())?;
+        gpu.driver(self.start.elapsed_ms(&self.end), || {
+            "reading elapsed time".into()
+        })
+        .map(f64::from)
     }
 
     /// Median milliseconds of `runs` timings of `f`, after `warmup` untimed runs.
