@@ -10,6 +10,7 @@ pub mod barrier_cost;
 pub mod block_reduce;
 #[cfg(target_feature = "sm_90")]
 pub mod cluster;
+pub mod faults;
 pub mod grid_sum;
 pub mod harness;
 pub mod histogram;
