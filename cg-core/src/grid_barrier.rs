@@ -84,12 +84,7 @@ pub(crate) fn arrive(block_rank: u32, num_blocks: u32) -> u32 {
             let tops = atom::atom_add_u32(s.top(), 1, Sem::AcqRel, Gpu);
             if tops == counters - 1 {
                 atom::st_b32(s.top(), 0, Sem::Relaxed, Gpu);
-                atom::st_b32(
-                    s.generation(),
-                    generation.wrapping_add(1),
-                    Sem::Release,
-                    Gpu,
-                );
+                atom::st_b32(s.generation(), generation.wrapping_add(1), Sem::Release, Gpu);
             }
         }
         generation

@@ -311,6 +311,8 @@ pub fn grid_workspace() -> u64 {
     r
 }
 
+
+
 core::arch::global_asm!(".global .align 128 .b8 cg_grid_barrier_state[4352];");
 
 /// The address of the module's grid-barrier state (34 lines of 128 bytes,
