@@ -254,8 +254,8 @@ fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
             &[
                 "shfl.sync.down.b32",
                 "bar.sync",
-                "atom.acq_rel.gpu.global.add.u32",
-                "ld.acquire.gpu.global.b32",
+                "atom.add.release.gpu.u32",
+                "ld.acquire.gpu.u32",
                 "st.shared.b32",
                 "ld.shared.b32",
                 "// cg-core: grid.sync",
@@ -488,8 +488,8 @@ fn coalesced_groups_and_matches_use_their_instructions() {
             ptx,
             "api_grid_split_barrier",
             &[
-                "atom.acq_rel.gpu.global.add.u32",
-                "ld.acquire.gpu.global.b32",
+                "atom.add.release.gpu.u32",
+                "ld.acquire.gpu.u32",
                 "bar.sync",
                 "// cg-core: grid.sync",
             ],

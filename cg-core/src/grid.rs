@@ -10,14 +10,12 @@
 //! `barrier_arrive()`/`barrier_wait(token)` split the barrier in two halves
 //! (CUDA 12's `grid_group::barrier_arrive`); `sync()` is the two in a row.
 //!
-//! The barrier: `bar.sync 0`; thread 0 of each block arrives on an arrival
-//! tree of 32 counters in the module's own global memory (not on the one
-//! word of the driver's workspace that CUDA's headers use, where every
-//! block's atomic queues on one L2 line) and spins on `ld.acquire.gpu`
-//! until the tree's last arrival advances the generation; `bar.sync 0`.
-//! See `grid_barrier` for the protocol and its ordering. No `-rdc`, no
-//! device runtime library. The driver's workspace pointer (`{%envreg2,
-//! %envreg1}`) still tells whether the launch was cooperative.
+//! The barrier is the one CUDA's headers implement over the same workspace
+//! (`{u32 size; u32 barrier}` at `{%envreg2, %envreg1}`): `bar.sync 0`; thread
+//! 0 of each block does `atom.add.release.gpu` on the barrier word (block 0
+//! adds `0x80000000 - (blocks - 1)`, the others 1), so the last arrival flips
+//! bit 31; it spins on `ld.acquire.gpu` until the bit differs from the value
+//! it read; `bar.sync 0`. No `-rdc`, no device runtime library.
 //!
 //! Under an ordinary launch the workspace pointer is usually 0 and `sync()`
 //! traps (the launch fails) instead of hanging. That guard is best effort:
@@ -25,7 +23,7 @@
 //! workspace in place; the host API is what makes the misuse impossible.
 
 use crate::group::{Dim3, GroupSync};
-use crate::{fault, grid_barrier, intrinsics};
+use crate::{fault, intrinsics};
 use core::arch::asm;
 
 /// All blocks of the launch. Obtain it with [`this_grid`].
@@ -130,12 +128,12 @@ impl GridGroup {
     }
 
     /// Stops the kernel (a failed check the host reports, naming the
-    /// caller's line) unless it was launched cooperatively. The marker
-    /// lets cg-builder find kernels that reach a grid barrier (they must be
-    /// `#[kernel(cooperative)]`).
+    /// caller's line) unless it was launched cooperatively; returns the
+    /// barrier word. The marker lets cg-builder find kernels that reach a
+    /// grid barrier (they must be `#[kernel(cooperative)]`).
     #[inline(always)]
     #[track_caller]
-    fn check_cooperative(&self) {
+    fn barrier_word(&self) -> *mut u32 {
         unsafe {
             asm!(
                 "// cg-core: grid.sync",
@@ -148,11 +146,12 @@ impl GridGroup {
                  #[kernel(cooperative)] so that its handle launches it with cuLaunchCooperativeKernel",
             );
         }
+        (self.workspace + 4) as *mut u32
     }
 
     /// `grid.barrier_arrive()`: the first half of a split grid barrier. The
     /// block synchronizes (`bar.sync`), then its thread 0 adds the block's
-    /// arrival to the arrival tree (`atom.acq_rel.gpu`), so that writes
+    /// arrival to the barrier word (`atom.add.release.gpu`), so that writes
     /// before the arrival are visible to every thread after the matching
     /// [`barrier_wait`](Self::barrier_wait). Work that does not depend on
     /// other blocks can go between the two.
@@ -172,27 +171,35 @@ impl GridGroup {
     #[inline(always)]
     #[track_caller]
     pub fn barrier_arrive(&self) -> GridArrivalToken {
-        self.check_cooperative();
+        let barrier = self.barrier_word();
         intrinsics::bar_sync();
         let t = intrinsics::thread_idx();
-        let mut generation = 0;
+        let mut old = 0;
         if t[0] | t[1] | t[2] == 0 {
-            generation = grid_barrier::arrive(self.block_rank(), self.num_blocks());
+            let b = intrinsics::block_idx();
+            let add = if b[0] | b[1] | b[2] == 0 {
+                0x8000_0000u32.wrapping_sub(self.num_blocks() - 1)
+            } else {
+                1
+            };
+            // SAFETY: the driver's workspace of a cooperative launch.
+            old = unsafe { intrinsics::atom_add_release_gpu(barrier, add) };
         }
-        GridArrivalToken { generation }
+        GridArrivalToken { old }
     }
 
     /// `grid.barrier_wait(token)`: the second half of a split grid barrier.
-    /// Thread 0 of the block spins (`ld.acquire.gpu`) until the last
-    /// block's arrival advances the barrier's generation past the one in
-    /// its `token`; then the block synchronizes (`bar.sync`).
+    /// Thread 0 of the block spins (`ld.acquire.gpu`) until the last block's
+    /// arrival flips bit 31 of the barrier word away from the value in its
+    /// `token`; then the block synchronizes (`bar.sync`).
     #[inline(always)]
     #[track_caller]
     pub fn barrier_wait(&self, token: GridArrivalToken) {
-        self.check_cooperative();
+        let barrier = self.barrier_word();
         let t = intrinsics::thread_idx();
         if t[0] | t[1] | t[2] == 0 {
-            grid_barrier::wait(token.generation);
+            // SAFETY: the driver's workspace of a cooperative launch.
+            unsafe { while (token.old ^ intrinsics::ld_acquire_gpu(barrier)) & 0x8000_0000 == 0 {} }
         }
         intrinsics::bar_sync();
     }
@@ -219,8 +226,8 @@ impl GroupSync for GridGroup {
 
 /// What [`GridGroup::barrier_arrive`] returns and
 /// [`GridGroup::barrier_wait`] consumes (`grid_group::arrival_token`): the
-/// barrier's generation when this block arrived.
+/// barrier word as this block's arrival found it.
 #[must_use = "a grid arrival must be completed with barrier_wait"]
 pub struct GridArrivalToken {
-    generation: u32,
+    old: u32,
 }

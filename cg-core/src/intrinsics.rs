@@ -311,20 +311,26 @@ pub fn grid_workspace() -> u64 {
     r
 }
 
-
-
-core::arch::global_asm!(".global .align 128 .b8 cg_grid_barrier_state[4352];");
-
-/// The address of the module's grid-barrier state (34 lines of 128 bytes,
-/// zero at load; see `grid_barrier`).
+/// `atom.add.release.gpu.u32`: returns the old value.
+///
+/// # Safety
+/// `ptr` must be a valid, 4-byte-aligned global address.
 #[inline(always)]
-pub fn grid_barrier_state() -> u64 {
-    let a: u64;
-    // SAFETY: reads the address of the array declared above.
-    unsafe {
-        asm!("mov.u64 {a}, cg_grid_barrier_state;", a = out(reg64) a, options(nomem, nostack, pure))
-    };
-    a
+pub unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
+    let old: u32;
+    asm!("atom.add.release.gpu.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) ptr, v = in(reg32) v, options(nostack));
+    old
+}
+
+/// `ld.acquire.gpu.u32`.
+///
+/// # Safety
+/// `ptr` must be a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
+    let v: u32;
+    asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) ptr, options(nostack));
+    v
 }
 
 /// `%globaltimer`: a nanosecond clock shared by the whole GPU.

@@ -77,8 +77,6 @@ pub mod grid;
 #[cfg(target_arch = "nvptx64")]
 pub mod group;
 #[cfg(target_arch = "nvptx64")]
-mod grid_barrier;
-#[cfg(target_arch = "nvptx64")]
 pub mod intrinsics;
 #[cfg(target_arch = "nvptx64")]
 pub mod memcpy_async;
