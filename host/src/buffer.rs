@@ -83,7 +83,7 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     /// name memory of the new context), [`Error::ContextLost`] after a
     /// fault. The generated launch handles pass every buffer through here.
     pub fn launch_address(&self) -> Result<u64, Error> {
-        let _entered = self.gpu.enter()?;
+        self.gpu.check()?;
         Ok(self.device_address())
     }
 

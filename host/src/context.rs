@@ -126,7 +126,16 @@ impl DeviceState {
     /// a fault ended this one.
     pub(crate) fn enter(&'static self, generation: u64) -> Result<Entered, Error> {
         let entered = self.enter_any();
-        if entered.generation != generation {
+        self.check(generation)?;
+        Ok(entered)
+    }
+
+    /// [`DeviceState::enter`]'s checks without entering: for a value that
+    /// an operation which enters the device will use (a buffer passed to a
+    /// launch). No reset can make it pass wrongly: a handle of the current
+    /// generation passes only while no newer one exists.
+    pub(crate) fn check(&self, generation: u64) -> Result<(), Error> {
+        if self.generation.load(Ordering::Acquire) != generation {
             return Err(Error::StaleHandle {
                 ordinal: self.ordinal,
             });
@@ -137,7 +146,7 @@ impl DeviceState {
                 cause,
             });
         }
-        Ok(entered)
+        Ok(())
     }
 
     /// The fault that ended the current generation, if one did.

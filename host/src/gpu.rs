@@ -440,6 +440,12 @@ impl Gpu {
         self.inner.device.enter(self.inner.generation)
     }
 
+    /// [`Gpu::enter`]'s checks without entering (see
+    /// `DeviceState::check`).
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        self.inner.device.check(self.inner.generation)
+    }
+
     /// `value` (a driver object of this context), released with this
     /// context's generation and leaked after a reset.
     pub(crate) fn bind<T>(&self, value: T) -> ContextBound<T> {
