@@ -307,6 +307,39 @@ extern "C" __global__ void compact_positive(const float* input, u64 n, float* ou
     }
 }
 
+#define COMPACT_THREADS 256
+#define COMPACT_PER_THREAD 16
+
+extern "C" __global__ void __launch_bounds__(COMPACT_THREADS) compact_positive_tiles(const float* input, u64 n, float* out, unsigned* count) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    unsigned t = block.thread_rank();
+    u64 first = (u64)blockIdx.x * (COMPACT_THREADS * COMPACT_PER_THREAD);
+    unsigned kept = 0;
+#pragma unroll
+    for (unsigned k = 0; k < COMPACT_PER_THREAD; k++) {
+        u64 i = first + k * COMPACT_THREADS + t;
+        if (i < n && input[i] > 0.0f) kept++;
+    }
+    unsigned within = cg::exclusive_scan(warp, kept, cg::plus<unsigned>());
+    __shared__ unsigned totals[9];
+    if (warp.thread_rank() == 31) totals[warp.meta_group_rank()] = within + kept;
+    block.sync();
+    unsigned before = 0, all = 0;
+    for (unsigned w = 0; w < COMPACT_THREADS / 32; w++) {
+        if (w < warp.meta_group_rank()) before += totals[w];
+        all += totals[w];
+    }
+    if (t == 0) totals[8] = atomicAdd(count, all);
+    block.sync();
+    unsigned slot = totals[8] + before + within;
+#pragma unroll
+    for (unsigned k = 0; k < COMPACT_PER_THREAD; k++) {
+        u64 i = first + k * COMPACT_THREADS + t;
+        if (i < n && input[i] > 0.0f) out[slot++] = input[i];
+    }
+}
+
 extern "C" __global__ void divergent_sum(const unsigned* flags, u64 nflags, const float* data, u64 n, float* results) {
     u64 i = cg::this_grid().thread_rank();
     if (i < n && flags[i] != 0) {

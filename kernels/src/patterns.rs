@@ -41,6 +41,64 @@ pub fn compact_positive(input: &[f32], out: *mut f32, count: *mut u32) {
     }
 }
 
+/// Threads per block of [`compact_positive_tiles`].
+pub const COMPACT_THREADS: u32 = 256;
+/// Elements per thread of [`compact_positive_tiles`].
+pub const COMPACT_PER_THREAD: u32 = 16;
+
+/// Stream compaction with one `fetch_add` per block: block `b` takes the
+/// `256 * 16` elements from `b * 4096` (thread `t` the elements `t, t + 256,
+/// ...` of them, coalesced), counts what each thread keeps, scans the counts
+/// over the block (warp `exclusive_scan`, then the eight warp totals
+/// through shared memory), takes the block's slots with a single
+/// `fetch_add`, and each thread writes its elements there (in no particular
+/// order across blocks). Launch `ceil(n / 4096)` blocks of 256 threads;
+/// `count` is 0 before the launch.
+#[kernel]
+pub fn compact_positive_tiles(input: &[f32], out: *mut f32, count: *mut u32) {
+    let block = this_thread_block();
+    let warp = tiled_partition::<32>(&block);
+    let t = block.thread_rank();
+    let first = block.group_index().x as usize * (COMPACT_THREADS * COMPACT_PER_THREAD) as usize;
+    let at = |k: u32| first + (k * COMPACT_THREADS + t) as usize;
+    let mut kept = 0u32;
+    for k in 0..COMPACT_PER_THREAD {
+        if input.get(at(k)).is_some_and(|&x| x > 0.0) {
+            kept += 1;
+        }
+    }
+    let within_warp = exclusive_scan(&warp, kept, Plus);
+    let totals = shared_array!(u32; 9);
+    if warp.thread_rank() == 31 {
+        totals.set(warp.meta_group_rank() as usize, within_warp + kept);
+    }
+    block.sync();
+    let mut before = 0u32;
+    let mut all = 0u32;
+    for w in 0..COMPACT_THREADS / 32 {
+        let n = totals.get(w as usize);
+        if w < warp.meta_group_rank() {
+            before += n;
+        }
+        all += n;
+    }
+    if t == 0 {
+        // SAFETY: `count` is one u32, touched only atomically.
+        let slots = unsafe { AtomicRef::<u32>::from_ptr(count) };
+        totals.set(8, slots.fetch_add(all, Ordering::Relaxed));
+    }
+    block.sync();
+    let mut slot = totals.get(8) + before + within_warp;
+    for k in 0..COMPACT_PER_THREAD {
+        if let Some(&x) = input.get(at(k)) {
+            if x > 0.0 {
+                unsafe { *out.add(slot as usize) = x };
+                slot += 1;
+            }
+        }
+    }
+}
+
 /// `sums[c] += sum of values[i]` over the elements with `categories[i] ==
 /// c`: each warp splits by category with `labeled_partition`, each part
 /// reduces, and its first thread adds. Launch whole warps (the grid may run

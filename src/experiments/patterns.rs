@@ -4,8 +4,17 @@
 //! CUB's DeviceSelect), per-category sums with `labeled_partition`, and a
 //! cooperative prefix sum over the whole array.
 
+use crate::bench::Timing;
 use crate::bench::{self, Bench, Row};
-use crate::kernels::{CategorySums, CompactPositive, DivergentSum, GridPrefixSum};
+use crate::kernels::{
+    CategorySums, CompactPositive, CompactPositiveTiles, DivergentSum, GridPrefixSum,
+};
+use cg_host::DeviceBuffer;
+
+/// Threads per block and elements per thread of `compact_positive_tiles`
+/// (kernels/src/patterns.rs).
+const COMPACT_THREADS: u32 = 256;
+const COMPACT_PER_THREAD: u32 = 16;
 use cg_host::{Error, LaunchConfig};
 use rand::Rng;
 
@@ -83,40 +92,33 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             got.sort_unstable();
             count as usize == keep.len() && got == want
         };
-        // SAFETY: bench/kernels.cu declares the twin with the Rust kernel's parameters.
-        let twin = unsafe {
-            b.twin(
-                "compact_positive",
-                CompactPositive::KIND,
-                CompactPositive::from_function,
-            )?
+        // SAFETY: bench/kernels.cu declares the twins with the Rust kernels' parameters.
+        let (twin, twin_tiles) = unsafe {
+            (
+                b.twin(
+                    "compact_positive",
+                    CompactPositive::KIND,
+                    CompactPositive::from_function,
+                )?,
+                b.twin(
+                    "compact_positive_tiles",
+                    CompactPositiveTiles::KIND,
+                    CompactPositiveTiles::from_function,
+                )?,
+            )
         };
-        let (mut out, mut count) = (b.gpu.filled(n, f32::NAN)?, b.gpu.filled(1, 0u32)?);
-        let (mut tout, mut tcount) = (b.gpu.filled(n, f32::NAN)?, b.gpu.filled(1, 0u32)?);
-        b.k.compact_positive
-            .launch(cfg, &input, &mut out, &mut count)?;
-        let mut ok = check(&out.to_vec()?, count.to_vec()?[0]);
-        if let Some(t) = &twin {
-            t.launch(cfg, &input, &mut tout, &mut tcount)?;
-            ok &= check(&tout.to_vec()?, tcount.to_vec()?[0]);
-        }
-        let (r, c) = {
-            let (input, tout, tcount) = (&input, &mut tout, &mut tcount);
-            let cuda = twin.as_ref().map(|t| {
-                move || {
-                    tcount.zero()?;
-                    t.launch(cfg, input, tout, tcount)
-                }
-            });
-            let (k, out, count) = (&b.k.compact_positive, &mut out, &mut count);
-            b.time_pair(
-                || {
-                    count.zero()?;
-                    k.launch(cfg, input, out, count)
-                },
-                cuda,
-            )?
-        };
+        let (r, c, mut ok) =
+            compaction_row(b, cfg, &input, &b.k.compact_positive, twin.as_ref(), &check)?;
+        let tile = (COMPACT_THREADS * COMPACT_PER_THREAD) as usize;
+        let tiles_cfg = LaunchConfig::new(n.div_ceil(tile) as u32, COMPACT_THREADS);
+        let (rt, ct, ok_tiles) = compaction_row(
+            b,
+            tiles_cfg,
+            &input,
+            &b.k.compact_positive_tiles,
+            twin_tiles.as_ref(),
+            &check,
+        )?;
         // SAFETY: CubSelect is cg_cub_select_positive's signature.
         let cub: Option<CubSelect> =
             unsafe { b.library_fn("lib_cub_select.so", "cg_cub_select_positive") };
@@ -143,16 +145,20 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             ok &= rc == 0 && c == keep.len() && got[..c] == keep[..];
             lib = Some(ms as f64 * 1e3);
         }
-        let mut row = Row::timed(
-            "pattern: compaction, one fetch_add per warp",
-            &size,
-            r,
-            c,
-            4.0 * n as f64 + 4.0 * keep.len() as f64,
-            ok,
-        );
-        row.library = lib;
-        rows.push(row);
+        let bytes = 4.0 * n as f64 + 4.0 * keep.len() as f64;
+        for (name, r, c, verified) in [
+            ("pattern: compaction, one fetch_add per warp", r, c, ok),
+            (
+                "pattern: compaction, one fetch_add per 4096",
+                rt,
+                ct,
+                ok && ok_tiles,
+            ),
+        ] {
+            let mut row = Row::timed(name, &size, r, c, bytes, verified);
+            row.library = lib;
+            rows.push(row);
+        }
 
         // Per-category sums through labeled_partition.
         let cats: Vec<u32> = (0..n)
@@ -251,4 +257,72 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         b.push(r);
     }
     Ok(())
+}
+
+/// A compaction kernel's handle (one `fetch_add` per warp or per block).
+trait CompactKernel {
+    fn run(
+        &self,
+        cfg: LaunchConfig,
+        input: &DeviceBuffer<f32>,
+        out: &mut DeviceBuffer<f32>,
+        count: &mut DeviceBuffer<u32>,
+    ) -> Result<(), Error>;
+}
+
+macro_rules! compact_kernel {
+    ($($handle:ty),*) => {$(
+        impl CompactKernel for $handle {
+            fn run(
+                &self,
+                cfg: LaunchConfig,
+                input: &DeviceBuffer<f32>,
+                out: &mut DeviceBuffer<f32>,
+                count: &mut DeviceBuffer<u32>,
+            ) -> Result<(), Error> {
+                self.launch(cfg, input, out, count)
+            }
+        }
+    )*};
+}
+compact_kernel!(CompactPositive, CompactPositiveTiles);
+
+/// Verifies one launch of a compaction kernel and of its twin with
+/// `check(out, count)`, then times both (the counter is zeroed on the
+/// stream before every run): `(Rust, CUDA, verified)`.
+fn compaction_row<K: CompactKernel>(
+    b: &Bench,
+    cfg: LaunchConfig,
+    input: &DeviceBuffer<f32>,
+    rust: &K,
+    twin: Option<&K>,
+    check: &dyn Fn(&[f32], u32) -> bool,
+) -> Result<(Timing, Option<Timing>, bool), Error> {
+    let n = input.len();
+    let (mut out, mut count) = (b.gpu.filled(n, f32::NAN)?, b.gpu.filled(1, 0u32)?);
+    let (mut tout, mut tcount) = (b.gpu.filled(n, f32::NAN)?, b.gpu.filled(1, 0u32)?);
+    rust.run(cfg, input, &mut out, &mut count)?;
+    let mut ok = check(&out.to_vec()?, count.to_vec()?[0]);
+    if let Some(t) = twin {
+        t.run(cfg, input, &mut tout, &mut tcount)?;
+        ok &= check(&tout.to_vec()?, tcount.to_vec()?[0]);
+    }
+    let (r, c) = {
+        let (tout, tcount) = (&mut tout, &mut tcount);
+        let cuda = twin.map(|t| {
+            move || {
+                tcount.zero()?;
+                t.run(cfg, input, tout, tcount)
+            }
+        });
+        let (out, count) = (&mut out, &mut count);
+        b.time_pair(
+            || {
+                count.zero()?;
+                rust.run(cfg, input, out, count)
+            },
+            cuda,
+        )?
+    };
+    Ok((r, c, ok))
 }
