@@ -105,7 +105,11 @@ fn vec4_partial(input: &[f32], rank: usize, stride: usize) -> f32 {
 pub fn grid_sum_vec4(input: &[f32], partials: *mut f32, out: *mut f32) {
     let grid = this_grid();
     let block = this_thread_block();
-    let v = vec4_partial(input, grid.thread_rank() as usize, grid.num_threads() as usize);
+    let v = vec4_partial(
+        input,
+        grid.thread_rank() as usize,
+        grid.num_threads() as usize,
+    );
     finish_grid_sum(&grid, &block, v, partials, out);
 }
 
@@ -118,7 +122,11 @@ pub fn grid_sum_vec4(input: &[f32], partials: *mut f32, out: *mut f32) {
 pub fn sum_last_block(input: &[f32], partials: *mut f32, counter: *mut u32, out: *mut f32) {
     let grid = this_grid();
     let block = this_thread_block();
-    let v = vec4_partial(input, grid.thread_rank() as usize, grid.num_threads() as usize);
+    let v = vec4_partial(
+        input,
+        grid.thread_rank() as usize,
+        grid.num_threads() as usize,
+    );
     let s = block_sum(&block, v);
     let last = shared_array!(u32; 1);
     let nb = grid.num_blocks();
@@ -155,7 +163,11 @@ pub fn sum_last_block(input: &[f32], partials: *mut f32, counter: *mut u32, out:
 pub fn sum_block_partials(input: &[f32], partials: *mut f32) {
     let grid = this_grid();
     let block = this_thread_block();
-    let v = vec4_partial(input, grid.thread_rank() as usize, grid.num_threads() as usize);
+    let v = vec4_partial(
+        input,
+        grid.thread_rank() as usize,
+        grid.num_threads() as usize,
+    );
     let s = block_sum(&block, v);
     write_block_result(&block, partials, s);
 }

@@ -93,7 +93,12 @@ macro_rules! probed_float {
 probed_float!(f32 f64);
 
 #[inline(always)]
-fn bits_of<T: AtomicBits, S: Scope>(a: &AtomicRef<'_, T, S>, op: u32, v: T, o: Ordering) -> Option<T> {
+fn bits_of<T: AtomicBits, S: Scope>(
+    a: &AtomicRef<'_, T, S>,
+    op: u32,
+    v: T,
+    o: Ordering,
+) -> Option<T> {
     Some(match op {
         4 => a.fetch_and(v, o),
         5 => a.fetch_or(v, o),
@@ -177,7 +182,9 @@ fn atomic_probe<T: Probed>(
     match scope {
         0 => atomic_probe_in::<T, Block>(values, cells, olds, ncells, op, order, space),
         #[cfg(target_feature = "sm_90")]
-        1 => atomic_probe_in::<T, cg_core::atomic::Cluster>(values, cells, olds, ncells, op, order, space),
+        1 => atomic_probe_in::<T, cg_core::atomic::Cluster>(
+            values, cells, olds, ncells, op, order, space,
+        ),
         2 => atomic_probe_in::<T, Device>(values, cells, olds, ncells, op, order, space),
         3 => atomic_probe_in::<T, System>(values, cells, olds, ncells, op, order, space),
         _ => {}
@@ -335,7 +342,13 @@ pub fn api_atomic_f64(
 /// together. `sc` 1 uses `SeqCst` on both sides and `fence` 1 a release
 /// fence + relaxed flag store / relaxed load + acquire fence instead.
 #[kernel(cooperative)]
-pub fn api_message_passing(data: *mut u32, flags: *mut u32, stale: *mut u32, trials: u32, mode: u32) {
+pub fn api_message_passing(
+    data: *mut u32,
+    flags: *mut u32,
+    stale: *mut u32,
+    trials: u32,
+    mode: u32,
+) {
     let grid = this_grid();
     let block = this_thread_block();
     if block.thread_rank() != 0 {
