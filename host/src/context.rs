@@ -4,7 +4,8 @@
 //! A kernel fault leaves the device's primary context unusable: every later
 //! driver call in it fails. [`Gpu::reset`](crate::Gpu::reset) resets the
 //! primary context (`cuDevicePrimaryCtxReset`) and opens it again: a new
-//! *generation*. Every handle this crate gives out (a `Gpu`, a buffer, a
+//! *generation* (where the driver allows it: the drivers measured here keep
+//! a kernel fault for the rest of the process, and the reset is refused). Every handle this crate gives out (a `Gpu`, a buffer, a
 //! module, a kernel, a timer, a graph) belongs to the generation it was made
 //! in:
 //!

@@ -141,7 +141,9 @@ pub enum Error {
     /// `panic!`), or stopped on one of cg-core's checks (`check`; the
     /// message names it): where, in which thread, and why. The context is
     /// lost with it: every later call on the GPU fails with
-    /// [`Error::ContextLost`] until [`Gpu::reset`](crate::Gpu::reset).
+    /// [`Error::ContextLost`]. Current drivers keep the fault for the rest
+    /// of the process, so the GPU is usable again only from a new process
+    /// ([`Gpu::reset`](crate::Gpu::reset) says whether this one can recover).
     #[error(
         "kernel {kernel_desc} {stopped} at {file}:{line}:{column}, block ({}, {}, {}), thread ({}, {}, {}):\n{message}\n{lost}",
         .block[0], .block[1], .block[2], .thread[0], .thread[1], .thread[2],
@@ -198,8 +200,8 @@ pub enum Error {
     /// A call on a GPU whose context an earlier kernel fault lost.
     #[error(
         "GPU {ordinal}'s context was lost to an earlier fault, so nothing can run in it: {cause}\n\
-         Gpu::reset() opens a new context in this process (the lost context's buffers, modules and \
-         kernels stay unusable: upload and load them again)"
+         The CUDA driver keeps a kernel fault for the rest of the process: use GPU {ordinal} again \
+         from a new process (Gpu::reset() recovers in this one only where the driver allows it)"
     )]
     ContextLost {
         /// The GPU.
@@ -218,7 +220,9 @@ pub enum Error {
         /// The GPU.
         ordinal: usize,
     },
-    /// [`Gpu::reset`](crate::Gpu::reset) could not reset the context.
+    /// [`Gpu::reset`](crate::Gpu::reset) did not reset the context: a
+    /// kernel still runs, the driver refuses this process a new context
+    /// after a kernel fault, or the call came from inside an operation.
     #[error("Gpu::reset() of GPU {ordinal} refused: {reason}")]
     ResetRefused {
         /// The GPU.
@@ -294,8 +298,9 @@ fn kernel_phrase(kernel: &str, earlier_launches: u32) -> String {
 /// What a lost context means and how to go on.
 fn lost_advice(ordinal: usize) -> String {
     format!(
-        "GPU {ordinal}'s context is lost with it: Gpu::reset() opens a new one (buffers, modules \
-         and kernels of this one stay unusable)"
+        "GPU {ordinal}'s context is lost with it, and the CUDA driver keeps the fault for the rest \
+         of the process: use GPU {ordinal} again from a new process (Gpu::reset() recovers in this \
+         one only where the driver allows it)"
     )
 }
 

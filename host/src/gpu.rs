@@ -80,7 +80,8 @@ pub(crate) struct GpuInner {
 ///
 /// A kernel fault loses the device's context: the call that meets it
 /// returns [`Error::KernelPanic`] or [`Error::KernelFault`], and every later
-/// call [`Error::ContextLost`], until [`Gpu::reset`] opens a new context.
+/// call [`Error::ContextLost`]; the GPU is usable again from a new process
+/// ([`Gpu::reset`] where the driver allows this one to recover).
 #[derive(Clone)]
 pub struct Gpu {
     pub(crate) inner: Arc<GpuInner>,
@@ -88,6 +89,24 @@ pub struct Gpu {
 
 /// The open GPUs of the process, by ordinal: what [`Gpu::new`] returns.
 static OPEN: Mutex<Vec<(usize, Gpu)>> = Mutex::new(Vec::new());
+
+/// Whether the driver gives this process a new context on `device`: it
+/// creates one (not the primary one) and destroys it again. After a kernel
+/// fault, drivers that keep the fault for the rest of the process answer
+/// with the fault's code.
+fn new_context_allowed(device: sys::CUdevice) -> Result<(), sys::CUresult> {
+    let mut ctx = std::ptr::null_mut();
+    // SAFETY: no creation parameters; the context made (and made current)
+    // is destroyed before return, which makes the one current before it
+    // current again.
+    unsafe {
+        sys::cuCtxCreate_v4(&mut ctx, std::ptr::null_mut(), 0, device)
+            .result()
+            .map_err(|e| e.0)?;
+        let _ = sys::cuCtxDestroy_v2(ctx);
+    }
+    Ok(())
+}
 
 /// `CG_DEADLINE_SECONDS` as milliseconds (0 when unset or not a number).
 fn deadline_from_env() -> u64 {
@@ -217,14 +236,21 @@ impl Gpu {
     }
 
     /// Resets the device's primary context (`cuDevicePrimaryCtxReset`) and
-    /// opens a new one, so that the process can go on after a kernel fault
-    /// ([`Error::KernelPanic`], [`Error::KernelFault`]). Returns the new
-    /// `Gpu`, which [`Gpu::new`] returns from now on too.
+    /// opens a new one, releasing everything the old one held. Returns the
+    /// new `Gpu`, which [`Gpu::new`] returns from now on too.
+    ///
+    /// After a kernel fault ([`Error::KernelPanic`], [`Error::KernelFault`])
+    /// this is how a process would go on, where the driver allows it. The
+    /// drivers measured here (580) keep a kernel fault for the rest of the
+    /// process: they refuse it every new context, primary or not, reset or
+    /// not. The reset asks first (it creates and destroys a context of its
+    /// own) and, refused, returns [`Error::ResetRefused`] saying so, with
+    /// nothing changed: the GPU is usable again only from a new process.
     ///
     /// Every handle of the old context, on every thread (this `Gpu` and its
     /// clones, its buffers, modules, kernels, timers and graphs), is invalid
-    /// afterwards: using one returns [`Error::StaleHandle`], and dropping one
-    /// releases nothing (what it held went with the context). Upload and
+    /// after a reset: using one returns [`Error::StaleHandle`], and dropping
+    /// one releases nothing (what it held went with the context). Upload and
     /// load again on the new `Gpu`. The reset waits for the calls on this
     /// GPU in flight on other threads. It is refused for a handle that is
     /// already stale, and while a kernel is still running (after
@@ -252,6 +278,25 @@ impl Gpu {
                         self.last_launch()
                     ),
                 });
+            }
+            if fault::lost_context_fault(r).is_some() {
+                // A fault no call has met yet: record it as what lost the
+                // context.
+                let _ = self.driver_failure(DriverError(r), String::new);
+            }
+            if self.inner.device.lost().is_some() {
+                if let Err(code) = new_context_allowed(self.inner.ctx.cu_device()) {
+                    return Err(Error::ResetRefused {
+                        ordinal,
+                        reason: format!(
+                            "the CUDA driver keeps the kernel fault for the rest of this process: it \
+                             refuses it a new context ({}), so a reset would only lose the old \
+                             one's handles; use GPU {ordinal} again from a new process (to go on \
+                             after a fault, run the work that may fault in a child process)",
+                            fault::code_name(code)
+                        ),
+                    });
+                }
             }
         }
         let cu_device = self.inner.ctx.cu_device();

@@ -13,8 +13,10 @@
 //! missing driver, a missing device or a bad launch.
 //!
 //! A kernel that panics is reported as a Rust panic is, with its file, line,
-//! block and thread ([`Error::KernelPanic`]); the fault loses the GPU's
-//! context, and [`Gpu::reset`] opens a new one in the same process.
+//! block and thread ([`Error::KernelPanic`]). The fault loses the GPU's
+//! context, and every later call says so ([`Error::ContextLost`]);
+//! [`Gpu::reset`] opens a new context where the driver allows the process
+//! to recover (the drivers measured here do not).
 #![warn(missing_docs)]
 
 pub mod args;
