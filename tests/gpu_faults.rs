@@ -8,9 +8,12 @@
 //! * a store through a wild pointer is `Error::KernelFault` naming the
 //!   illegal address and the tool that finds it;
 //! * after a fault, every call says the context was lost to that fault (no
-//!   message blames the driver, the PTX or the arguments), and `Gpu::reset`
-//!   opens a working context in the same process: old handles are errors,
-//!   dropping them frees nothing of the new context, and correct kernels run;
+//!   message blames the driver, the PTX or the arguments); `Gpu::reset`
+//!   then either recovers or, on a driver that keeps the fault for the rest
+//!   of the process (580 does), is refused saying so, with nothing changed;
+//! * `Gpu::reset` of a working context opens a new one: old handles are
+//!   errors, dropping them frees nothing of the new context, and correct
+//!   kernels run (an ordinary and a cooperative one);
 //! * a reset is refused while a kernel still runs (it would wait for it);
 //! * running out of device memory names the size asked and the memory free;
 //! * a module the driver's PTX compiler rejects is blamed on the PTX, with
@@ -68,10 +71,18 @@ fn run_child(parent: &str, child: &str) {
 }
 
 #[test]
-fn a_bounds_check_panic_names_file_line_block_and_thread_and_the_process_recovers() {
+fn a_bounds_check_panic_names_file_line_block_and_thread() {
     run_child(
-        "a_bounds_check_panic_names_file_line_block_and_thread_and_the_process_recovers",
-        "child_bounds_check_panic_then_recovery",
+        "a_bounds_check_panic_names_file_line_block_and_thread",
+        "child_bounds_check_panic",
+    );
+}
+
+#[test]
+fn a_reset_of_a_working_context_invalidates_the_old_handles_and_runs_kernels() {
+    run_child(
+        "a_reset_of_a_working_context_invalidates_the_old_handles_and_runs_kernels",
+        "child_reset_of_a_working_context",
     );
 }
 
@@ -90,18 +101,17 @@ fn a_failed_assert_names_its_line_and_thread() {
 
 #[test]
 fn when_many_threads_panic_one_whole_record_comes_back_every_time() {
-    run_child(
-        "when_many_threads_panic_one_whole_record_comes_back_every_time",
-        "child_many_threads_panic",
-    );
+    for _ in 0..3 {
+        run_child(
+            "when_many_threads_panic_one_whole_record_comes_back_every_time",
+            "child_many_threads_panic",
+        );
+    }
 }
 
 #[test]
-fn a_wild_write_is_an_illegal_address_and_the_process_recovers() {
-    run_child(
-        "a_wild_write_is_an_illegal_address_and_the_process_recovers",
-        "child_wild_write",
-    );
+fn a_wild_write_is_an_illegal_address() {
+    run_child("a_wild_write_is_an_illegal_address", "child_wild_write");
 }
 
 #[test]
@@ -329,11 +339,49 @@ fn expect_lost(gpu: &Gpu, k: &Kernels, out: &mut cg_host::DeviceBuffer<u32>, fau
     );
 }
 
-/// Resets the GPU after a fault and checks the new context: the old
+/// After a fault: `Gpu::reset` either recovers (and then everything
+/// [`check_new_context`] checks holds) or, on a driver that keeps the
+/// fault for the rest of the process, is refused saying so, and nothing
+/// changes: every call still names the lost context.
+fn reset_after_fault(
+    gpu: Gpu,
+    k: Kernels,
+    mut old_buffers: Vec<cg_host::DeviceBuffer<u32>>,
+    fault: &Error,
+) {
+    match gpu.reset() {
+        Ok(fresh) => {
+            println!("SAW the reset after the fault: this driver lets the process recover");
+            check_new_context(fresh, gpu, k, old_buffers);
+        }
+        Err(e @ Error::ResetRefused { .. }) => {
+            saw("the reset after the fault", &e);
+            let text = e.to_string();
+            assert!(
+                text.starts_with(
+                    "Gpu::reset() of GPU 0 refused: the CUDA driver keeps the kernel fault for the \
+                     rest of this process: it refuses it a new context (CUDA_ERROR_"
+                ),
+                "{text}"
+            );
+            assert!(text.contains("from a new process"), "{text}");
+            // Nothing changed: the same lost context, named as before.
+            let out = old_buffers.last_mut().unwrap();
+            expect_lost(&gpu, &k, out, fault);
+        }
+        Err(e) => panic!("the reset after the fault: {e}\n{e:?}"),
+    }
+}
+
+/// Checks the context `fresh` that `Gpu::reset` of `gpu` opened: the old
 /// handles are errors, dropping them frees nothing of the new context, and
 /// correct kernels run (an ordinary and a cooperative one).
-fn recover(gpu: Gpu, k: Kernels, old_buffers: Vec<cg_host::DeviceBuffer<u32>>) {
-    let fresh = gpu.reset().expect("Gpu::reset after the fault");
+fn check_new_context(
+    fresh: Gpu,
+    gpu: Gpu,
+    k: Kernels,
+    old_buffers: Vec<cg_host::DeviceBuffer<u32>>,
+) {
     // New buffers first, of the old ones' sizes: the new context may well
     // hand out the addresses the old ones had.
     let patterns: Vec<Vec<u32>> = old_buffers
@@ -418,12 +466,12 @@ fn recover(gpu: Gpu, k: Kernels, old_buffers: Vec<cg_host::DeviceBuffer<u32>>) {
         sum.to_vec().unwrap()[0],
         &values,
     );
-    println!("recovered: the new context ran an ordinary and a cooperative kernel");
+    println!("the new context ran an ordinary and a cooperative kernel");
 }
 
 #[test]
-#[ignore = "child process of a_bounds_check_panic_names_file_line_block_and_thread_and_the_process_recovers"]
-fn child_bounds_check_panic_then_recovery() {
+#[ignore = "child process of a_bounds_check_panic_names_file_line_block_and_thread"]
+fn child_bounds_check_panic() {
     let gpu = child_gpu();
     let k = Kernels::load(&gpu).unwrap();
     let (bad, block, thread) = bad_thread();
@@ -448,8 +496,27 @@ fn child_bounds_check_panic_then_recovery() {
         },
     );
     expect_lost(&gpu, &k, &mut out, &err);
-    recover(gpu, k, vec![input, out]);
-    passed("child_bounds_check_panic_then_recovery");
+    reset_after_fault(gpu, k, vec![input, out], &err);
+    passed("child_bounds_check_panic");
+}
+
+#[test]
+#[ignore = "child process of a_reset_of_a_working_context_invalidates_the_old_handles_and_runs_kernels"]
+fn child_reset_of_a_working_context() {
+    let gpu = child_gpu();
+    let k = Kernels::load(&gpu).unwrap();
+    let input = gpu.upload(&[7u32; 4]).unwrap();
+    let mut out = gpu.filled(THREADS, 0u32).unwrap();
+    k.fault_assert
+        .launch(launch_shape(), &mut out, u32::MAX)
+        .unwrap();
+    assert_eq!(
+        out.to_vec().unwrap(),
+        (0..THREADS as u32).collect::<Vec<_>>()
+    );
+    let fresh = gpu.reset().expect("a reset of a working context");
+    check_new_context(fresh, gpu, k, vec![input, out]);
+    passed("child_reset_of_a_working_context");
 }
 
 #[test]
@@ -512,54 +579,50 @@ fn child_many_threads_panic() {
     let n = 100usize;
     let grid = [4, 1, 1];
     let block = [64, 1, 1];
-    let mut gpu = child_gpu();
-    for round in 0..3 {
-        let k = Kernels::load(&gpu).unwrap();
-        let input = gpu.upload(&vec![1u32; n]).unwrap();
-        let mut out = gpu.filled(256, 0u32).unwrap();
-        k.fault_many_threads
-            .launch(LaunchConfig::new(grid[0], block[0]), &input, &mut out)
-            .unwrap();
-        let err = out.to_vec().expect_err("156 threads index past the end");
-        saw(&format!("round {round}"), &err);
-        expect_panic(
-            &err,
-            &Expected {
-                kernel: "fault_many_threads",
-                file: "kernels/src/faults.rs",
-                at: fault_site("many", "input[i]"),
-                stopped_in: None,
-                check: false,
-                message: "index out of bounds",
-            },
-        );
-        let Error::KernelPanic {
-            block: b,
-            thread: t,
-            ..
-        } = err
-        else {
-            unreachable!()
-        };
-        // Whichever thread won, its block and thread belong together: one
-        // of the threads that panicked.
-        let rank = b[0] * block[0] + t[0];
-        assert!(
-            b[1] == 0 && b[2] == 0 && t[1] == 0 && t[2] == 0 && b[0] < grid[0] && t[0] < block[0],
-            "block {b:?}, thread {t:?}"
-        );
-        assert!(
-            rank as usize >= n,
-            "thread {rank} did not panic (only ranks {n} and up do)"
-        );
-        drop((k, input, out));
-        gpu = gpu.reset().expect("reset after the panic");
-    }
+    let gpu = child_gpu();
+    let k = Kernels::load(&gpu).unwrap();
+    let input = gpu.upload(&vec![1u32; n]).unwrap();
+    let mut out = gpu.filled(256, 0u32).unwrap();
+    k.fault_many_threads
+        .launch(LaunchConfig::new(grid[0], block[0]), &input, &mut out)
+        .unwrap();
+    let err = out.to_vec().expect_err("156 threads index past the end");
+    saw("the panic of many threads", &err);
+    expect_panic(
+        &err,
+        &Expected {
+            kernel: "fault_many_threads",
+            file: "kernels/src/faults.rs",
+            at: fault_site("many", "input[i]"),
+            stopped_in: None,
+            check: false,
+            message: "index out of bounds",
+        },
+    );
+    let Error::KernelPanic {
+        block: b,
+        thread: t,
+        ..
+    } = err
+    else {
+        unreachable!()
+    };
+    // Whichever thread won, its block and thread belong together: one of
+    // the threads that panicked.
+    let rank = b[0] * block[0] + t[0];
+    assert!(
+        b[1] == 0 && b[2] == 0 && t[1] == 0 && t[2] == 0 && b[0] < grid[0] && t[0] < block[0],
+        "block {b:?}, thread {t:?}"
+    );
+    assert!(
+        rank as usize >= n,
+        "thread {rank} did not panic (only ranks {n} and up do)"
+    );
     passed("child_many_threads_panic");
 }
 
 #[test]
-#[ignore = "child process of a_wild_write_is_an_illegal_address_and_the_process_recovers"]
+#[ignore = "child process of a_wild_write_is_an_illegal_address"]
 fn child_wild_write() {
     let gpu = child_gpu();
     let k = Kernels::load(&gpu).unwrap();
@@ -598,7 +661,7 @@ fn child_wild_write() {
         assert!(hint.contains("compute-sanitizer --tool memcheck"), "{err}");
     }
     expect_lost(&gpu, &k, &mut out, &err);
-    recover(gpu, k, vec![out]);
+    reset_after_fault(gpu, k, vec![out], &err);
     passed("child_wild_write");
 }
 
