@@ -25,43 +25,30 @@ trait WideTile: Collective + Copy {
     fn all_of(&self, p: bool) -> bool;
 }
 
-impl<const N: u32> WideTile for MultiWarpTile<N> {
-    #[inline(always)]
-    fn meta(&self) -> (u32, u32) {
-        (self.meta_group_rank(), self.meta_group_size())
-    }
-    #[inline(always)]
-    fn broadcast(&self, v: u32, src: u32) -> u32 {
-        self.shfl(v, src)
-    }
-    #[inline(always)]
-    fn any_of(&self, p: bool) -> bool {
-        self.any(p)
-    }
-    #[inline(always)]
-    fn all_of(&self, p: bool) -> bool {
-        self.all(p)
-    }
+/// `WideTile` from the tile's own methods of the same names.
+macro_rules! wide_tile {
+    ($([$($generics:tt)*] $tile:ty),*) => {$(
+        impl<$($generics)*> WideTile for $tile {
+            #[inline(always)]
+            fn meta(&self) -> (u32, u32) {
+                (self.meta_group_rank(), self.meta_group_size())
+            }
+            #[inline(always)]
+            fn broadcast(&self, v: u32, src: u32) -> u32 {
+                self.shfl(v, src)
+            }
+            #[inline(always)]
+            fn any_of(&self, p: bool) -> bool {
+                self.any(p)
+            }
+            #[inline(always)]
+            fn all_of(&self, p: bool) -> bool {
+                self.all(p)
+            }
+        }
+    )*};
 }
-
-impl WideTile for ThreadBlockTile<32> {
-    #[inline(always)]
-    fn meta(&self) -> (u32, u32) {
-        (self.meta_group_rank(), self.meta_group_size())
-    }
-    #[inline(always)]
-    fn broadcast(&self, v: u32, src: u32) -> u32 {
-        self.shfl(v, src)
-    }
-    #[inline(always)]
-    fn any_of(&self, p: bool) -> bool {
-        self.any(p)
-    }
-    #[inline(always)]
-    fn all_of(&self, p: bool) -> bool {
-        self.all(p)
-    }
-}
+wide_tile!([const N: u32] MultiWarpTile<N>, [] ThreadBlockTile<32>);
 
 impl MultiWarpProbe {
     #[inline(always)]
