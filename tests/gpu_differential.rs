@@ -906,17 +906,7 @@ fn votes_and_matches_agree_with_cuda() {
         let geo = Geometry::new(shape);
         for _ in 0..3 {
             let keys = random_keys(&mut rng, geo.b, geo.total);
-            // 64-bit values that differ only in their high half, or only in
-            // their low half, per warp.
-            let mut wide = vec![0u64; geo.total];
-            for (n, chunk) in wide.chunks_mut(32).enumerate() {
-                let same = rng.random_bool(0.3);
-                let v0 = rng.random_range(0..3u64);
-                for x in chunk.iter_mut() {
-                    let v = if same { v0 } else { rng.random_range(0..3u64) };
-                    *x = if n % 2 == 0 { v << 40 | 7 } else { 7 << 40 | v };
-                }
-            }
+            let wide = random_wide_matches(&mut rng, geo.total);
             let keys_buf = gpu.upload(&keys).unwrap();
             let wide_buf = gpu.upload(&wide).unwrap();
             let mut probes = Probes {
@@ -1407,12 +1397,7 @@ fn multi_warp_tiles_agree_with_cuda() {
         "tiled_partition::<64>(tiled_partition::<256>(block))",
         "tiled_partition::<32>(tiled_partition::<128>(block))",
     ];
-    let shapes: [(Dims, Dims); 3] = [
-        ((2, 1, 1), (512, 1, 1)),
-        ((3, 1, 1), (1024, 1, 1)),
-        ((2, 1, 1), (32, 16, 1)),
-    ];
-    for shape in shapes {
+    for shape in MULTI_WARP_SHAPES {
         let geo = Geometry::new(shape);
         let keys = random_keys(&mut rng, geo.b, geo.total);
         let input = int_words(&mut rng, geo.total);

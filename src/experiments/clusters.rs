@@ -167,27 +167,21 @@ trait HistogramKernel {
     ) -> Result<(), Error>;
 }
 
-impl HistogramKernel for ClusterHistogram {
-    fn run(
-        &self,
-        cfg: LaunchConfig,
-        values: &DeviceBuffer<u32>,
-        bins: &mut DeviceBuffer<u32>,
-    ) -> Result<(), Error> {
-        self.launch(cfg, values, bins)
-    }
+macro_rules! histogram_kernel {
+    ($($handle:ty),*) => {$(
+        impl HistogramKernel for $handle {
+            fn run(
+                &self,
+                cfg: LaunchConfig,
+                values: &DeviceBuffer<u32>,
+                bins: &mut DeviceBuffer<u32>,
+            ) -> Result<(), Error> {
+                self.launch(cfg, values, bins)
+            }
+        }
+    )*};
 }
-
-impl HistogramKernel for SharedHistogram {
-    fn run(
-        &self,
-        cfg: LaunchConfig,
-        values: &DeviceBuffer<u32>,
-        bins: &mut DeviceBuffer<u32>,
-    ) -> Result<(), Error> {
-        self.launch(cfg, values, bins)
-    }
-}
+histogram_kernel!(ClusterHistogram, SharedHistogram);
 
 /// Times a histogram kernel beside its twin, then verifies one fresh
 /// launch of each against `want`: `(Rust ms, CUDA ms, verified)`.

@@ -474,3 +474,27 @@ pub fn int_words(rng: &mut StdRng, words: usize) -> Vec<u32> {
         })
         .collect()
 }
+
+/// Block shapes for multi-warp tiles: each a whole number of the largest
+/// tile (512 threads), 1-D and 2-D.
+pub const MULTI_WARP_SHAPES: [(Dims, Dims); 3] = [
+    ((2, 1, 1), (512, 1, 1)),
+    ((3, 1, 1), (1024, 1, 1)),
+    ((2, 1, 1), (32, 16, 1)),
+];
+
+/// `n` 64-bit match values, per warp all equal or drawn from three, that
+/// differ only in their high half (even warps) or only in their low half
+/// (odd warps): a 32-bit match would get them wrong.
+pub fn random_wide_matches(rng: &mut StdRng, n: usize) -> Vec<u64> {
+    let mut wide = vec![0u64; n];
+    for (w, chunk) in wide.chunks_mut(32).enumerate() {
+        let same = rng.random_bool(0.3);
+        let v0 = rng.random_range(0..3u64);
+        for x in chunk.iter_mut() {
+            let v = if same { v0 } else { rng.random_range(0..3u64) };
+            *x = if w % 2 == 0 { v << 40 | 7 } else { 7 << 40 | v };
+        }
+    }
+    wide
+}
