@@ -29,7 +29,7 @@ use rand::rngs::StdRng;
 use rand::Rng;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 
 /// Every test of this binary: the last to finish prints the binary's total.
@@ -341,12 +341,6 @@ fn group_inputs(
 
 // ------------------------------------------------------------------ twins
 
-/// `$CG_TWINS_DIR/api.ptx`, when it exists.
-fn twins_ptx() -> Option<PathBuf> {
-    let path = PathBuf::from(std::env::var_os("CG_TWINS_DIR")?).join("api.ptx");
-    path.exists().then_some(path)
-}
-
 /// The twins' module, loaded once per process (the driver compiles its
 /// PTX on load), and the two PTX texts whose parameter lists must agree.
 struct Twins {
@@ -411,7 +405,7 @@ macro_rules! twin {
 /// notice when there is no GPU or no twins (with `CG_REQUIRE_GPU=1`, a
 /// failure).
 fn open(test: &str) -> Option<(Gpu, Kernels, &'static Twins)> {
-    let Some(path) = twins_ptx() else {
+    let Some(path) = common::twins_path("api.ptx") else {
         let why = "the CUDA C++ twins are missing: CG_TWINS_DIR must name a folder holding \
                    api.ptx (nvcc -O3 -arch=sm_90 -ptx -o $CG_TWINS_DIR/api.ptx \
                    tests/twins/api.cu; scripts/gpu-run builds it)";

@@ -65,13 +65,19 @@ macro_rules! gpu_or_return {
     };
 }
 
+/// `$CG_TWINS_DIR/{file}`, when it exists (scripts/gpu-run builds
+/// tests/twins/*.cu there).
+pub fn twins_path(file: &str) -> Option<std::path::PathBuf> {
+    let path = std::path::Path::new(&std::env::var_os("CG_TWINS_DIR")?).join(file);
+    path.exists().then_some(path)
+}
+
 /// The nvcc-built CUDA C++ twins in `$CG_TWINS_DIR/{file}` (scripts/gpu-run
 /// builds tests/twins/*.cu there), or `None` after a loud notice; with
 /// `CG_REQUIRE_GPU=1` missing twins fail the test, since CUDA is the judge.
 pub fn twin_module(gpu: &Gpu, test: &str, file: &str) -> Option<cg_host::Module> {
-    let path = std::env::var_os("CG_TWINS_DIR").map(|d| std::path::Path::new(&d).join(file));
-    match path {
-        Some(p) if p.exists() => Some(
+    match twins_path(file) {
+        Some(p) => Some(
             cg_host::Module::from_ptx_file(gpu, &p)
                 .unwrap_or_else(|e| panic!("loading the CUDA twins {}: {e}", p.display())),
         ),
