@@ -118,7 +118,7 @@ type CubSum = unsafe extern "C" fn(*const f32, *mut f32, u64, i32, i32, *mut f32
 /// Experiment 2: the whole array to one scalar, five ways.
 pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
     eprintln!("whole-array sums");
-    let copy = bench::copy_bandwidth(&b.gpu, 1 << 30, 20)?;
+    let copy = b.copy_gbps()?;
     eprintln!("  device-to-device copy: {copy:.0} GB/s (read + write, 1 GiB)");
     // SAFETY: CubSum is cg_cub_sum's signature (bench/lib_cub_sum.cu).
     let cub: Option<CubSum> = unsafe { b.library_fn("lib_cub_sum.so", "cg_cub_sum") };
