@@ -5,13 +5,13 @@
 //! the generated code is, in essence:
 //!
 //! ```ignore
-//! pub struct GridSum { function: cg_host::Function }
+//! pub struct GridSum { function: cooperative_groups::Function }
 //! impl GridSum {
 //!     pub fn launch(&self, config: LaunchConfig, input: &DeviceBuffer<f32>,
-//!                   out: &mut DeviceBuffer<f32>) -> Result<(), cg_host::Error>;
+//!                   out: &mut DeviceBuffer<f32>) -> Result<(), cooperative_groups::Error>;
 //! }
 //! pub struct Kernels { pub grid_sum: GridSum, /* one field per kernel */ }
-//! pub static PTX: cg_host::PtxSet; // one embedded module per architecture
+//! pub static PTX: cooperative_groups::PtxSet; // one embedded module per architecture
 //! ```
 //!
 //! `launch` takes exactly the kernel's parameters, mapped as the table in
@@ -173,10 +173,13 @@ fn handle(k: &ScannedKernel) -> TokenStream {
             ParamKind::Value => {
                 host_params.push(quote!(#pn: #ty));
                 let v = format_ident!("__{}", pn);
-                values.push((v.clone(), quote!(let #v: #ty = ::cg_host::args::pod(#pn);)));
+                values.push((
+                    v.clone(),
+                    quote!(let #v: #ty = ::cooperative_groups::args::pod(#pn);),
+                ));
             }
             ParamKind::Slice | ParamKind::ConstPtr => {
-                host_params.push(quote!(#pn: &::cg_host::DeviceBuffer<#ty>));
+                host_params.push(quote!(#pn: &::cooperative_groups::DeviceBuffer<#ty>));
                 let v = format_ident!("__{}_ptr", pn);
                 values.push((v.clone(), quote!(let #v: u64 = #pn.launch_address()?;)));
                 if p.kind == ParamKind::Slice {
@@ -185,7 +188,7 @@ fn handle(k: &ScannedKernel) -> TokenStream {
                 }
             }
             ParamKind::MutPtr => {
-                host_params.push(quote!(#pn: &mut ::cg_host::DeviceBuffer<#ty>));
+                host_params.push(quote!(#pn: &mut ::cooperative_groups::DeviceBuffer<#ty>));
                 let v = format_ident!("__{}_ptr", pn);
                 values.push((v.clone(), quote!(let #v: u64 = #pn.launch_address()?;)));
             }
@@ -198,13 +201,13 @@ fn handle(k: &ScannedKernel) -> TokenStream {
     let count = values.len();
     let kind = match (sig.options.cooperative, sig.options.cluster) {
         (c, Some(ClusterShape::Fixed([x, y, z]))) => {
-            quote!(::cg_host::LaunchKind::Cluster { cooperative: #c, dims: Some([#x, #y, #z]) })
+            quote!(::cooperative_groups::LaunchKind::Cluster { cooperative: #c, dims: Some([#x, #y, #z]) })
         }
         (c, Some(ClusterShape::Runtime)) => {
-            quote!(::cg_host::LaunchKind::Cluster { cooperative: #c, dims: None })
+            quote!(::cooperative_groups::LaunchKind::Cluster { cooperative: #c, dims: None })
         }
-        (true, None) => quote!(::cg_host::LaunchKind::Cooperative),
-        (false, None) => quote!(::cg_host::LaunchKind::Plain),
+        (true, None) => quote!(::cooperative_groups::LaunchKind::Cooperative),
+        (false, None) => quote!(::cooperative_groups::LaunchKind::Plain),
     };
     let how = match (sig.options.cooperative, sig.options.cluster) {
         (_, Some(ClusterShape::Fixed(_))) => "in thread-block clusters of its declared shape (`cuLaunchKernelEx`)",
@@ -225,14 +228,14 @@ fn handle(k: &ScannedKernel) -> TokenStream {
     let conditional = k.conditional();
     let (field_ty, get_function, accessor, from_fn) = if conditional {
         (
-            quote!(::core::option::Option<::cg_host::Function>, module_sm: u32),
+            quote!(::core::option::Option<::cooperative_groups::Function>, module_sm: u32),
             quote!(let function = self.function()?;),
             quote! {
                 /// The loaded function (occupancy queries, attributes), or
-                /// [`::cg_host::Error::KernelUnavailable`] when the loaded
+                /// [`::cooperative_groups::Error::KernelUnavailable`] when the loaded
                 /// module was built without it.
-                pub fn function(&self) -> ::core::result::Result<&::cg_host::Function, ::cg_host::Error> {
-                    self.function.as_ref().ok_or_else(|| ::cg_host::Error::KernelUnavailable {
+                pub fn function(&self) -> ::core::result::Result<&::cooperative_groups::Function, ::cooperative_groups::Error> {
+                    self.function.as_ref().ok_or_else(|| ::cooperative_groups::Error::KernelUnavailable {
                         kernel: Self::NAME.into(),
                         sm: self.module_sm,
                     })
@@ -245,12 +248,12 @@ fn handle(k: &ScannedKernel) -> TokenStream {
         )
     } else {
         (
-            quote!(::cg_host::Function),
+            quote!(::cooperative_groups::Function),
             quote!(let function = &self.function;),
             quote! {
                 /// The loaded function: occupancy queries, the largest
                 /// cooperative grid, attributes.
-                pub fn function(&self) -> &::cg_host::Function {
+                pub fn function(&self) -> &::cooperative_groups::Function {
                     &self.function
                 }
             },
@@ -267,11 +270,11 @@ fn handle(k: &ScannedKernel) -> TokenStream {
             /// The entry point's name in the PTX module.
             pub const NAME: &'static str = #name_str;
             /// How the kernel declared it must be launched.
-            pub const KIND: ::cg_host::LaunchKind = #kind;
+            pub const KIND: ::cooperative_groups::LaunchKind = #kind;
 
             #[doc = #launch_doc]
             #[allow(clippy::too_many_arguments)]
-            pub fn launch(&self, config: ::cg_host::LaunchConfig, #(#host_params),*) -> ::core::result::Result<(), ::cg_host::Error> {
+            pub fn launch(&self, config: ::cooperative_groups::LaunchConfig, #(#host_params),*) -> ::core::result::Result<(), ::cooperative_groups::Error> {
                 #get_function
                 #(#lets)*
                 let mut params: [*mut ::core::ffi::c_void; #count] = [#(#ptrs),*];
@@ -288,7 +291,7 @@ fn handle(k: &ScannedKernel) -> TokenStream {
             ///
             /// # Safety
             /// `function`'s parameters must match this kernel's, one for one.
-            pub unsafe fn from_function(function: ::cg_host::Function) -> Self {
+            pub unsafe fn from_function(function: ::cooperative_groups::Function) -> Self {
                 #from_fn
             }
         }
@@ -312,7 +315,7 @@ pub fn generate(kernels: &[ScannedKernel], ptx_files: &[(u32, PathBuf)]) -> Stri
             quote!(#n: #t {
                 function: match module.function_if_built(#t::NAME, #t::KIND) {
                     Ok(f) => Some(f),
-                    Err(::cg_host::Error::KernelUnavailable { .. }) => None,
+                    Err(::cooperative_groups::Error::KernelUnavailable { .. }) => None,
                     Err(e) => return Err(e),
                 },
                 module_sm: module.sm(),
@@ -323,7 +326,7 @@ pub fn generate(kernels: &[ScannedKernel], ptx_files: &[(u32, PathBuf)]) -> Stri
     });
     let modules = ptx_files.iter().map(|(sm, path)| {
         let p = path.display().to_string();
-        quote!(::cg_host::Ptx { sm: #sm, source: include_str!(#p) })
+        quote!(::cooperative_groups::Ptx { sm: #sm, source: include_str!(#p) })
     });
     let file = quote! {
         #[allow(unused_imports)]
@@ -331,7 +334,7 @@ pub fn generate(kernels: &[ScannedKernel], ptx_files: &[(u32, PathBuf)]) -> Stri
 
         /// The kernel crate's PTX, one module per architecture; the host
         /// loads the newest one the device can run.
-        pub static PTX: ::cg_host::PtxSet = ::cg_host::PtxSet::new(&[#(#modules),*]);
+        pub static PTX: ::cooperative_groups::PtxSet = ::cooperative_groups::PtxSet::new(&[#(#modules),*]);
 
         #(#handles)*
 
@@ -339,12 +342,12 @@ pub fn generate(kernels: &[ScannedKernel], ptx_files: &[(u32, PathBuf)]) -> Stri
         pub struct Kernels {
             #(#fields,)*
             /// The loaded module.
-            pub module: ::cg_host::Module,
+            pub module: ::cooperative_groups::Module,
         }
 
         impl Kernels {
             /// Loads the module that matches `gpu` and looks up every kernel.
-            pub fn load(gpu: &::cg_host::Gpu) -> ::core::result::Result<Self, ::cg_host::Error> {
+            pub fn load(gpu: &::cooperative_groups::Gpu) -> ::core::result::Result<Self, ::cooperative_groups::Error> {
                 let module = gpu.load_module(&PTX)?;
                 Ok(Self { #(#inits,)* module })
             }

@@ -1,10 +1,12 @@
 //! The nested cargo build that turns the kernel crate into PTX.
 //!
-//! The kernel crate is a `cdylib` with `panic = "abort"` (a panic runs
-//! cg-core's handler, which records where it happened before it traps),
-//! `lto = "fat"` and `codegen-units = 1` in its own `[profile.release]`; the
-//! whole program (dependencies included) becomes one PTX module through
-//! `--emit=asm`, which also makes the target's bitcode linker unnecessary.
+//! The kernel crate is an ordinary `#![no_std]` library; this build supplies
+//! the rest ([`KERNEL_PROFILE`], [`KERNEL_FEATURES`]): it is built as a
+//! `cdylib` with `panic = "abort"` (a panic runs cg-core's handler, which
+//! records where it happened before it traps), `lto = "fat"` and
+//! `codegen-units = 1`, so the whole program (dependencies included) becomes
+//! one PTX module through `--emit=asm`, which also makes the target's
+//! bitcode linker unnecessary.
 //! MIR jump threading is turned off (see `build_ptx`): it would copy
 //! barriers into divergent paths.
 //!
@@ -59,7 +61,7 @@ fn rustflags(sm: u32, crate_dir: &Path) -> String {
 }
 
 /// `--remap-path-prefix` flags that name source files as seen from the
-/// kernel crate's parent directory (`kernels/src/x.rs`, `cg-core/src/y.rs`),
+/// kernel crate's parent directory (`cg-sample-kernels/src/x.rs`, `cg-core/src/y.rs`),
 /// wherever the project is checked out: what a kernel panic reports.
 /// Cargo names the kernel crate's own files relative to it (`src/x.rs`) and
 /// its path dependencies by absolute paths.
@@ -77,6 +79,48 @@ fn remap_source_paths(crate_dir: &Path) -> Vec<String> {
     flags
 }
 
+/// The release profile of every kernel build, passed as `--config`
+/// overrides: a kernel crate's manifest needs no `[profile]` of its own.
+pub const KERNEL_PROFILE: [&str; 5] = [
+    "profile.release.panic=\"abort\"",
+    "profile.release.lto=\"fat\"",
+    "profile.release.codegen-units=1",
+    "profile.release.opt-level=3",
+    "profile.release.debug=false",
+];
+
+/// The nightly features a kernel crate needs: `extern "ptx-kernel"` (what
+/// `#[kernel]` expands to) and inline assembly on nvptx64. The build enables
+/// each one the crate root does not already declare (declaring a feature
+/// twice is an error).
+pub const KERNEL_FEATURES: [&str; 2] = ["abi_ptx", "asm_experimental_arch"];
+
+/// The `-Zcrate-attr` flags for the features of [`KERNEL_FEATURES`] that
+/// the crate root (`src/lib.rs`) does not declare itself.
+fn feature_flags(crate_dir: &Path) -> Result<Vec<String>, BuildError> {
+    let root = crate_dir.join("src/lib.rs");
+    let text =
+        std::fs::read_to_string(&root).map_err(io_err(format!("reading {}", root.display())))?;
+    let file = syn::parse_file(&text).map_err(|e| BuildError::Source {
+        path: root.clone(),
+        message: format!("{e} (line {})", e.span().start().line),
+    })?;
+    let mut declared = Vec::new();
+    for attr in file.attrs.iter().filter(|a| a.path().is_ident("feature")) {
+        let _ = attr.parse_nested_meta(|m| {
+            if let Some(id) = m.path.get_ident() {
+                declared.push(id.to_string());
+            }
+            Ok(())
+        });
+    }
+    Ok(KERNEL_FEATURES
+        .iter()
+        .filter(|f| !declared.iter().any(|d| d == *f))
+        .map(|f| format!("-Zcrate-attr=feature({f})"))
+        .collect())
+}
+
 /// Builds `crate_dir` for `sm_<sm>` and returns the PTX text.
 pub fn build_ptx(
     tc: &Toolchain,
@@ -85,11 +129,21 @@ pub fn build_ptx(
     sm: u32,
 ) -> Result<String, BuildError> {
     let arch = format!("sm_{sm}");
-    let target_dir = target_dir.join(&arch);
-    let out = nested_cargo(tc, crate_dir)
+    let name = crate_lib_name(crate_dir)?;
+    // One directory per kernel crate and architecture: two kernel crates
+    // sharing a target directory never overwrite each other's PTX.
+    let target_dir = target_dir.join(&name).join(&arch);
+    let mut cmd = nested_cargo(tc, crate_dir);
+    cmd.arg("rustc");
+    for setting in KERNEL_PROFILE {
+        cmd.args(["--config", setting]);
+    }
+    let out = cmd
         .args([
-            "rustc",
             "--release",
+            "--lib",
+            "--crate-type",
+            "cdylib",
             "--target",
             "nvptx64-nvidia-cuda",
             "-Zbuild-std=core",
@@ -97,6 +151,7 @@ pub fn build_ptx(
         ])
         .arg(&target_dir)
         .args(["--", "--emit=asm", "-C", "linker=/bin/true"])
+        .args(feature_flags(crate_dir)?)
         // Flags for every crate of the build, not only the kernel crate
         // (what follows `--` reaches only the last one):
         // * the architecture, so that `cfg(target_feature = "sm_80")` holds
@@ -126,7 +181,6 @@ pub fn build_ptx(
             output: String::from_utf8_lossy(&out.stderr).into_owned(),
         });
     }
-    let name = crate_lib_name(crate_dir)?;
     let ptx_path = target_dir
         .join("nvptx64-nvidia-cuda/release/deps")
         .join(format!("{name}.s"));
@@ -197,13 +251,13 @@ mod tests {
     #[test]
     fn source_paths_are_named_from_the_kernel_crates_parent() {
         assert_eq!(
-            remap_source_paths(Path::new("/home/me/project/kernels")),
+            remap_source_paths(Path::new("/home/me/project/cg-sample-kernels")),
             [
                 "--remap-path-prefix=/home/me/project/=",
-                "--remap-path-prefix=src=kernels/src"
+                "--remap-path-prefix=src=cg-sample-kernels/src"
             ]
         );
-        let flags = rustflags(90, Path::new("/p/kernels"));
+        let flags = rustflags(90, Path::new("/p/cg-sample-kernels"));
         assert_eq!(
             flags.split('\x1f').collect::<Vec<_>>(),
             [
@@ -211,7 +265,7 @@ mod tests {
                 "-Zmir-enable-passes=-JumpThreading",
                 "-Ctarget-feature=+ptx80",
                 "--remap-path-prefix=/p/=",
-                "--remap-path-prefix=src=kernels/src"
+                "--remap-path-prefix=src=cg-sample-kernels/src"
             ]
         );
     }

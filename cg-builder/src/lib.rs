@@ -97,6 +97,10 @@ impl KernelBuild {
             Some(root) if p.is_relative() => PathBuf::from(root).join(p),
             _ => p.to_path_buf(),
         };
+        // Without `..` in it: source paths are named relative to its parent
+        // directory (`../my-kernels` from `my-app` has the parent
+        // `my-app/..`, which names no source file).
+        let crate_dir = std::fs::canonicalize(&crate_dir).unwrap_or(crate_dir);
         Self {
             crate_dir,
             archs: Vec::new(),
@@ -112,9 +116,9 @@ impl KernelBuild {
         self
     }
 
-    /// Where the nested builds keep their artifacts (default:
-    /// `CG_PTX_TARGET_DIR`, else `cg-ptx` beside the outer build's profile
-    /// directories).
+    /// Where the nested builds keep their artifacts, under
+    /// `<crate>/sm_XX` (default: `CG_PTX_TARGET_DIR`, else `cg-ptx` beside
+    /// the outer build's profile directories).
     pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.target_dir = Some(dir.into());
         self

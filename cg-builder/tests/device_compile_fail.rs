@@ -19,26 +19,19 @@ fn build_kernel(case: &str, body: &str) -> BuildError {
     let dir = root.join("target/cg-compile-fail").join(case);
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let manifest = format!(
-        r#"cargo-features = ["panic-immediate-abort"]
-[package]
+        r#"[package]
 name = "cf-{case}"
 version = "0.0.0"
 edition = "2021"
 [workspace]
-[lib]
-crate-type = ["cdylib"]
 [dependencies]
 cg-core = {{ path = "{}" }}
-[profile.release]
-panic = "immediate-abort"
-lto = "fat"
-codegen-units = 1
 "#,
         root.join("cg-core").display()
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
     let lib = format!(
-        "#![no_std]\n#![feature(abi_ptx, asm_experimental_arch)]\nuse cg_core::prelude::*;\n\n#[kernel]\npub fn k(out: *mut u32) {{\n{body}\n}}\n"
+        "#![no_std]\nuse cg_core::prelude::*;\n\n#[kernel]\npub fn k(out: *mut u32) {{\n{body}\n}}\n"
     );
     std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
     KernelBuild::new(&dir)

@@ -1,0 +1,215 @@
+//! Experiment 3: Jacobi sweeps on a 2-D Laplace grid — one persistent
+//! cooperative kernel with `grid.sync()` between sweeps, one launch per
+//! sweep, and the same launches replayed from a CUDA graph. All methods (and
+//! for the small grid a CPU reference) must give the same field, bit for bit.
+
+use crate::bench::{self, Bench};
+use crate::kernels::{JacobiPersistent, JacobiSweep};
+use crate::results::{Row, Timing};
+use cooperative_groups::{DeviceBuffer, Error, Gpu, LaunchConfig, LaunchKind};
+
+/// The sweeps on the CPU, in the kernels' order of operations.
+pub fn jacobi_cpu(init: &[f32], nx: usize, ny: usize, sweeps: u32) -> Vec<f32> {
+    let (mut a, mut b) = (init.to_vec(), init.to_vec());
+    for _ in 0..sweeps {
+        for y in 1..ny - 1 {
+            for x in 1..nx - 1 {
+                let i = y * nx + x;
+                b[i] = 0.25 * (((a[i - 1] + a[i + 1]) + a[i - nx]) + a[i + nx]);
+            }
+        }
+        std::mem::swap(&mut a, &mut b);
+    }
+    a
+}
+
+struct Methods<'a> {
+    persistent: &'a JacobiPersistent,
+    sweep: &'a JacobiSweep,
+}
+
+impl Methods<'_> {
+    fn persistent(
+        &self,
+        cfg: LaunchConfig,
+        a: &mut DeviceBuffer<f32>,
+        b: &mut DeviceBuffer<f32>,
+        nx: u32,
+        ny: u32,
+        sweeps: u32,
+    ) -> Result<(), Error> {
+        self.persistent.launch(cfg, a, b, nx, ny, sweeps)
+    }
+
+    fn per_sweep(
+        &self,
+        cfg: LaunchConfig,
+        a: &mut DeviceBuffer<f32>,
+        b: &mut DeviceBuffer<f32>,
+        nx: u32,
+        ny: u32,
+        sweeps: u32,
+    ) -> Result<(), Error> {
+        for s in 0..sweeps {
+            if s % 2 == 0 {
+                self.sweep.launch(cfg, a, b, nx, ny)?;
+            } else {
+                self.sweep.launch(cfg, b, a, nx, ny)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The field after `sweeps` (in `a` for an even count, in `b` for an odd one).
+fn result(a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, sweeps: u32) -> Result<Vec<f32>, Error> {
+    if sweeps.is_multiple_of(2) {
+        a.to_vec()
+    } else {
+        b.to_vec()
+    }
+}
+
+fn fresh(gpu: &Gpu, init: &[f32]) -> Result<(DeviceBuffer<f32>, DeviceBuffer<f32>), Error> {
+    Ok((gpu.upload(init)?, gpu.upload(init)?))
+}
+
+/// Runs the Jacobi rows for each `(nx, ny, sweeps)`.
+pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
+    eprintln!("jacobi");
+    // SAFETY: the twins have the Rust kernels' parameters.
+    let twins = unsafe {
+        match (
+            b.twin(
+                "jacobi_persistent",
+                LaunchKind::Cooperative,
+                JacobiPersistent::from_function,
+            )?,
+            b.twin(
+                "jacobi_sweep",
+                LaunchKind::Plain,
+                JacobiSweep::from_function,
+            )?,
+        ) {
+            (Some(p), Some(s)) => Some((p, s)),
+            _ => None,
+        }
+    };
+    // Two persistent grids: every block slot of the GPU (8 x 256 threads per
+    // SM), and one block of 1024 threads per SM, whose grid barrier has an
+    // eighth of the arrivals to count.
+    let persistent = b.k.jacobi_persistent.function();
+    let full = persistent.cooperative_config(256, 0)?;
+    let lean_blocks = b
+        .gpu
+        .info()
+        .multiprocessors
+        .min(persistent.max_cooperative_blocks(1024, 0)?);
+    let lean = LaunchConfig::new(lean_blocks, 1024);
+    let mut rows = Vec::new();
+    for &(nx, ny, sweeps) in shapes {
+        let len = nx as usize * ny as usize;
+        let init = bench::random_f32(len);
+        let per_sweep_cfg = LaunchConfig::for_elements(len, 256);
+        let rust = Methods {
+            persistent: &b.k.jacobi_persistent,
+            sweep: &b.k.jacobi_sweep,
+        };
+        let cuda = twins.as_ref().map(|(p, s)| Methods {
+            persistent: p,
+            sweep: s,
+        });
+        let reference = if len <= 1 << 20 {
+            Some(jacobi_cpu(&init, nx as usize, ny as usize, sweeps))
+        } else {
+            None
+        };
+        let size = format!("{nx}x{ny}x{sweeps}");
+        let bytes = 8.0 * len as f64 * sweeps as f64;
+
+        // Verify: every method from the same start gives the same field.
+        let mut fields = Vec::new();
+        for m in std::iter::once(&rust).chain(cuda.as_ref()) {
+            for coop in [full, lean] {
+                let (mut a, mut bb) = fresh(&b.gpu, &init)?;
+                m.persistent(coop, &mut a, &mut bb, nx, ny, sweeps)?;
+                fields.push(result(&a, &bb, sweeps)?);
+            }
+            let (mut a, mut bb) = fresh(&b.gpu, &init)?;
+            m.per_sweep(per_sweep_cfg, &mut a, &mut bb, nx, ny, sweeps)?;
+            fields.push(result(&a, &bb, sweeps)?);
+        }
+        let (mut ga, mut gb) = fresh(&b.gpu, &init)?;
+        let graph = {
+            let (a, bb) = (&mut ga, &mut gb);
+            b.gpu
+                .capture(|| rust.per_sweep(per_sweep_cfg, a, bb, nx, ny, sweeps))?
+        };
+        graph.launch()?;
+        fields.push(result(&ga, &gb, sweeps)?);
+        let same = fields.windows(2).all(|w| w[0] == w[1]);
+        let matches_cpu = reference.as_ref().is_none_or(|r| r == &fields[0]);
+        let verified = same && matches_cpu;
+
+        let (mut a, mut bb) = fresh(&b.gpu, &init)?;
+        let (mut ta, mut tb) = fresh(&b.gpu, &init)?;
+        // `None`: one launch per sweep; `Some(cfg)`: the persistent kernel.
+        let mut time =
+            |persistent: Option<LaunchConfig>| -> Result<(Timing, Option<Timing>), Error> {
+                let (a, bb, ta, tb) = (&mut a, &mut bb, &mut ta, &mut tb);
+                let c = cuda.as_ref().map(|m| {
+                    move || match persistent {
+                        None => m.per_sweep(per_sweep_cfg, ta, tb, nx, ny, sweeps),
+                        Some(coop) => m.persistent(coop, ta, tb, nx, ny, sweeps),
+                    }
+                });
+                b.time_pair(
+                    || match persistent {
+                        None => rust.per_sweep(per_sweep_cfg, a, bb, nx, ny, sweeps),
+                        Some(coop) => rust.persistent(coop, a, bb, nx, ny, sweeps),
+                    },
+                    c,
+                )
+            };
+        let (pr, pc) = time(Some(full))?;
+        let (lr, lc) = time(Some(lean))?;
+        let (sr, sc) = time(None)?;
+        // The graph replays launches on these very buffers: keep them alive
+        // as long as the graph.
+        let (mut ca, mut cb) = fresh(&b.gpu, &init)?;
+        let cuda_graph = match &cuda {
+            Some(m) => {
+                let (a, bb) = (&mut ca, &mut cb);
+                Some(
+                    b.gpu
+                        .capture(|| m.per_sweep(per_sweep_cfg, a, bb, nx, ny, sweeps))?,
+                )
+            }
+            None => None,
+        };
+        let (gr, gc) = {
+            let c = cuda_graph.as_ref().map(|g| move || g.launch());
+            b.time_pair(|| graph.launch(), c)?
+        };
+        for (name, r, c) in [
+            (
+                format!("jacobi: persistent {}x{}", full.grid.x, full.block.x),
+                pr,
+                pc,
+            ),
+            (
+                format!("jacobi: persistent {}x{}", lean.grid.x, lean.block.x),
+                lr,
+                lc,
+            ),
+            ("jacobi: one launch per sweep".to_string(), sr, sc),
+            ("jacobi: launches replayed from a graph".to_string(), gr, gc),
+        ] {
+            rows.push(Row::timed(&name, &size, r, c, bytes, verified));
+        }
+    }
+    for r in rows {
+        b.push(r);
+    }
+    Ok(())
+}

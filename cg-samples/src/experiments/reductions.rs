@@ -1,0 +1,317 @@
+//! Block reductions (classic tree, warp tile, hierarchical tiles) and
+//! whole-array sums (cooperative, cooperative with 16-byte loads, two
+//! launches, one atomic per element, CUB).
+
+use crate::bench::{self, Bench};
+use crate::kernels::{
+    BlockReduceClassic, BlockReduceHierarchical, BlockReduceWarp, GridSum, GridSumVec4, SumAtomic,
+    SumBlockPartials, SumLastBlock, SumPartials,
+};
+use crate::results::{self, Row, Timing};
+use cooperative_groups::{DeviceBuffer, Error, LaunchConfig, LaunchKind};
+
+const THREADS: u32 = 256;
+
+/// A block-reduction kernel's typed handle, whatever its name.
+trait BlockReduce {
+    fn run(
+        &self,
+        cfg: LaunchConfig,
+        input: &DeviceBuffer<f32>,
+        out: &mut DeviceBuffer<f32>,
+    ) -> Result<(), Error>;
+}
+
+macro_rules! block_reduce_handles {
+    ($($t:ty),*) => {$(
+        impl BlockReduce for $t {
+            fn run(&self, cfg: LaunchConfig, input: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>) -> Result<(), Error> {
+                self.launch(cfg, input, out)
+            }
+        }
+    )*};
+}
+block_reduce_handles!(BlockReduceClassic, BlockReduceWarp, BlockReduceHierarchical);
+
+/// Experiment 1: one partial sum per 256-thread block, three ways.
+pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
+    eprintln!("block reductions, {THREADS} threads per block");
+    for &log2 in log2s {
+        let n = 1usize << log2;
+        let values = bench::random_f32(n);
+        let input = b.gpu.upload(&values)?;
+        let cfg = LaunchConfig::for_elements(n, THREADS);
+        let blocks = cfg.num_blocks() as usize;
+        // SAFETY: cg-samples/cuda/kernels.cu declares each twin with the Rust kernel's parameters.
+        let twins: [Option<Box<dyn BlockReduce>>; 3] = unsafe {
+            [
+                boxed(b.twin(
+                    "block_reduce_classic",
+                    LaunchKind::Plain,
+                    BlockReduceClassic::from_function,
+                )?),
+                boxed(b.twin(
+                    "block_reduce_warp",
+                    LaunchKind::Plain,
+                    BlockReduceWarp::from_function,
+                )?),
+                boxed(b.twin(
+                    "block_reduce_hierarchical",
+                    LaunchKind::Plain,
+                    BlockReduceHierarchical::from_function,
+                )?),
+            ]
+        };
+        let names = [
+            "block reduce: classic shared tree",
+            "block reduce: warp tile shuffles",
+            "block reduce: hierarchical tiles 4/32",
+        ];
+        let mut rows = Vec::new();
+        for ((name, cuda), i) in names.into_iter().zip(twins).zip(0..) {
+            let rust: &dyn BlockReduce = match i {
+                0 => &b.k.block_reduce_classic,
+                1 => &b.k.block_reduce_warp,
+                _ => &b.k.block_reduce_hierarchical,
+            };
+            let mut out = b.gpu.filled(blocks, f32::NAN)?;
+            let mut twin_out = b.gpu.filled(blocks, f32::NAN)?;
+            let (rust_ms, cuda_ms) = {
+                let (input, o, t) = (&input, &mut out, &mut twin_out);
+                let c = cuda.as_ref().map(|h| move || h.run(cfg, input, t));
+                b.time_pair(|| rust.run(cfg, input, o), c)?
+            };
+            let mut verified = blocks_close(&out.to_vec()?, &values);
+            if cuda.is_some() {
+                verified &= blocks_close(&twin_out.to_vec()?, &values);
+            }
+            rows.push(Row::timed(
+                name,
+                &results::size_label(n),
+                rust_ms,
+                cuda_ms,
+                4.0 * n as f64,
+                verified,
+            ));
+        }
+        for r in rows {
+            b.push(r);
+        }
+    }
+    Ok(())
+}
+
+fn boxed<H: BlockReduce + 'static>(h: Option<H>) -> Option<Box<dyn BlockReduce>> {
+    h.map(|h| Box::new(h) as Box<dyn BlockReduce>)
+}
+
+fn blocks_close(sums: &[f32], values: &[f32]) -> bool {
+    sums.len() == values.len().div_ceil(THREADS as usize)
+        && values
+            .chunks(THREADS as usize)
+            .zip(sums)
+            .all(|(c, &s)| bench::sum_close(s, c))
+}
+
+/// `cg_cub_sum` from cg-samples/cuda/lib_cub_sum.cu.
+type CubSum = unsafe extern "C" fn(*const f32, *mut f32, u64, i32, i32, *mut f32) -> i32;
+
+/// Experiment 2: the whole array to one scalar, five ways.
+pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
+    eprintln!("whole-array sums");
+    let copy = b.copy_gbps()?;
+    eprintln!("  device-to-device copy: {copy:.0} GB/s (read + write, 1 GiB)");
+    // SAFETY: CubSum is cg_cub_sum's signature (cg-samples/cuda/lib_cub_sum.cu).
+    let cub: Option<CubSum> = unsafe { b.library_fn("lib_cub_sum.so", "cg_cub_sum") };
+    let coop = b.k.grid_sum.function().cooperative_config(THREADS, 0)?;
+    let coop4 =
+        b.k.grid_sum_vec4
+            .function()
+            .cooperative_config(THREADS, 0)?;
+    for &log2 in log2s {
+        let n = 1usize << log2;
+        let values = bench::random_f32(n);
+        let input = b.gpu.upload(&values)?;
+        let size = results::size_label(n);
+        let row = |name: &str,
+                   rust: Timing,
+                   cuda: Option<Timing>,
+                   library: Option<f64>,
+                   verified: bool| Row {
+            library,
+            ..Row::timed(name, &size, rust, cuda, 4.0 * n as f64, verified)
+        };
+
+        // Cooperative, one load at a time, and with 16-byte loads.
+        for (name, vec4) in [
+            ("sum: cooperative grid.sync", false),
+            ("sum: cooperative, 16-byte loads", true),
+        ] {
+            let cfg = if vec4 { coop4 } else { coop };
+            let blocks = cfg.grid.x as usize;
+            let (mut p, mut o) = (b.gpu.filled(blocks, f32::NAN)?, b.gpu.filled(1, f32::NAN)?);
+            let (mut tp, mut to) = (b.gpu.filled(blocks, f32::NAN)?, b.gpu.filled(1, f32::NAN)?);
+            // SAFETY: the twins have the Rust kernels' parameters.
+            let (twin, twin4) = unsafe {
+                (
+                    b.twin("grid_sum", LaunchKind::Cooperative, GridSum::from_function)?,
+                    b.twin(
+                        "grid_sum_vec4",
+                        LaunchKind::Cooperative,
+                        GridSumVec4::from_function,
+                    )?,
+                )
+            };
+            let (r, c) = {
+                let (input, tp, to) = (&input, &mut tp, &mut to);
+                let cuda: Option<Box<dyn FnMut() -> Result<(), Error>>> =
+                    match (vec4, &twin, &twin4) {
+                        (false, Some(t), _) => Some(Box::new(move || t.launch(cfg, input, tp, to))),
+                        (true, _, Some(t)) => Some(Box::new(move || t.launch(cfg, input, tp, to))),
+                        _ => None,
+                    };
+                let (k, k4) = (&b.k.grid_sum, &b.k.grid_sum_vec4);
+                let (p, o) = (&mut p, &mut o);
+                b.time_pair(
+                    || {
+                        if vec4 {
+                            k4.launch(cfg, input, p, o)
+                        } else {
+                            k.launch(cfg, input, p, o)
+                        }
+                    },
+                    cuda,
+                )?
+            };
+            let mut ok = bench::sum_close(o.to_vec()?[0], &values);
+            if c.is_some() {
+                ok &= bench::sum_close(to.to_vec()?[0], &values);
+            }
+            let mut lib = None;
+            if let (true, Some(cub)) = (vec4, cub) {
+                let mut out = b.gpu.filled(1, f32::NAN)?;
+                b.gpu.synchronize()?;
+                let mut ms = 0.0f32;
+                // SAFETY: live device buffers of n floats and of 1 float.
+                let rc = unsafe {
+                    cub(
+                        input.device_address() as *const f32,
+                        out.device_address() as *mut f32,
+                        n as u64,
+                        5,
+                        b.opts.runs as i32,
+                        &mut ms,
+                    )
+                };
+                ok &= rc == 0 && bench::sum_close(out.to_vec()?[0], &values);
+                out.copy_from(&[0.0])?;
+                lib = Some(ms as f64 * 1e3);
+            }
+            b.push(row(name, r, c, lib, ok));
+        }
+
+        // One ordinary launch on the same grid: the last block to finish
+        // adds the partials (a ticket from an AcqRel fetch_add).
+        {
+            let cfg = coop4;
+            let blocks = cfg.grid.x as usize;
+            let mut p = b.gpu.filled(blocks, f32::NAN)?;
+            let (mut t, mut o) = (b.gpu.filled(1, 0u32)?, b.gpu.filled(1, f32::NAN)?);
+            let mut tp = b.gpu.filled(blocks, f32::NAN)?;
+            let (mut tt, mut to) = (b.gpu.filled(1, 0u32)?, b.gpu.filled(1, f32::NAN)?);
+            // SAFETY: the twin has the Rust kernel's parameters.
+            let twin = unsafe {
+                b.twin(
+                    "sum_last_block",
+                    LaunchKind::Plain,
+                    SumLastBlock::from_function,
+                )?
+            };
+            let (r, c) = {
+                let (input, tp, tt, to) = (&input, &mut tp, &mut tt, &mut to);
+                let cuda = twin
+                    .as_ref()
+                    .map(|k| move || k.launch(cfg, input, tp, tt, to));
+                let (k, p, t, o) = (&b.k.sum_last_block, &mut p, &mut t, &mut o);
+                b.time_pair(|| k.launch(cfg, input, p, t, o), cuda)?
+            };
+            let mut ok = bench::sum_close(o.to_vec()?[0], &values) && t.to_vec()? == [0];
+            if c.is_some() {
+                ok &= bench::sum_close(to.to_vec()?[0], &values) && tt.to_vec()? == [0];
+            }
+            b.push(row("sum: one launch, last block done", r, c, None, ok));
+        }
+
+        // Two launches: grid-stride block partials on the grid that fills
+        // the GPU once, then one block adds them.
+        let cfg = coop4;
+        let blocks = cfg.num_blocks() as usize;
+        let one = LaunchConfig::new(1, 1024);
+        let (mut p, mut o) = (b.gpu.filled(blocks, f32::NAN)?, b.gpu.filled(1, f32::NAN)?);
+        let (mut tp, mut to) = (b.gpu.filled(blocks, f32::NAN)?, b.gpu.filled(1, f32::NAN)?);
+        // SAFETY: the twins have the Rust kernels' parameters.
+        let twins = unsafe {
+            (
+                b.twin(
+                    "sum_block_partials",
+                    LaunchKind::Plain,
+                    SumBlockPartials::from_function,
+                )?,
+                b.twin(
+                    "sum_partials",
+                    LaunchKind::Plain,
+                    SumPartials::from_function,
+                )?,
+            )
+        };
+        let (r, c) = {
+            let (input, tp, to) = (&input, &mut tp, &mut to);
+            let cuda = match &twins {
+                (Some(t1), Some(t2)) => Some(move || {
+                    t1.launch(cfg, input, tp)?;
+                    t2.launch(one, tp, to)
+                }),
+                _ => None,
+            };
+            let (k1, k2, p, o) = (&b.k.sum_block_partials, &b.k.sum_partials, &mut p, &mut o);
+            b.time_pair(
+                || {
+                    k1.launch(cfg, input, p)?;
+                    k2.launch(one, p, o)
+                },
+                cuda,
+            )?
+        };
+        let mut ok = bench::sum_close(o.to_vec()?[0], &values);
+        if c.is_some() {
+            ok &= bench::sum_close(to.to_vec()?[0], &values);
+        }
+        b.push(row("sum: two launches", r, c, None, ok));
+
+        // One atomic add per element (2^24 only: it is slow).
+        if log2 <= 24 {
+            let cfg = LaunchConfig::for_elements(n, THREADS);
+            let twin =
+                unsafe { b.twin("sum_atomic", LaunchKind::Plain, SumAtomic::from_function)? };
+            let (mut o, mut to) = (b.gpu.filled(1, 0.0f32)?, b.gpu.filled(1, 0.0f32)?);
+            b.k.sum_atomic.launch(cfg, &input, &mut o)?;
+            let mut ok = bench::sum_close(o.to_vec()?[0], &values);
+            if let Some(t) = &twin {
+                t.launch(cfg, &input, &mut to)?;
+                ok &= bench::sum_close(to.to_vec()?[0], &values);
+            }
+            let (r, c) = {
+                let (input, to) = (&input, &mut to);
+                let cuda = twin.as_ref().map(|t| move || t.launch(cfg, input, to));
+                let (k, o) = (&b.k.sum_atomic, &mut o);
+                b.time_pair(|| k.launch(cfg, input, o), cuda)?
+            };
+            b.push(row("sum: one atomicAdd per element", r, c, None, ok));
+        }
+    }
+    eprintln!(
+        "  (copy ceiling for a read-only kernel: {:.0} GB/s of reads)",
+        copy
+    );
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! What the GPU tests share: opening the GPU (or saying loudly that the test
+//! did not run), random inputs with a printed seed, and the float64 checks;
+//! in [`api`], what the tests of the `cg-test-kernels/src/api` probes share.
+#![allow(dead_code)]
+
+pub mod api;
+
+use cooperative_groups::Gpu;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::io::Write;
+
+/// The GPU, or `None` after a loud notice when this machine has no CUDA
+/// driver or device (`cooperative_groups::testing::gpu_for_test`). With
+/// `CG_REQUIRE_GPU=1` a missing GPU fails the test.
+pub fn gpu(test: &str) -> Option<Gpu> {
+    let g = cooperative_groups::testing::gpu_for_test(test)?;
+    // Every wait of a GPU test has a deadline: a kernel that hangs fails its
+    // test with `Error::Timeout` naming it, instead of hanging the run.
+    // `CG_DEADLINE_SECONDS` overrides the default.
+    if g.deadline().is_none() {
+        g.set_deadline(Some(DEADLINE));
+    }
+    Some(g)
+}
+
+/// The default deadline of every wait in a GPU test (sanitizers make
+/// kernels tens of times slower, so it is generous).
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Whether to keep inputs small (`CG_QUICK=1`): under compute-sanitizer,
+/// which runs kernels tens of times slower.
+pub fn quick() -> bool {
+    std::env::var("CG_QUICK").as_deref() == Ok("1")
+}
+
+/// `sizes` without those above 2^16 when [`quick`].
+pub fn sizes(sizes: &[usize]) -> Vec<usize> {
+    sizes
+        .iter()
+        .copied()
+        .filter(|&n| !quick() || n <= 1 << 16)
+        .collect()
+}
+
+/// Opens the GPU or returns from the test (after the notice).
+#[macro_export]
+macro_rules! gpu_or_return {
+    ($name:expr) => {
+        match common::gpu($name) {
+            Some(g) => g,
+            None => return,
+        }
+    };
+}
+
+/// `$CG_TWINS_DIR/{file}`, when it exists (scripts/gpu-run builds
+/// tests/twins/*.cu there).
+pub fn twins_path(file: &str) -> Option<std::path::PathBuf> {
+    let path = std::path::Path::new(&std::env::var_os("CG_TWINS_DIR")?).join(file);
+    path.exists().then_some(path)
+}
+
+/// The nvcc-built CUDA C++ twins in `$CG_TWINS_DIR/{file}` (scripts/gpu-run
+/// builds cg-tests/twins/*.cu there), or `None` after a loud notice; with
+/// `CG_REQUIRE_GPU=1` missing twins fail the test, since CUDA is the judge.
+pub fn twin_module(gpu: &Gpu, test: &str, file: &str) -> Option<cooperative_groups::Module> {
+    match twins_path(file) {
+        Some(p) => Some(
+            cooperative_groups::Module::from_ptx_file(gpu, &p)
+                .unwrap_or_else(|e| panic!("loading the CUDA twins {}: {e}", p.display())),
+        ),
+        _ => {
+            let why = format!(
+                "{test}: no CUDA twins ({file} under CG_TWINS_DIR; scripts/gpu-run builds cg-tests/twins/*.cu with nvcc)"
+            );
+            if std::env::var("CG_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("CG_REQUIRE_GPU=1 but {why}");
+            }
+            let _ = writeln!(std::io::stderr(), "CUDA TWINS NOT LOADED: {why}");
+            None
+        }
+    }
+}
+
+/// A random generator whose seed is printed, and can be fixed with
+/// `CG_TEST_SEED`, so that a failure can be replayed.
+pub fn rng(test: &str) -> StdRng {
+    let seed = std::env::var("CG_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
+    println!("{test}: CG_TEST_SEED={seed}");
+    StdRng::seed_from_u64(seed)
+}
+
+/// Uniform floats in [-1, 1).
+pub fn random_f32(rng: &mut StdRng, n: usize) -> Vec<f32> {
+    (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect()
+}
+
+/// Checks a float32 sum against the float64 sum of the same values. The
+/// tolerance is float32 rounding over the magnitude summed: the absolute sum
+/// times a few units of float32 precision per level of a reduction tree.
+pub fn assert_sum_close(what: &str, got: f32, values: &[f32]) {
+    let exact: f64 = values.iter().map(|&v| v as f64).sum();
+    let magnitude: f64 = values.iter().map(|&v| (v as f64).abs()).sum();
+    let tol = magnitude * 64.0 * f32::EPSILON as f64 + 1e-30;
+    assert!(
+        got.is_finite() && ((got as f64) - exact).abs() <= tol,
+        "{what}: got {got}, float64 reference {exact} (tolerance {tol:e}, n = {})",
+        values.len()
+    );
+}

@@ -1,0 +1,692 @@
+//! CPU tests of the built PTX: every module assembles with `ptxas` for its
+//! architecture with no spills and no use of local memory, the typed
+//! operations lower to the instructions they promise with nothing left
+//! uninlined (the only calls are on the paths to a trap), kernel panics
+//! have what the host needs to report them, and the launch kinds the host
+//! uses are the ones the kernels declared.
+
+use cg_samples::kernels::{self as samples, GridSum};
+use cg_tests::kernels::{ApiGridSplitBarrier, ApiShflU32, ProbeGridRotate, ProbeGroups, PTX};
+use cooperative_groups::LaunchKind;
+use cooperative_groups::Ptx;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Every PTX module built: the test kernels' and the sample kernels'.
+fn all_modules() -> impl Iterator<Item = &'static Ptx> {
+    PTX.modules().iter().chain(samples::PTX.modules())
+}
+
+/// Per architecture, the text of every module built for it: where the
+/// tests below look kernels up, whichever crate holds them.
+fn by_arch() -> Vec<Ptx> {
+    let mut out: Vec<Ptx> = Vec::new();
+    for m in all_modules() {
+        match out.iter_mut().find(|o| o.sm == m.sm) {
+            Some(o) => o.source = Box::leak(format!("{}\n{}", o.source, m.source).into_boxed_str()),
+            None => out.push(Ptx {
+                sm: m.sm,
+                source: m.source,
+            }),
+        }
+    }
+    out
+}
+
+/// `ptxas`: `CG_PTXAS`, then the PATH, then the one in PyPI's
+/// `nvidia-cuda-nvcc` wheel.
+fn ptxas() -> PathBuf {
+    if let Some(p) = std::env::var_os("CG_PTXAS") {
+        return p.into();
+    }
+    if Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        return "ptxas".into();
+    }
+    let py = Command::new("python3")
+        .args(["-c", "import nvidia, os; print(next(os.path.join(p, 'cu13/bin/ptxas') for p in nvidia.__path__))"])
+        .output();
+    if let Ok(o) = py {
+        let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+        if o.status.success() && p.exists() {
+            return p;
+        }
+    }
+    panic!(
+        "ptxas not found: `pip install nvidia-cuda-nvcc` (scripts/setup does), put ptxas on PATH, or set CG_PTXAS"
+    );
+}
+
+fn assemble(ptx: &str, sm: u32) -> String {
+    let dir = std::env::temp_dir().join(format!("cg-ptxas-{}-{sm}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join(format!("kernels_{sm}.ptx"));
+    std::fs::write(&src, ptx).unwrap();
+    let out = Command::new(ptxas())
+        .arg(format!("-arch=sm_{sm}"))
+        .args(["-v", "--warning-as-error", "-o"])
+        .arg(dir.join("out.cubin"))
+        .arg(&src)
+        .output()
+        .expect("running ptxas");
+    let log =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "ptxas -arch=sm_{sm} failed:\n{log}");
+    log
+}
+
+#[test]
+fn every_module_assembles_for_sm80_and_sm90_without_spills() {
+    let archs: Vec<u32> = all_modules().map(|m| m.sm).collect();
+    assert!(
+        archs.contains(&80) && archs.contains(&90),
+        "modules built: {archs:?}"
+    );
+    for m in all_modules() {
+        // A module runs on its own architecture and every newer one.
+        for sm in [80, 90].into_iter().filter(|&sm| sm >= m.sm) {
+            let log = assemble(m.source, sm);
+            let entries = log.matches("Compiling entry function").count();
+            assert_eq!(
+                entries,
+                cooperative_groups::launch::count_entries(m.source),
+                "sm_{} module on sm_{sm}:\n{log}",
+                m.sm
+            );
+            // A frame may only be the argument array of one of core's
+            // formatted panics: `panic_bounds_check` passes its address to
+            // the panic handler, which never reads it (it records the
+            // message's template only). Nothing reads or writes local
+            // memory, so a frame is a reservation, never an instruction.
+            let frame_max = local_depots_on_trap_paths(m.source);
+            for line in log.lines().filter(|l| l.contains("bytes stack frame")) {
+                let frame: u32 = line.split_whitespace().next().unwrap().parse().unwrap();
+                assert!(
+                    line.contains("bytes stack frame, 0 bytes spill stores, 0 bytes spill loads")
+                        && frame <= frame_max,
+                    "sm_{sm}: {line} (the paths to a trap reserve at most {frame_max} bytes)"
+                );
+            }
+        }
+    }
+}
+
+/// The functions of `ptx` declared `.noreturn`: core's panic functions and
+/// cg-core's fault report, the paths to a trap.
+fn noreturn_functions(ptx: &str) -> BTreeSet<&str> {
+    let mut out = BTreeSet::new();
+    let mut rest = ptx;
+    while let Some(i) = rest.find(".func ") {
+        let decl = &rest[i + ".func ".len()..];
+        let end = decl.find(['{', ';']).unwrap_or(decl.len());
+        if decl[..end].contains(".noreturn") {
+            let name = decl
+                .trim_start()
+                .split(|c: char| c == '(' || c.is_whitespace())
+                .next()
+                .unwrap();
+            out.insert(name);
+        }
+        rest = &decl[end..];
+    }
+    out
+}
+
+/// The names of the functions `body` calls.
+fn callees(body: &str) -> Vec<&str> {
+    body.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            l.strip_prefix("call.uni ")
+                .or_else(|| l.strip_prefix("call "))
+        })
+        .map(|rest| {
+            rest.trim_start()
+                .split(|c: char| c == ',' || c == ';' || c.is_whitespace())
+                .next()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// The calls in `body` to functions that return: wrappers left uninlined.
+fn returning_calls<'a>(ptx: &str, body: &'a str) -> Vec<&'a str> {
+    let noreturn = noreturn_functions(ptx);
+    callees(body)
+        .into_iter()
+        .filter(|c| !noreturn.contains(c))
+        .collect()
+}
+
+/// The largest local-memory depot of the module, after checking that only
+/// the paths to a trap have one and that no instruction touches local
+/// memory.
+fn local_depots_on_trap_paths(ptx: &str) -> u32 {
+    for access in ["ld.local", "st.local"] {
+        assert!(
+            !ptx.contains(access),
+            "the module uses local memory: `{access}`"
+        );
+    }
+    let noreturn = noreturn_functions(ptx);
+    let mut max = 0;
+    for (i, _) in ptx.match_indices("__local_depot") {
+        let line = ptx[i..].lines().next().unwrap();
+        let Some(size) = line.split_once('[').and_then(|(_, s)| s.split(']').next()) else {
+            continue;
+        };
+        let owner = ptx[..i]
+            .rmatch_indices(".func ")
+            .next()
+            .map(|(f, _)| &ptx[f + ".func ".len()..])
+            .and_then(|d| d.split(|c: char| c == '(' || c.is_whitespace()).next())
+            .unwrap_or("");
+        assert!(
+            noreturn.contains(owner)
+                && !ptx[..i].rsplit(".func ").next().unwrap().contains(".entry"),
+            "a local-memory depot outside the paths to a trap, in `{owner}`"
+        );
+        max = max.max(size.parse().unwrap());
+    }
+    max
+}
+
+#[test]
+fn the_sm80_module_has_no_sm90_instructions_and_the_sm90_module_has_the_cluster_kernels() {
+    for m in by_arch() {
+        let cluster_kernels = [
+            "probe_cluster",
+            "probe_cluster_grid",
+            "cluster_neighbour_sum",
+            "cluster_reduce",
+            "cluster_histogram",
+        ];
+        let has = |k: &str| m.source.contains(&format!(".entry {k}("));
+        if m.sm < 90 {
+            for needle in ["%cluster", "mapa", "shared::cluster", "barrier.cluster"] {
+                assert!(
+                    !m.source.contains(needle),
+                    "sm_{} module contains `{needle}`",
+                    m.sm
+                );
+            }
+            assert!(
+                cluster_kernels.iter().all(|k| !has(k)),
+                "sm_{} module has a cluster kernel",
+                m.sm
+            );
+        } else {
+            assert!(
+                cluster_kernels.iter().all(|k| has(k)),
+                "sm_{} module lacks a cluster kernel",
+                m.sm
+            );
+            has_all(
+                m.sm,
+                m.source,
+                "cluster_neighbour_sum",
+                &[
+                    "barrier.cluster.arrive",
+                    "barrier.cluster.wait",
+                    "mapa.shared::cluster.u32",
+                    "ld.shared::cluster.b32",
+                ],
+            );
+        }
+    }
+}
+
+/// The body of entry point `kernel` in the sm_`sm` module `ptx`, after
+/// checking that it holds every one of `insns`.
+fn has_all<'a>(sm: u32, ptx: &'a str, kernel: &str, insns: &[&str]) -> &'a str {
+    let body = entry(ptx, kernel);
+    for insn in insns {
+        assert!(body.contains(insn), "sm_{sm}: {kernel} lacks `{insn}`");
+    }
+    body
+}
+
+/// The body of entry point `name` in `ptx`.
+fn entry<'a>(ptx: &'a str, name: &str) -> &'a str {
+    let start = ptx
+        .find(&format!(".entry {name}("))
+        .unwrap_or_else(|| panic!("no entry {name}"));
+    let body = &ptx[start..];
+    let end = body[1..].find(".entry ").map_or(body.len(), |e| e + 1);
+    &body[..end]
+}
+
+#[test]
+fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
+    for m in by_arch() {
+        let ptx = m.source;
+        // Calls are only on the paths to a trap (a panic or a failed check
+        // reporting where it happened): nothing that returns is left.
+        let left = returning_calls(ptx, ptx);
+        assert!(left.is_empty(), "sm_{}: not inlined: {left:?}", m.sm);
+        let sum = has_all(
+            m.sm,
+            ptx,
+            "grid_sum",
+            &[
+                "shfl.sync.down.b32",
+                "bar.sync",
+                "atom.add.release.gpu.u32",
+                "ld.acquire.gpu.u32",
+                "st.shared.b32",
+                "ld.shared.b32",
+                "// cg-core: grid.sync",
+            ],
+        );
+        assert_eq!(
+            sum.matches("shfl.sync.down.b32").count(),
+            20,
+            "two block sums of two unrolled 5-step warp trees"
+        );
+        // The 32-thread tile's member mask is the constant 0xffffffff.
+        let down = entry(ptx, "probe_warp_shfl_down");
+        let shfl = down
+            .lines()
+            .find(|l| l.contains("shfl.sync.down.b32"))
+            .expect("a shuffle");
+        let mask = shfl
+            .trim()
+            .trim_end_matches(';')
+            .rsplit(", ")
+            .next()
+            .unwrap();
+        assert!(
+            down.contains(&format!("mov.b32 \t{mask}, -1;")),
+            "sm_{}: the full-warp mask {mask} is not the constant -1:\n{down}",
+            m.sm
+        );
+        // A barrier between two `if i < n` blocks stays one barrier: copied
+        // into both paths it would deadlock diverged warps (bar.sync is
+        // aligned).
+        let rotate = entry(ptx, "probe_grid_rotate");
+        assert_eq!(
+            rotate.matches("bar.sync").count(),
+            2,
+            "sm_{}: grid.sync() was duplicated:\n{rotate}",
+            m.sm
+        );
+        // Shared memory is reached through the shared window, not generic
+        // addresses.
+        assert!(
+            !sum.contains("cvta.shared"),
+            "sm_{}: generic shared pointer in grid_sum",
+            m.sm
+        );
+    }
+}
+
+#[test]
+fn launch_kinds_follow_the_kernel_declarations() {
+    assert_eq!(GridSum::KIND, LaunchKind::Cooperative);
+    assert_eq!(ProbeGridRotate::KIND, LaunchKind::Cooperative);
+    assert_eq!(ProbeGroups::KIND, LaunchKind::Plain);
+    assert_eq!(ApiGridSplitBarrier::KIND, LaunchKind::Cooperative);
+    assert_eq!(ApiShflU32::KIND, LaunchKind::Plain);
+    assert_eq!(samples::BlockReduceWarp::NAME, "block_reduce_warp");
+}
+
+/// The instructions that take a member mask as their last operand.
+const WARP_INSTRUCTIONS: [&str; 6] = [
+    "shfl.sync.",
+    "vote.sync.",
+    "match.any.sync.",
+    "match.all.sync.",
+    "redux.sync.",
+    "bar.warp.sync",
+];
+
+/// The member-mask operand of the warp instruction in `line` (the last
+/// operand before its `;`; inline asm can put several instructions on one
+/// line).
+fn mask_operand(line: &str) -> &str {
+    let start = WARP_INSTRUCTIONS
+        .iter()
+        .filter_map(|w| line.find(w))
+        .min()
+        .unwrap();
+    let insn = &line[start..];
+    let insn = &insn[..insn.find(';').unwrap_or(insn.len())];
+    insn.rsplit([',', ' ', '\t']).next().unwrap().trim()
+}
+
+#[test]
+fn full_warp_operations_are_single_instructions_with_a_constant_mask() {
+    for m in by_arch() {
+        let body = has_all(
+            m.sm,
+            m.source,
+            "api_full_warp_ops",
+            &[
+                "shfl.sync.idx.b32",
+                "shfl.sync.up.b32",
+                "shfl.sync.down.b32",
+                "shfl.sync.bfly.b32",
+                "vote.sync.any.pred",
+                "vote.sync.ballot.b32",
+                "match.any.sync.b32",
+                "match.any.sync.b64",
+                "match.all.sync.b32",
+                "redux.sync.add.u32",
+                "redux.sync.min.u32",
+                "redux.sync.xor.b32",
+            ],
+        );
+        // A 32-thread tile needs no lane arithmetic: no rank-to-lane search
+        // and no active-mask query.
+        for absent in ["fns.b32", "activemask"] {
+            assert!(
+                !body.contains(absent),
+                "sm_{}: api_full_warp_ops contains `{absent}`",
+                m.sm
+            );
+        }
+        let left = returning_calls(m.source, body);
+        assert!(
+            left.is_empty(),
+            "sm_{}: api_full_warp_ops calls {left:?}",
+            m.sm
+        );
+        let mut checked = 0;
+        for line in body
+            .lines()
+            .filter(|l| WARP_INSTRUCTIONS.iter().any(|w| l.contains(w)))
+        {
+            let mask = mask_operand(line);
+            assert!(
+                mask == "-1"
+                    || body.contains(&format!("mov.b32 \t{mask}, -1;"))
+                    || body.contains(&format!("mov.u32 \t{mask}, -1;")),
+                "sm_{}: the mask {mask} of `{}` is not the constant -1",
+                m.sm,
+                line.trim()
+            );
+            checked += 1;
+        }
+        assert!(
+            checked >= 13,
+            "sm_{}: only {checked} warp instructions",
+            m.sm
+        );
+    }
+}
+
+#[test]
+fn built_in_integer_reductions_use_redux_sync_and_others_shuffles() {
+    for m in by_arch() {
+        let ptx = m.source;
+        has_all(
+            m.sm,
+            ptx,
+            "api_collective_u32",
+            &[
+                "redux.sync.add.u32",
+                "redux.sync.min.u32",
+                "redux.sync.max.u32",
+                "redux.sync.and.b32",
+                "redux.sync.or.b32",
+                "redux.sync.xor.b32",
+                "shfl.sync.bfly.b32",
+                "shfl.sync.up.b32",
+            ],
+        );
+        has_all(
+            m.sm,
+            ptx,
+            "api_collective_i32",
+            &["redux.sync.min.s32", "redux.sync.max.s32"],
+        );
+        for name in [
+            "api_collective_u64",
+            "api_collective_f32",
+            "api_collective_f64",
+            "api_collective_struct",
+        ] {
+            let body = entry(ptx, name);
+            assert!(
+                !body.contains("redux.sync"),
+                "sm_{}: {name} has no 32-bit integer type but uses redux.sync",
+                m.sm
+            );
+            assert!(
+                body.contains("shfl.sync.bfly.b32"),
+                "sm_{}: {name} lacks its butterfly",
+                m.sm
+            );
+        }
+    }
+}
+
+#[test]
+fn coalesced_groups_and_matches_use_their_instructions() {
+    for m in by_arch() {
+        let ptx = m.source;
+        has_all(
+            m.sm,
+            ptx,
+            "api_votes",
+            &[
+                "vote.sync.any.pred",
+                "vote.sync.ballot.b32",
+                "match.any.sync.b32",
+                "match.any.sync.b64",
+                "match.all.sync.b32",
+                "match.all.sync.b64",
+                "activemask.b32",
+            ],
+        );
+        has_all(
+            m.sm,
+            ptx,
+            "api_shfl_u32",
+            &[
+                "shfl.sync.idx.b32",
+                "shfl.sync.up.b32",
+                "shfl.sync.down.b32",
+                "shfl.sync.bfly.b32",
+                "fns.b32",
+                "activemask.b32",
+                "%lanemask_lt",
+            ],
+        );
+        // A 32-byte value moves as eight 32-bit shuffles.
+        let wide = entry(ptx, "api_shfl_wide32");
+        assert!(
+            wide.matches("shfl.sync.bfly.b32").count() >= 8,
+            "sm_{}: api_shfl_wide32 moves fewer than 8 words per xor shuffle",
+            m.sm
+        );
+        has_all(
+            m.sm,
+            ptx,
+            "api_grid_split_barrier",
+            &[
+                "atom.add.release.gpu.u32",
+                "ld.acquire.gpu.u32",
+                "bar.sync",
+                "// cg-core: grid.sync",
+            ],
+        );
+    }
+}
+
+#[test]
+fn async_copies_use_cp_async_and_the_bulk_engine_where_the_architecture_has_it() {
+    for m in by_arch() {
+        let sm = m.sm;
+        let has_all = |kernel: &str, insns: &[&str]| {
+            has_all(sm, m.source, kernel, insns);
+        };
+        // Floats: one 4-byte cp.async per element (as CUDA for `float*`),
+        // shared memory read with ld.shared, one batch per call.
+        has_all(
+            "vadd_memcpy_async",
+            &[
+                "cp.async.ca.shared.global",
+                "cp.async.commit_group",
+                "cp.async.wait_group 0",
+                "ld.shared.b32",
+            ],
+        );
+        assert!(!entry(m.source, "vadd_memcpy_async").contains("cp.async.cg"));
+        // Bytes: 16-byte pieces where the ends share 16-byte alignment, 8-
+        // and 4-byte ones where they share less, bytes by hand around them.
+        has_all(
+            "copy_probe_u8",
+            &[
+                "cp.async.cg.shared.global",
+                "], 8;",
+                "], 4;",
+                "st.shared.b8",
+            ],
+        );
+        has_all(
+            "vadd_pipelined_4",
+            &["cp.async.wait_group 3", "cp.async.commit_group"],
+        );
+        // One thread's element: a single 4-byte cp.async, no by-hand bytes.
+        let between = entry(m.source, "in_between_pipelined");
+        assert!(between.contains("cp.async.ca.shared.global") && between.contains(", 4;"));
+        assert!(!between.contains("cp.async.cg") && !between.contains("st.shared.b8"));
+        let barrier = entry(m.source, "vadd_barrier");
+        if sm >= 90 {
+            has_all(
+                "vadd_barrier",
+                &[
+                    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+                    "mbarrier.expect_tx",
+                    "mbarrier.try_wait",
+                    "cp.async.mbarrier.arrive.shared.b64",
+                ],
+            );
+        } else {
+            has_all(
+                "vadd_barrier",
+                &["cp.async.mbarrier.arrive.shared.b64", "mbarrier.test_wait"],
+            );
+            assert!(!barrier.contains("cp.async.bulk") && !barrier.contains("expect_tx"));
+        }
+    }
+}
+
+#[test]
+fn atomics_are_the_scoped_instructions_their_orderings_name() {
+    for m in by_arch() {
+        has_all(
+            m.sm,
+            m.source,
+            "api_atomic_forms",
+            &[
+                "atom.acq_rel.gpu.global.add.u32",
+                "red.relaxed.gpu.global.add.u32",
+                "red.relaxed.gpu.global.add.f32",
+                "atom.relaxed.sys.global.or.b32",
+                "atom.acquire.cta.global.cas.b64",
+                "red.relaxed.cta.shared.add.u32",
+                "fence.sc.gpu",
+                "fence.sc.cta",
+                "ld.acquire.gpu.global.b32",
+                "st.release.sys.global.b32",
+            ],
+        );
+    }
+}
+
+/// The byte arrays of a module's constant data, by name, in order (their
+/// initializers leave out trailing zero bytes).
+fn byte_arrays(ptx: &str) -> Vec<(&str, Vec<u8>)> {
+    ptx.lines()
+        .filter_map(|l| l.strip_prefix(".global .align 1 .b8 "))
+        .filter_map(|rest| {
+            let (name, rest) = rest.split_once('[')?;
+            let (len, init) = rest.split_once("] = {")?;
+            // An array that holds an address (`generic(x)`) is no string.
+            let mut bytes: Vec<u8> = init
+                .trim_end_matches("};")
+                .split(',')
+                .map(|b| b.trim().parse().ok())
+                .collect::<Option<_>>()?;
+            bytes.resize(len.parse().unwrap(), 0);
+            Some((name, bytes))
+        })
+        .collect()
+}
+
+#[test]
+fn kernel_panics_leave_what_the_host_needs_to_name_them() {
+    for m in all_modules() {
+        let ptx = m.source;
+        for global in [
+            ".visible .global .align 8 .u64 cg_fault_record = 0;",
+            ".visible .global .align 4 .u32 cg_fault_claim = 0;",
+            ".visible .global .align 8 .u64 cg_fault_strings[",
+        ] {
+            assert!(ptx.contains(global), "sm_{}: no `{global}`", m.sm);
+        }
+        // The table cg-builder appends lists every byte array, in order.
+        let arrays = byte_arrays(ptx);
+        assert_eq!(
+            arrays.len(),
+            ptx.lines()
+                .filter(|l| l.starts_with(".global .align 1 .b8 ") && l.contains("] = {"))
+                .count(),
+            "sm_{}: a byte array that is not a string",
+            m.sm
+        );
+        let table = ptx
+            .lines()
+            .find(|l| l.contains("cg_fault_strings["))
+            .unwrap();
+        let listed: Vec<&str> = table
+            .split("generic(")
+            .skip(1)
+            .map(|e| e.split(')').next().unwrap())
+            .collect();
+        let names: Vec<&str> = arrays.iter().map(|(n, _)| *n).collect();
+        assert_eq!(listed, names, "sm_{}: the string table", m.sm);
+        // Rust's bounds-check message, encoded as the host decodes it
+        // (cooperative-groups/src/strings.rs tests the decoding of the same bytes).
+        let mut bounds = vec![32];
+        bounds.extend_from_slice(b"index out of bounds: the len is ");
+        bounds.extend_from_slice(&[0xC0, 18]);
+        bounds.extend_from_slice(b" but the index is ");
+        bounds.extend_from_slice(&[0xC0, 0]);
+        assert!(
+            arrays.iter().any(|(_, b)| *b == bounds),
+            "sm_{}: rustc no longer encodes the bounds-check message as cooperative-groups/src/strings.rs reads it",
+            m.sm
+        );
+        // Source files are named as the project names them, wherever it is
+        // checked out.
+        // (A sample's shared array checks its bounds in cg-core; a fault
+        // probe panics in its own file.)
+        let wants = if m.source.contains(".entry grid_sum(") {
+            ["cg-sample-kernels/src/grid_sum.rs", "cg-core/src/shared.rs"]
+        } else {
+            ["cg-test-kernels/src/faults.rs", "cg-core/src/tile.rs"]
+        };
+        for want in wants {
+            assert!(
+                arrays.iter().any(|(_, b)| b.starts_with(want.as_bytes())),
+                "sm_{}: no file name `{want}`",
+                m.sm
+            );
+        }
+        for (name, b) in &arrays {
+            let text = String::from_utf8_lossy(b);
+            assert!(
+                !(text.starts_with('/') && text.contains(".rs")),
+                "sm_{}: {name} is an absolute path: {text}",
+                m.sm
+            );
+        }
+    }
+}

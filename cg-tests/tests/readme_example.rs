@@ -1,0 +1,41 @@
+//! The README's kernel-plus-launch example, compiled and run: the kernel is
+//! cg-sample-kernels/src/readme.rs, the host code cg-tests/tests/readme/host.rs, and the README
+//! shows both files verbatim (checked here too).
+
+mod common;
+
+include!("readme/host.rs");
+
+#[test]
+fn readme_shows_the_tested_example() {
+    let readme = include_str!("../../README.md");
+    for (path, code) in [
+        (
+            "cg-sample-kernels/src/readme.rs",
+            include_str!("../../cg-sample-kernels/src/readme.rs"),
+        ),
+        (
+            "cg-tests/tests/readme/host.rs",
+            include_str!("readme/host.rs"),
+        ),
+    ] {
+        assert!(
+            readme.contains(code.trim()),
+            "README.md must show {path} verbatim"
+        );
+    }
+}
+
+#[test]
+fn readme_example_runs() {
+    let gpu = gpu_or_return!("readme_example_runs");
+    let mut rng = common::rng("readme_example");
+    for n in common::sizes(&[1, 1000, 1 << 22]) {
+        let input = common::random_f32(&mut rng, n);
+        let got = scale_neighbour_sum(&gpu, &input, 0.5).unwrap();
+        for i in 0..n {
+            let want = 0.5 * input[i] + 0.5 * input[(i + 1) % n];
+            assert_eq!(got[i], want, "element {i} of {n}");
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! For `cargo test` in crates with GPU kernels: tests that need a GPU run
+//! where there is one and say loudly where there is not.
+
+use crate::{Error, Gpu};
+use std::io::Write;
+
+/// The variable that turns a missing GPU into a test failure (`=1`), for
+/// machines where the GPU tests must run.
+pub const REQUIRE_GPU_VAR: &str = "CG_REQUIRE_GPU";
+
+/// The line a GPU test prints (to stderr, past the test harness's capture)
+/// when it cannot run: `GPU TEST NOT RUN: {test}: {why}`. Scripts count it.
+pub const NOT_RUN_NOTICE: &str = "GPU TEST NOT RUN";
+
+/// Device 0 for the GPU test `test`, or `None` after the loud notice
+/// [`NOT_RUN_NOTICE`] when this machine has no CUDA driver or no device;
+/// the test then returns without checking anything. With
+/// `CG_REQUIRE_GPU=1` a missing GPU panics instead. Any other failure to
+/// open the GPU panics with its cause.
+///
+/// ```no_run
+/// # use cooperative_groups::testing::gpu_for_test;
+/// #[test]
+/// fn my_kernel_matches_the_cpu() {
+///     let Some(gpu) = gpu_for_test("my_kernel_matches_the_cpu") else {
+///         return;
+///     };
+///     // launch, read back, compare
+/// }
+/// ```
+pub fn gpu_for_test(test: &str) -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(g) => Some(g),
+        Err(e @ (Error::NoDriver | Error::NoDevice(_))) => {
+            if std::env::var(REQUIRE_GPU_VAR).as_deref() == Ok("1") {
+                panic!("{REQUIRE_GPU_VAR}=1 but the GPU test `{test}` cannot run: {e}");
+            }
+            let _ = writeln!(std::io::stderr(), "{NOT_RUN_NOTICE}: {test}: {e}");
+            None
+        }
+        Err(e) => panic!("opening the GPU for `{test}` failed: {e}"),
+    }
+}
