@@ -49,8 +49,10 @@
 //! sequence); the raw instructions live in one crate-private module
 //! (`intrinsics`), the only one with inline assembly. They are `unsafe`
 //! where PTX leaves them undefined (a member mask that does not hold the
-//! caller, an address that is not valid); the group types call them with
-//! masks they hold by construction, so their operations are safe.
+//! caller, an address that is not valid). The group types, whose traits are
+//! sealed, call them with masks that hold the caller by construction, so
+//! their operations are safe under the rule CUDA's have too: every member
+//! of a group calls each of its collective operations together.
 //!
 //! Kernels are written with [`kernel`] and compiled to PTX by `cg-builder`.
 //! The whole crate also compiles on other targets, for documentation, lints
