@@ -13,6 +13,12 @@
 //! The nested cargo must not inherit the outer build's environment (it would
 //! reuse its flags, its target directory and its lock), so it starts from an
 //! empty environment plus the few variables a cargo needs.
+//!
+//! Its compiler messages come back as JSON. Warnings in the device code (the
+//! kernel crate and its path dependencies) would otherwise be lost behind a
+//! successful build, so they are forwarded: as `cargo:warning=` lines when
+//! the builder runs in a build script (cargo shows them, and shows them
+//! again while the build script's output is fresh), on stderr otherwise.
 
 use crate::toolchain::Toolchain;
 use crate::{io_err, BuildError};
@@ -144,6 +150,7 @@ pub fn build_ptx(
             "--lib",
             "--crate-type",
             "cdylib",
+            "--message-format=json",
             "--target",
             "nvptx64-nvidia-cuda",
             "-Zbuild-std=core",
@@ -174,13 +181,17 @@ pub fn build_ptx(
             tc.cargo.display(),
             tc.origin
         )))?;
+    let messages = compiler_messages(&String::from_utf8_lossy(&out.stdout));
     if !out.status.success() {
+        let mut output: String = messages.iter().map(|m| m.rendered.as_str()).collect();
+        output.push_str(&String::from_utf8_lossy(&out.stderr));
         return Err(BuildError::Compile {
             crate_dir: crate_dir.to_path_buf(),
             arch,
-            output: String::from_utf8_lossy(&out.stderr).into_owned(),
+            output,
         });
     }
+    forward_warnings(&arch, &messages);
     let ptx_path = target_dir
         .join("nvptx64-nvidia-cuda/release/deps")
         .join(format!("{name}.s"));
@@ -193,6 +204,81 @@ pub fn build_ptx(
         )));
     }
     Ok(ptx)
+}
+
+/// One diagnostic of the nested build.
+#[derive(Debug, PartialEq)]
+struct CompilerMessage {
+    /// `error`, `warning`, `note`, ...
+    level: String,
+    /// As rustc prints it, lines ending in `\n`.
+    rendered: String,
+}
+
+/// Warnings about the flags [`rustflags`] passes on purpose: `ptx80` is an
+/// unstable target feature, and rustc says so for every crate.
+const EXPECTED_WARNINGS: [&str; 1] = ["unstable feature specified for `-Ctarget-feature`: `ptx80`"];
+
+/// The compiler's diagnostics in the nested cargo's JSON output
+/// (`--message-format=json`), without the `N warnings emitted` summaries
+/// and the [`EXPECTED_WARNINGS`].
+fn compiler_messages(stdout: &str) -> Vec<CompilerMessage> {
+    let mut messages = Vec::new();
+    for line in stdout.lines() {
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if json["reason"] != "compiler-message" {
+            continue;
+        }
+        let message = &json["message"];
+        let text = message["message"].as_str().unwrap_or_default();
+        let summary = message["spans"].as_array().is_some_and(|s| s.is_empty())
+            && (text.ends_with(" warning emitted")
+                || text.ends_with(" warnings emitted")
+                || EXPECTED_WARNINGS.contains(&text));
+        if let (Some(level), Some(rendered), false) = (
+            message["level"].as_str(),
+            message["rendered"].as_str(),
+            summary,
+        ) {
+            messages.push(CompilerMessage {
+                level: level.to_string(),
+                rendered: rendered.to_string(),
+            });
+        }
+    }
+    messages
+}
+
+/// The lines that report the warnings among `messages` of the `arch`
+/// build: each warning's rendered text, its first line tagged with the
+/// architecture.
+fn warning_lines(arch: &str, messages: &[CompilerMessage]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for m in messages.iter().filter(|m| m.level == "warning") {
+        for (i, line) in m.rendered.lines().enumerate() {
+            if i == 0 {
+                lines.push(format!("device code ({arch}): {line}"));
+            } else {
+                lines.push(line.to_string());
+            }
+        }
+    }
+    lines
+}
+
+/// Shows the device code's warnings: `cargo:warning=` lines in a build
+/// script (where cargo sets `OUT_DIR`), stderr elsewhere.
+fn forward_warnings(arch: &str, messages: &[CompilerMessage]) {
+    let in_build_script = std::env::var_os("OUT_DIR").is_some();
+    for line in warning_lines(arch, messages) {
+        if in_build_script {
+            println!("cargo:warning={line}");
+        } else {
+            eprintln!("{line}");
+        }
+    }
 }
 
 /// The kernel crate's library name (package name with `-` as `_`).
@@ -247,6 +333,33 @@ pub fn watched_dirs(crate_dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_warnings_are_forwarded_line_by_line_without_summaries() {
+        let stdout = [
+            r#"{"reason":"compiler-artifact","package_id":"core"}"#,
+            r#"{"reason":"compiler-message","message":{"level":"warning","message":"unused variable: `x`","spans":[{}],"rendered":"warning: unused variable: `x`\n --> src/lib.rs:3:9\n"}}"#,
+            r#"{"reason":"compiler-message","message":{"level":"warning","message":"1 warning emitted","spans":[],"rendered":"warning: 1 warning emitted\n"}}"#,
+            r#"{"reason":"compiler-message","message":{"level":"warning","message":"unstable feature specified for `-Ctarget-feature`: `ptx80`","spans":[],"rendered":"warning: unstable feature\n"}}"#,
+            "Compiling cg-core",
+            r#"{"reason":"build-finished","success":true}"#,
+        ]
+        .join("\n");
+        let messages = compiler_messages(&stdout);
+        assert_eq!(messages.len(), 1);
+        assert_eq!(
+            warning_lines("sm_90", &messages),
+            [
+                "device code (sm_90): warning: unused variable: `x`",
+                " --> src/lib.rs:3:9"
+            ]
+        );
+        let error = compiler_messages(
+            r#"{"reason":"compiler-message","message":{"level":"error","message":"oops","spans":[{}],"rendered":"error: oops\n"}}"#,
+        );
+        assert_eq!(error[0].level, "error");
+        assert!(warning_lines("sm_80", &error).is_empty());
+    }
 
     #[test]
     fn source_paths_are_named_from_the_kernel_crates_parent() {

@@ -98,8 +98,8 @@ impl Barrier {
     /// On the bulk copy engine (sm_90, 16-byte aligned) the copy is ordered
     /// after the group's earlier reads of `dst` by the barrier phase that
     /// separates them, as in CUDA. Ordinary stores into `dst` since that
-    /// phase need `intrinsics::fence_proxy_async_shared()` before the copy
-    /// (CUDA's `fence.proxy.async`), or the copy may land before them.
+    /// phase need [`fence_proxy_async_shared`] before the copy (CUDA's
+    /// `fence.proxy.async`), or the copy may land before them.
     #[inline(always)]
     pub fn memcpy_async<G: AsyncCopyGroup, T: Pod>(
         &self,
@@ -129,6 +129,17 @@ impl Barrier {
         unsafe { intrinsics::cp_async_mbarrier_arrive(self.addr) };
         n
     }
+}
+
+/// `fence.proxy.async.shared::cta` (sm_90, CUDA's
+/// `cuda::ptx::fence_proxy_async(space_shared)`): orders the calling
+/// thread's earlier ordinary accesses to shared memory (and those it has
+/// seen through a barrier) before later bulk copies into the same memory.
+/// See [`Barrier::memcpy_async`].
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[inline(always)]
+pub fn fence_proxy_async_shared() {
+    intrinsics::fence_proxy_async_shared()
 }
 
 /// Declares a block-scope [`Barrier`] in shared memory and initialises it

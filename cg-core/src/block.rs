@@ -3,8 +3,8 @@
 //! `sync()` lowers to `bar.sync 0` (`__syncthreads()`); the queries read the
 //! `%tid`, `%ntid` and `%ctaid` special registers.
 
-use crate::group::{Dim3, GroupSync, ThreadGroup};
-use crate::intrinsics;
+use crate::group::{sealed_groups, Dim3, GroupSync, ThreadGroup};
+use crate::{intrinsics, lanes};
 
 /// The calling thread's block. Obtain it with [`this_thread_block`].
 ///
@@ -80,21 +80,20 @@ impl ThreadBlock {
     /// except in a last warp that the block's size cuts short.
     #[inline(always)]
     pub fn warp_lanes(&self) -> u32 {
-        let in_warp = self.num_threads() - (self.thread_rank() & !31);
-        if in_warp >= 32 {
-            u32::MAX
-        } else {
-            (1u32 << in_warp) - 1
-        }
+        lanes::warp_lanes(self.num_threads(), self.thread_rank())
     }
 }
+
+sealed_groups!([] ThreadBlock);
 
 impl GroupSync for ThreadBlock {
     /// `bar.sync 0` (`__syncthreads()`), through LLVM's convergent barrier
     /// intrinsic.
     #[inline(always)]
     fn sync(&self) {
-        intrinsics::bar_sync()
+        // SAFETY: every thread of the block calls it (`GroupSync`'s
+        // contract), so all of them reach this barrier.
+        unsafe { intrinsics::bar_sync() }
     }
 }
 

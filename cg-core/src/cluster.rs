@@ -10,8 +10,9 @@
 //! | `barrier_arrive`, `barrier_wait` | the same, split |
 //! | `map_shared_rank` | `mapa.shared::cluster`, then `ld/st.shared::cluster` |
 //!
-//! The module exists only in builds for sm_90 and newer: in a crate built
-//! for sm_80, `this_cluster()` does not compile. A kernel that uses it is
+//! On the GPU the module exists only in builds for sm_90 and newer: in a
+//! crate built for sm_80, `this_cluster()` does not compile. (On the host
+//! it is always there, for documentation and lints.) A kernel that uses it is
 //! declared `#[kernel(cluster(x, y, z))]` (or launched with
 //! `LaunchConfig::with_cluster`), and gated with
 //! `#[cfg(target_feature = "sm_90")]` so that the sm_80 module builds
@@ -21,7 +22,7 @@
 //! A block must not exit while another block of its cluster may still read
 //! its shared memory: end such kernels with `cluster.sync()`.
 
-use crate::group::{Dim3, GroupSync, ThreadGroup};
+use crate::group::{sealed_groups, Dim3, GroupSync, ThreadGroup};
 use crate::intrinsics as i;
 use crate::shared::{ld_shared_in, st_shared_in, SharedArray, Window};
 use bytemuck::Pod;
@@ -137,6 +138,8 @@ impl ThreadGroup for ClusterGroup {
         self.block_rank() * bd.volume() + bd.linear(i::thread_idx().into())
     }
 }
+
+sealed_groups!([] ClusterGroup);
 
 impl GroupSync for ClusterGroup {
     /// `cluster.sync()`: barrier over every thread of the cluster, with

@@ -27,8 +27,11 @@
 //! the branch (in practice all of those in the warp), never a thread that
 //! did not.
 
-use crate::group::{meta_group_from_fields, GroupSync, ThreadGroup, WarpGroup};
+use crate::group::{
+    meta_group_from_fields, sealed, sealed_groups, GroupSync, ThreadGroup, WarpGroup,
+};
 use crate::intrinsics::{self, ShflMode};
+use crate::lanes;
 use crate::shuffle::{segment_c, shfl_pod};
 use bytemuck::Pod;
 
@@ -53,30 +56,37 @@ pub struct CoalescedGroup {
 /// this call together with it (`activemask.b32`).
 #[inline(always)]
 pub fn coalesced_threads() -> CoalescedGroup {
-    CoalescedGroup::from_mask(intrinsics::activemask())
+    // SAFETY: `activemask` holds the caller, and its lanes are the threads
+    // that run this call together: the group's members.
+    unsafe { CoalescedGroup::from_mask(intrinsics::activemask()) }
 }
 
 /// A label of [`labeled_partition`]: an integer of 32 or 64 bits (CUDA
 /// takes any integral or pointer type; 8- and 16-bit integers widen to 32
 /// bits, pointers are 64-bit labels: pass `ptr as usize`). A `bool` label is
 /// a [`binary_partition`], as in CUDA.
-pub trait Label: Copy + sealed::Sealed {
+pub trait Label: Copy + label::Sealed {
     /// The lanes of `mask` whose label has the same bits as the caller's
     /// (`match.any.sync.b32` or `.b64`).
+    ///
+    /// # Safety
+    /// As the instruction's: the caller's lane is in `mask`, and every lane
+    /// of `mask` that has not exited calls this with the same mask.
     #[doc(hidden)]
-    fn same_label_lanes(self, mask: u32) -> u32;
+    unsafe fn same_label_lanes(self, mask: u32) -> u32;
 }
 
-mod sealed {
+mod label {
+    /// Keeps [`Label`](super::Label) to the integer types.
     pub trait Sealed {}
 }
 
 macro_rules! label {
     ($($t:ty => $wide:ty, $insn:ident;)*) => {$(
-        impl sealed::Sealed for $t {}
+        impl label::Sealed for $t {}
         impl Label for $t {
             #[inline(always)]
-            fn same_label_lanes(self, mask: u32) -> u32 {
+            unsafe fn same_label_lanes(self, mask: u32) -> u32 {
                 intrinsics::$insn(self as $wide, mask)
             }
         }
@@ -114,13 +124,17 @@ label! {
 #[inline(always)]
 pub fn labeled_partition<G: WarpGroup, L: Label>(group: &G, label: L) -> CoalescedGroup {
     let all = group.mask();
-    let same = label.same_label_lanes(all);
+    // SAFETY: the group's lanes hold the caller and its members call
+    // together (`WarpGroup`'s contract).
+    let same = unsafe { label.same_label_lanes(all) };
     let leader = same.trailing_zeros();
-    let leaders = intrinsics::vote_ballot(intrinsics::lane_id() == leader, all);
+    // SAFETY: as above.
+    let leaders = unsafe { intrinsics::vote_ballot(intrinsics::lane_id() == leader, all) };
+    let (meta_rank, meta_size) = lanes::leader_meta(leaders, leader);
     CoalescedGroup {
         mask: same,
-        meta_rank: (leaders & (1u32 << leader).wrapping_sub(1)).count_ones(),
-        meta_size: leaders.count_ones(),
+        meta_rank,
+        meta_size,
     }
 }
 
@@ -139,30 +153,30 @@ pub fn labeled_partition<G: WarpGroup, L: Label>(group: &G, label: L) -> Coalesc
 #[inline(always)]
 pub fn binary_partition<G: WarpGroup>(group: &G, pred: bool) -> CoalescedGroup {
     let all = group.mask();
-    let yes = intrinsics::vote_ballot(pred, all);
-    if yes == all || yes == 0 {
-        CoalescedGroup {
-            mask: all,
-            meta_rank: 0,
-            meta_size: 1,
-        }
-    } else {
-        CoalescedGroup {
-            mask: if pred { yes } else { all & !yes },
-            meta_rank: pred as u32,
-            meta_size: 2,
-        }
+    // SAFETY: the group's lanes hold the caller and its members call
+    // together (`WarpGroup`'s contract).
+    let yes = unsafe { intrinsics::vote_ballot(pred, all) };
+    let (mask, meta_rank, meta_size) = lanes::binary_split(all, yes, pred);
+    CoalescedGroup {
+        mask,
+        meta_rank,
+        meta_size,
     }
 }
 
 impl CoalescedGroup {
-    /// The group of the lanes in `mask`, with meta group rank 0 of 1. The
-    /// caller's lane must be in `mask`, and every lane of `mask` must use
-    /// the group together (CUDA's internal constructor; used by
+    /// The group of the lanes in `mask`, with meta group rank 0 of 1
+    /// (CUDA's internal constructor; used by
     /// [`block_reduce`](crate::collectives::block_reduce) for a partial
     /// warp).
+    ///
+    /// # Safety
+    /// The caller's lane is in `mask`, and every lane of `mask` that has not
+    /// exited uses the group together: each operation of the group is a
+    /// warp instruction with `mask` as its member mask, undefined
+    /// otherwise.
     #[inline(always)]
-    pub fn from_mask(mask: u32) -> Self {
+    pub unsafe fn from_mask(mask: u32) -> Self {
         CoalescedGroup {
             mask,
             meta_rank: 0,
@@ -179,27 +193,29 @@ impl CoalescedGroup {
     /// The lane of rank `rank` (`0xffffffff` when there is none).
     #[inline(always)]
     fn lane_of(&self, rank: u32) -> u32 {
-        intrinsics::fns(self.mask, 0, rank.wrapping_add(1) as i32)
+        intrinsics::fns(self.mask, 0, lanes::fns_offset(rank, 1))
     }
 
-    /// Reads `value` from `lane` of the group, or keeps the caller's when
-    /// `lane` is `0xffffffff`.
     /// `shfl_up` (`step` -1) or `shfl_down` (`step` 1) by `delta` ranks:
     /// one `shfl.sync` for a whole warp, else a read of the lane `delta`
     /// members away (`fns`).
     #[inline(always)]
     fn shift<T: Pod>(&self, mode: ShflMode, value: T, delta: u32, step: i32) -> T {
         if self.is_full() {
-            return shfl_pod(mode, value, delta, segment_c(mode, 32), u32::MAX);
+            // SAFETY: the whole warp is the group: every lane is a member
+            // and the members call together (`WarpGroup`'s contract).
+            return unsafe { shfl_pod(mode, value, delta, segment_c(mode, 32), u32::MAX) };
         }
         let lane = intrinsics::fns(
             self.mask,
             intrinsics::lane_id(),
-            (delta.wrapping_add(1) as i32).wrapping_mul(step),
+            lanes::fns_offset(delta, step),
         );
         self.read_lane(value, lane)
     }
 
+    /// Reads `value` from `lane` of the group, or keeps the caller's when
+    /// `lane` is `0xffffffff`.
     #[inline(always)]
     fn read_lane<T: Pod>(&self, value: T, lane: u32) -> T {
         let lane = if lane >= 32 {
@@ -207,13 +223,17 @@ impl CoalescedGroup {
         } else {
             lane
         };
-        shfl_pod(
-            ShflMode::Idx,
-            value,
-            lane,
-            segment_c(ShflMode::Idx, 32),
-            self.mask,
-        )
+        // SAFETY: the group's mask holds the caller and its members call
+        // together (`WarpGroup`'s contract).
+        unsafe {
+            shfl_pod(
+                ShflMode::Idx,
+                value,
+                lane,
+                segment_c(ShflMode::Idx, 32),
+                self.mask,
+            )
+        }
     }
 
     /// The piece of `n` ranks holding the caller (see
@@ -232,20 +252,24 @@ impl CoalescedGroup {
         } else {
             32
         };
-        let below = |l: u32| ((1u64 << l) - 1) as u32;
+        let (meta_rank, meta_size) = lanes::piece_meta(rank, size, n);
         CoalescedGroup {
-            mask: self.mask & below(hi) & !below(lo),
-            meta_rank: rank / n,
-            meta_size: size.div_ceil(n),
+            mask: lanes::lanes_between(self.mask, lo, hi),
+            meta_rank,
+            meta_size,
         }
     }
 }
+
+sealed_groups!([] CoalescedGroup);
 
 impl GroupSync for CoalescedGroup {
     /// `bar.warp.sync` with the group's mask.
     #[inline(always)]
     fn sync(&self) {
-        intrinsics::bar_warp_sync(self.mask)
+        // SAFETY: the group's mask holds the caller and its members call
+        // together (`GroupSync`'s contract).
+        unsafe { intrinsics::bar_warp_sync(self.mask) }
     }
 }
 
@@ -257,34 +281,20 @@ impl ThreadGroup for CoalescedGroup {
 
     #[inline(always)]
     fn thread_rank(&self) -> u32 {
-        (self.mask & intrinsics::lanemask_lt()).count_ones()
+        lanes::rank_in(self.mask, intrinsics::lanemask_lt())
     }
 }
 
-impl WarpGroup for CoalescedGroup {
+impl sealed::WarpLanes for CoalescedGroup {
     #[inline(always)]
-    fn mask(&self) -> u32 {
+    fn sync_mask(&self) -> u32 {
         self.mask
     }
 
     /// Packs the lanes into ranks (a parallel bit extract over the mask).
     #[inline(always)]
     fn lanes_to_ranks(&self, lanes: u32) -> u32 {
-        if self.is_full() {
-            return lanes;
-        }
-        let mut members = self.mask;
-        let mut rank_bit = 1u32;
-        let mut ranks = 0;
-        while members != 0 {
-            let lowest = members & members.wrapping_neg();
-            if lanes & lowest != 0 {
-                ranks |= rank_bit;
-            }
-            rank_bit <<= 1;
-            members ^= lowest;
-        }
-        ranks
+        lanes::lanes_to_ranks(self.mask, lanes)
     }
 
     #[inline(always)]
@@ -294,6 +304,13 @@ impl WarpGroup for CoalescedGroup {
         } else {
             None
         }
+    }
+}
+
+impl WarpGroup for CoalescedGroup {
+    #[inline(always)]
+    fn mask(&self) -> u32 {
+        self.mask
     }
 
     meta_group_from_fields!();
@@ -305,13 +322,17 @@ impl WarpGroup for CoalescedGroup {
         } else {
             self.lane_of(src_rank)
         };
-        shfl_pod(
-            ShflMode::Idx,
-            value,
-            lane,
-            segment_c(ShflMode::Idx, 32),
-            self.mask,
-        )
+        // SAFETY: the group's mask holds the caller and its members call
+        // together (`WarpGroup`'s contract).
+        unsafe {
+            shfl_pod(
+                ShflMode::Idx,
+                value,
+                lane,
+                segment_c(ShflMode::Idx, 32),
+                self.mask,
+            )
+        }
     }
 
     #[inline(always)]

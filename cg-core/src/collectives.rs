@@ -64,8 +64,13 @@ pub trait Operator<T> {
     /// The whole-group reduction in one hardware instruction, when there is
     /// one for this operator and type (`redux.sync` on sm_80+); `None`
     /// otherwise.
+    ///
+    /// # Safety
+    /// As `redux.sync`'s: the caller's lane is in `mask`, and every lane of
+    /// `mask` that has not exited calls this with the same mask.
+    #[doc(hidden)]
     #[inline(always)]
-    fn reduce_in_hardware(&self, _value: T, _mask: u32) -> Option<T> {
+    unsafe fn reduce_in_hardware(&self, _value: T, _mask: u32) -> Option<T> {
         None
     }
 }
@@ -78,9 +83,12 @@ impl<T, F: Fn(T, T) -> T> Operator<T> for F {
 }
 
 /// `redux.sync` for `u32` and `i32`, when the target has it.
+///
+/// # Safety
+/// As [`Operator::reduce_in_hardware`].
 #[inline(always)]
 #[allow(unused_variables)]
-fn redux<T: Pod>(
+unsafe fn redux<T: Pod>(
     unsigned: intrinsics::ReduxOp,
     signed: intrinsics::ReduxOp,
     value: T,
@@ -119,7 +127,7 @@ macro_rules! operator {
             }
 
             #[inline(always)]
-            fn reduce_in_hardware(&self, value: T, mask: u32) -> Option<T> {
+            unsafe fn reduce_in_hardware(&self, value: T, mask: u32) -> Option<T> {
                 redux(intrinsics::ReduxOp::$unsigned, intrinsics::ReduxOp::$signed, value, mask)
             }
         }
@@ -160,8 +168,12 @@ operator!(
 ///   sums have its bits.
 /// * Rank order (closures): offsets `1, 2, 4, ...`; after step `k` every
 ///   lane holds its aligned run of `2^k` lanes combined in lane order.
+///
+/// # Safety
+/// The `shfl.sync` contract for `mask`: it holds the caller's lane, and
+/// every lane of it that has not exited calls this together.
 #[inline(always)]
-pub(crate) fn butterfly<T: Pod, Op: Operator<T>>(
+pub(crate) unsafe fn butterfly<T: Pod, Op: Operator<T>>(
     mut value: T,
     op: &Op,
     width: u32,
@@ -261,12 +273,16 @@ fn warp_reduce<G: WarpGroup, T: Pod, Op: Operator<T>>(group: &G, value: T, op: &
     // `redux.sync` reduces over its whole member mask: only for groups that
     // issue their instructions with their own lanes.
     if group.sync_mask() == group.mask() {
-        if let Some(r) = op.reduce_in_hardware(value, group.mask()) {
+        // SAFETY: the group's lanes hold the caller and its members call
+        // together (`WarpGroup`'s contract).
+        if let Some(r) = unsafe { op.reduce_in_hardware(value, group.mask()) } {
             return r;
         }
     }
     match group.segment_width() {
-        Some(width) => butterfly(value, op, width, group.sync_mask()),
+        // SAFETY: the group's member mask holds the caller, and the lanes
+        // of that mask call together (`WarpGroup`'s contract).
+        Some(width) => unsafe { butterfly(value, op, width, group.sync_mask()) },
         None => {
             let scan = warp_inclusive_scan(group, value, op);
             group.shfl(scan, group.num_threads() - 1)
@@ -317,8 +333,11 @@ fn warp_inclusive_scan<G: WarpGroup, T: Pod, Op: Operator<T>>(
 
 /// Inclusive scan inside every aligned segment of `width` lanes of a whole
 /// warp (Hillis–Steele, as [`inclusive_scan`] on a tile of `width`).
+///
+/// # Safety
+/// Every lane of the warp calls it together (full-warp `shfl.sync`).
 #[inline(always)]
-pub(crate) fn segment_inclusive_scan<T: Pod, Op: Operator<T>>(
+pub(crate) unsafe fn segment_inclusive_scan<T: Pod, Op: Operator<T>>(
     mut value: T,
     op: &Op,
     width: u32,
@@ -402,7 +421,9 @@ pub fn block_reduce<T: Pod, Op: Operator<T>>(block: &ThreadBlock, value: T, op: 
     let slot = |i: u32| base + i * size_of::<T>() as u32;
     let result = base + 32 * 32;
     let rank = block.thread_rank();
-    let warp = CoalescedGroup::from_mask(block.warp_lanes());
+    // SAFETY: the lanes of this warp that exist in the block hold the
+    // caller, and every thread of the block calls this (its contract).
+    let warp = unsafe { CoalescedGroup::from_mask(block.warp_lanes()) };
     let partial = warp_reduce(&warp, value, &op);
     if warp.thread_rank() == 0 {
         // SAFETY: slot rank / 32 < 32 lies inside the scratch array.
@@ -411,7 +432,9 @@ pub fn block_reduce<T: Pod, Op: Operator<T>>(block: &ThreadBlock, value: T, op: 
     block.sync();
     let warps = block.num_threads().div_ceil(32);
     if rank < warps {
-        let leaders = CoalescedGroup::from_mask(((1u64 << warps) - 1) as u32);
+        // SAFETY: the threads of rank below `warps` (at most 32) are the
+        // first lanes of warp 0, and all of them take this branch.
+        let leaders = unsafe { CoalescedGroup::from_mask(((1u64 << warps) - 1) as u32) };
         // SAFETY: rank < warps <= 32 slots were written before the barrier.
         let total = warp_reduce(&leaders, unsafe { ld_shared::<T>(slot(rank)) }, &op);
         if rank == 0 {

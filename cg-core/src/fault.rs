@@ -21,7 +21,7 @@
 //!   (a trap anywhere ends the whole grid).
 //!
 //! Everything here is on the path to a trap, reached only from `#[cold]`
-//! branches: [`report`] is one `#[inline(never)]` function, so a kernel
+//! branches: `report` is one `#[inline(never)]` function, so a kernel
 //! that does not stop runs exactly the instructions it ran before.
 
 /// [`FaultRecord::state`] once the record is complete.
@@ -87,28 +87,33 @@ pub struct FaultRecord {
     pub _reserved: [u32; 2],
 }
 
-#[cfg(target_arch = "nvptx64")]
-pub use device::{check, check_failed};
+pub use device::{check, check_failed, trap};
 
 #[cfg(target_arch = "nvptx64")]
 pub(crate) use device::report_panic;
 
-#[cfg(target_arch = "nvptx64")]
 mod device {
     use super::*;
-    use crate::intrinsics;
-    use core::arch::asm;
-    use core::mem::{size_of, transmute_copy};
-    use core::panic::{Location, PanicInfo, PanicMessage};
-
-    core::arch::global_asm!(
-        ".visible .global .align 8 .u64 cg_fault_record = 0;",
-        ".visible .global .align 4 .u32 cg_fault_claim = 0;",
-    );
+    use crate::intrinsics::atom::{fence_sc, Scope};
+    use crate::intrinsics::{self, fault as insn};
+    use core::panic::Location;
+    #[cfg(target_arch = "nvptx64")]
+    use core::{
+        mem::{size_of, transmute_copy},
+        panic::{PanicInfo, PanicMessage},
+    };
 
     /// `cg_fault_claim` while a thread writes its record, and once it is done.
     const CLAIMED: u32 = 1;
     const DONE: u32 = 2;
+
+    /// Stops the kernel at once (`trap`), leaving no record: the launch
+    /// fails with CUDA's unspecified launch failure. [`check_failed`] says
+    /// why as well.
+    #[inline(always)]
+    pub fn trap() -> ! {
+        intrinsics::trap()
+    }
 
     /// Stops the kernel because the check named `what` failed, recording the
     /// caller's location. `what` says what was wrong and how to fix it.
@@ -135,6 +140,7 @@ mod device {
     }
 
     /// The panic handler's work: the location and the message's template.
+    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub(crate) fn report_panic(info: &PanicInfo<'_>) -> ! {
         // Panics always carry a location; the fallback keeps this total.
@@ -154,6 +160,7 @@ mod device {
     /// one; the size checks and the probe with a static message (whose
     /// length word is known) fold to constants and turn this off, not
     /// wrong, if it changes.
+    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     fn message_template(info: &PanicInfo<'_>) -> u64 {
         if size_of::<core::fmt::Arguments<'_>>() != 2 * size_of::<u64>()
@@ -181,103 +188,41 @@ mod device {
     #[cold]
     #[inline(never)]
     fn report(kind: u32, at: &Location<'_>, message: u64, message_len: u64) -> ! {
-        // SAFETY: the globals are declared above; the record address is
-        // either 0 or the host-mapped record the host stored before launch,
-        // which no other thread writes (the claim admits one writer).
-        unsafe {
-            if claim() {
-                let record = record_address() as *mut FaultRecord;
-                if !record.is_null() {
-                    let [bx, by, bz] = intrinsics::block_idx();
-                    let [tx, ty, tz] = intrinsics::thread_idx();
+        // The claim admits one writer: the first thread of the module to stop.
+        if insn::claim_cas(CLAIMED) == 0 {
+            let record = insn::record_address() as *mut FaultRecord;
+            if !record.is_null() {
+                let [bx, by, bz] = intrinsics::block_idx();
+                let [tx, ty, tz] = intrinsics::thread_idx();
+                // SAFETY: the record address is the host-mapped record the
+                // host stored before launch (16-byte aligned, as
+                // `FaultRecord` is), which no other thread writes: this one
+                // holds the claim.
+                unsafe {
                     let r = &raw mut (*record).block as *mut u32;
-                    store_v4(r, [bx, by, bz, tx]);
-                    store_v4(r.add(4), [ty, tz, kind, at.line()]);
+                    insn::store_v4(r, [bx, by, bz, tx]);
+                    insn::store_v4(r.add(4), [ty, tz, kind, at.line()]);
                     let file = at.file();
-                    store_v2_u64(
+                    insn::store_v2_u64(
                         &raw mut (*record).file,
                         [file.as_ptr() as u64, file.len() as u64],
                     );
-                    store_v2_u64(&raw mut (*record).message, [message, message_len]);
-                    store_u32(&raw mut (*record).column, at.column());
+                    insn::store_v2_u64(&raw mut (*record).message, [message, message_len]);
+                    insn::store_u32(&raw mut (*record).column, at.column());
                     // Everything above reaches host memory before the state.
-                    asm!("fence.sc.sys;", options(nostack));
-                    store_u32(&raw mut (*record).state, RECORD_WRITTEN);
-                    asm!("fence.sc.sys;", options(nostack));
+                    fence_sc(Scope::Sys);
+                    insn::store_u32(&raw mut (*record).state, RECORD_WRITTEN);
+                    fence_sc(Scope::Sys);
                 }
-                asm!("st.release.gpu.global.u32 [cg_fault_claim], {d};", d = in(reg32) DONE, options(nostack));
-            } else {
-                wait_for_claim_done();
+            }
+            insn::claim_store_release(DONE);
+        } else {
+            // Spin until the thread that took the claim has written its
+            // record.
+            while insn::claim_load_acquire() != DONE {
+                insn::nanosleep_1us();
             }
         }
         intrinsics::trap()
-    }
-
-    /// Takes the claim: true for the first thread of the module to stop.
-    #[inline(always)]
-    unsafe fn claim() -> bool {
-        let old: u32;
-        asm!(
-            "atom.relaxed.gpu.global.cas.b32 {old}, [cg_fault_claim], {free}, {c};",
-            old = out(reg32) old,
-            free = in(reg32) 0u32,
-            c = in(reg32) CLAIMED,
-            options(nostack),
-        );
-        old == 0
-    }
-
-    /// Spins until the thread that took the claim has written its record.
-    #[inline(always)]
-    unsafe fn wait_for_claim_done() {
-        loop {
-            let state: u32;
-            asm!("ld.acquire.gpu.global.u32 {s}, [cg_fault_claim];", s = out(reg32) state, options(nostack));
-            if state == DONE {
-                return;
-            }
-            asm!("nanosleep.u32 1000;", options(nostack));
-        }
-    }
-
-    /// `cg_fault_record`.
-    #[inline(always)]
-    unsafe fn record_address() -> u64 {
-        let address: u64;
-        asm!("ld.relaxed.gpu.global.u64 {a}, [cg_fault_record];", a = out(reg64) address, options(nostack));
-        address
-    }
-
-    /// A store to host memory, visible at system scope (after a fence).
-    #[inline(always)]
-    unsafe fn store_u32(p: *mut u32, v: u32) {
-        asm!("st.relaxed.sys.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack));
-    }
-
-    /// Four words to 16-byte-aligned host memory, visible at system scope
-    /// (after a fence).
-    #[inline(always)]
-    unsafe fn store_v4(p: *mut u32, [a, b, c, d]: [u32; 4]) {
-        asm!(
-            "st.relaxed.sys.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
-            p = in(reg64) p,
-            a = in(reg32) a,
-            b = in(reg32) b,
-            c = in(reg32) c,
-            d = in(reg32) d,
-            options(nostack),
-        );
-    }
-
-    /// Two 64-bit words to 16-byte-aligned host memory, as [`store_v4`].
-    #[inline(always)]
-    unsafe fn store_v2_u64(p: *mut u64, [a, b]: [u64; 2]) {
-        asm!(
-            "st.relaxed.sys.v2.u64 [{p}], {{{a}, {b}}};",
-            p = in(reg64) p,
-            a = in(reg64) a,
-            b = in(reg64) b,
-            options(nostack),
-        );
     }
 }

@@ -22,9 +22,8 @@
 //! after a cooperative launch in the same process the driver can leave a
 //! workspace in place; the host API is what makes the misuse impossible.
 
-use crate::group::{Dim3, GroupSync};
+use crate::group::{sealed_groups, Dim3, GroupSync};
 use crate::{fault, intrinsics};
-use core::arch::asm;
 
 /// All blocks of the launch. Obtain it with [`this_grid`].
 ///
@@ -134,12 +133,7 @@ impl GridGroup {
     #[inline(always)]
     #[track_caller]
     fn barrier_word(&self) -> *mut u32 {
-        unsafe {
-            asm!(
-                "// cg-core: grid.sync",
-                options(nomem, nostack, preserves_flags)
-            )
-        };
+        intrinsics::grid_sync_marker();
         if self.workspace == 0 {
             fault::check_failed(
                 "grid.sync(): the kernel was not launched cooperatively; declare it \
@@ -172,7 +166,10 @@ impl GridGroup {
     #[track_caller]
     pub fn barrier_arrive(&self) -> GridArrivalToken {
         let barrier = self.barrier_word();
-        intrinsics::bar_sync();
+        // SAFETY: the grid barrier is collective: every thread of every
+        // block arrives (this method's contract), so every thread of this
+        // block reaches this barrier.
+        unsafe { intrinsics::bar_sync() };
         let t = intrinsics::thread_idx();
         let mut old = 0;
         if t[0] | t[1] | t[2] == 0 {
@@ -182,7 +179,9 @@ impl GridGroup {
             } else {
                 1
             };
-            // SAFETY: the driver's workspace of a cooperative launch.
+            // SAFETY: `barrier` is the barrier word of the driver's workspace
+            // of a cooperative launch (`barrier_word` stops the kernel when
+            // there is none), 4-byte aligned and only accessed atomically.
             old = unsafe { intrinsics::atom_add_release_gpu(barrier, add) };
         }
         GridArrivalToken { old }
@@ -198,10 +197,12 @@ impl GridGroup {
         let barrier = self.barrier_word();
         let t = intrinsics::thread_idx();
         if t[0] | t[1] | t[2] == 0 {
-            // SAFETY: the driver's workspace of a cooperative launch.
+            // SAFETY: as in `barrier_arrive`.
             unsafe { while (token.old ^ intrinsics::ld_acquire_gpu(barrier)) & 0x8000_0000 == 0 {} }
         }
-        intrinsics::bar_sync();
+        // SAFETY: every thread of the block waits with its token (this
+        // method's contract), so all of them reach this barrier.
+        unsafe { intrinsics::bar_sync() };
     }
 
     /// `grid.sync()`: barrier over every thread of the grid, with memory
@@ -214,6 +215,8 @@ impl GridGroup {
         self.barrier_wait(self.barrier_arrive())
     }
 }
+
+sealed_groups!([] GridGroup);
 
 impl GroupSync for GridGroup {
     /// [`GridGroup::sync`].

@@ -11,6 +11,11 @@
 //! Ranks and sizes of groups inside a block are `u32`; the grid's are `u64`
 //! (as in CUDA), which is why [`GridGroup`](crate::grid::GridGroup) has
 //! only [`GroupSync`].
+//!
+//! The traits are sealed: only this crate's group types implement them,
+//! because their operations trust what a group says about its lanes (a
+//! member mask that did not hold the caller would make the warp
+//! instructions undefined).
 
 use crate::intrinsics;
 use crate::shuffle::{match_all_pod, match_any_pod};
@@ -65,8 +70,42 @@ impl Dim3 {
     }
 }
 
-/// A group with a barrier: every group type, the grid included.
-pub trait GroupSync {
+pub(crate) mod sealed {
+    /// Keeps the group traits to this crate's group types.
+    pub trait Sealed {}
+
+    /// What the [`WarpGroup`](super::WarpGroup) operations are computed
+    /// from: hooks of this crate's warp groups, not part of the API.
+    pub trait WarpLanes {
+        /// The member mask of the instructions the group issues: its own
+        /// lanes, except for
+        /// [`WarpSegments`](crate::segments::WarpSegments), whose whole warp
+        /// issues every instruction together.
+        fn sync_mask(&self) -> u32;
+
+        /// Turns a set of the group's lanes into the same set of group ranks
+        /// (the inverse of the rank-to-lane mapping, applied bit by bit).
+        fn lanes_to_ranks(&self, lanes: u32) -> u32;
+
+        /// `Some(w)` when the group is exactly the aligned segment of `w`
+        /// lanes that holds the caller, with rank = lane mod `w` (tiles; a
+        /// coalesced group of the whole warp). Collectives then use
+        /// butterfly shuffles.
+        fn segment_width(&self) -> Option<u32>;
+    }
+}
+
+/// Implements the seal for group types.
+macro_rules! sealed_groups {
+    ($([$($generics:tt)*] $group:ty),* $(,)?) => {$(
+        impl<$($generics)*> $crate::group::sealed::Sealed for $group {}
+    )*};
+}
+pub(crate) use sealed_groups;
+
+/// A group with a barrier: every group type, the grid included. Sealed (see
+/// the module docs).
+pub trait GroupSync: sealed::Sealed {
     /// Barrier over the group's threads, with memory ordering among them:
     /// writes before it are visible to the group's threads after it.
     ///
@@ -114,10 +153,10 @@ pub trait ThreadGroup: GroupSync {
 }
 
 /// A group whose threads all lie in one warp: [`ThreadBlockTile`],
-/// [`DynamicTile`] and [`CoalescedGroup`]. Its operations are the warp's
-/// `.sync` instructions with the group's member mask; every rank taken or
-/// returned is a rank in the group, and every bit mask returned has bit `r`
-/// for rank `r`.
+/// [`DynamicTile`], [`CoalescedGroup`] and [`WarpSegments`]. Its operations
+/// are the warp's `.sync` instructions with the group's member mask; every
+/// rank taken or returned is a rank in the group, and every bit mask
+/// returned has bit `r` for rank `r`.
 ///
 /// Every member must call an operation (they are collective, like CUDA's);
 /// threads outside the group must not.
@@ -132,28 +171,13 @@ pub trait ThreadGroup: GroupSync {
 /// [`ThreadBlockTile`]: crate::tile::ThreadBlockTile
 /// [`DynamicTile`]: crate::tile::DynamicTile
 /// [`CoalescedGroup`]: crate::coalesced::CoalescedGroup
-pub trait WarpGroup: ThreadGroup + Copy + crate::collectives::Collective {
+/// [`WarpSegments`]: crate::segments::WarpSegments
+pub trait WarpGroup:
+    ThreadGroup + Copy + crate::collectives::Collective + sealed::WarpLanes
+{
     /// The group's lanes in the warp: bit `l` is set when lane `l` is a
-    /// member.
+    /// member (a query; CUDA keeps it internal).
     fn mask(&self) -> u32;
-
-    /// The member mask of the instructions the group issues: its own lanes
-    /// ([`mask`](Self::mask)), except for
-    /// [`WarpSegments`](crate::segments::WarpSegments), whose whole warp
-    /// issues every instruction together.
-    #[inline(always)]
-    fn sync_mask(&self) -> u32 {
-        self.mask()
-    }
-
-    /// Turns a set of the group's lanes into the same set of group ranks
-    /// (the inverse of the rank-to-lane mapping, applied bit by bit).
-    fn lanes_to_ranks(&self, lanes: u32) -> u32;
-
-    /// `Some(w)` when the group is exactly the aligned segment of `w` lanes
-    /// that holds the caller, with rank = lane mod `w` (tiles; a coalesced
-    /// group of the whole warp). Collectives then use butterfly shuffles.
-    fn segment_width(&self) -> Option<u32>;
 
     /// How many groups the parent was split into (`meta_group_size()`).
     fn meta_group_size(&self) -> u32;
@@ -178,7 +202,10 @@ pub trait WarpGroup: ThreadGroup + Copy + crate::collectives::Collective {
     /// (`vote.sync.any.pred`).
     #[inline(always)]
     fn any(&self, pred: bool) -> bool {
-        intrinsics::vote_any(pred, self.mask())
+        // SAFETY: the group's lanes hold the caller (every group value is
+        // made for the lanes it holds), and its members call together
+        // (this trait's contract).
+        unsafe { intrinsics::vote_any(pred, self.mask()) }
     }
 
     /// `g.all(pred)`: whether `pred` holds for every lane of the group's
@@ -188,7 +215,8 @@ pub trait WarpGroup: ThreadGroup + Copy + crate::collectives::Collective {
     /// result, see the README's partial-warp rules).
     #[inline(always)]
     fn all(&self, pred: bool) -> bool {
-        intrinsics::vote_ballot(pred, self.mask()) == self.mask()
+        // SAFETY: as for `any`.
+        unsafe { intrinsics::vote_ballot(pred, self.mask()) == self.mask() }
     }
 
     /// `g.ballot(pred)`: bit `r` is set when the member of rank `r` has
@@ -196,7 +224,8 @@ pub trait WarpGroup: ThreadGroup + Copy + crate::collectives::Collective {
     /// packed into ranks, as CUDA does).
     #[inline(always)]
     fn ballot(&self, pred: bool) -> u32 {
-        self.lanes_to_ranks(intrinsics::vote_ballot(pred, self.mask()))
+        // SAFETY: as for `any`.
+        self.lanes_to_ranks(unsafe { intrinsics::vote_ballot(pred, self.mask()) })
     }
 
     /// `g.match_any(v)`: the ranks of the members whose `v` has the same
@@ -204,7 +233,8 @@ pub trait WarpGroup: ThreadGroup + Copy + crate::collectives::Collective {
     /// bytes; any other size does not compile.
     #[inline(always)]
     fn match_any<T: Pod>(&self, value: T) -> u32 {
-        self.lanes_to_ranks(match_any_pod(value, self.mask()))
+        // SAFETY: as for `any`.
+        self.lanes_to_ranks(unsafe { match_any_pod(value, self.mask()) })
     }
 
     /// `g.match_all(v)`: `Some(ranks of every member)` when all members'
@@ -212,7 +242,8 @@ pub trait WarpGroup: ThreadGroup + Copy + crate::collectives::Collective {
     /// returns the mask and sets a predicate). `T` is 4 or 8 bytes.
     #[inline(always)]
     fn match_all<T: Pod>(&self, value: T) -> Option<u32> {
-        match_all_pod(value, self.mask()).map(|lanes| self.lanes_to_ranks(lanes))
+        // SAFETY: as for `any`.
+        unsafe { match_all_pod(value, self.mask()) }.map(|lanes| self.lanes_to_ranks(lanes))
     }
 }
 

@@ -1,6 +1,7 @@
 //! The raw PTX instructions every group type is built from. This is the only
-//! module with inline assembly for warp and barrier operations; group types
-//! call these with masks and widths they have computed.
+//! module with inline assembly (`intrinsics/*.rs` included); group types
+//! call these with masks and widths they have computed. It is private to the
+//! crate: kernels use the safe group API.
 //!
 //! Warp operations are `nomem` (they move registers only) but not `pure`:
 //! they must stay where the program put them, because which threads execute
@@ -8,58 +9,82 @@
 //! optimizer duplicating them into both arms of a branch (each thread still
 //! executes one of them, with the same mask); the aligned block barrier does
 //! not, which is why [`bar_sync`] is an LLVM intrinsic and not inline asm.
+//!
+//! # The masked instructions
+//!
+//! `bar.warp.sync`, `shfl.sync`, `vote.sync`, `match.sync` and `redux.sync`
+//! take a member mask, and PTX leaves them undefined when the calling
+//! thread is not in it, or when a lane of the mask that has not exited does
+//! not execute the same instruction with the same mask. They are `unsafe`,
+//! with that contract as their `# Safety` section; a group type calls them
+//! with its own lanes, which hold the caller by construction.
+//!
+//! # Off the GPU
+//!
+//! Every instruction's body is written with `device!`: the instruction on
+//! `nvptx64`, and on any other target a call to [`device_only`], which
+//! panics with the instruction's name. Device code therefore compiles on the
+//! host (for documentation, lints and the unit tests of its lane
+//! arithmetic) but runs only on the GPU; `device!` and `device_only` are
+//! the one place that decides what it does elsewhere.
+#![cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 
-pub mod atom;
-
-use core::arch::asm;
-use core::arch::nvptx;
-
-/// `%tid.{x,y,z}`.
-#[inline(always)]
-pub fn thread_idx() -> [u32; 3] {
-    unsafe {
-        [
-            nvptx::_thread_idx_x() as u32,
-            nvptx::_thread_idx_y() as u32,
-            nvptx::_thread_idx_z() as u32,
-        ]
-    }
+/// The body of one raw instruction: `$body` on `nvptx64`; on any other
+/// target, [`device_only`]`($insn)`.
+macro_rules! device {
+    ($insn:expr, $body:block) => {{
+        #[cfg(target_arch = "nvptx64")]
+        $body
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            $crate::intrinsics::device_only($insn)
+        }
+    }};
 }
 
-/// `%ntid.{x,y,z}`.
-#[inline(always)]
-pub fn block_dim() -> [u32; 3] {
-    unsafe {
-        [
-            nvptx::_block_dim_x() as u32,
-            nvptx::_block_dim_y() as u32,
-            nvptx::_block_dim_z() as u32,
-        ]
-    }
+pub(crate) mod atom;
+pub(crate) mod fault;
+
+#[cfg(target_arch = "nvptx64")]
+use core::arch::{asm, nvptx};
+
+/// What an instruction of this layer does off the GPU: it stops the program,
+/// naming the instruction.
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub fn device_only(instruction: &'static str) -> ! {
+    panic!(
+        "cg-core: `{instruction}` runs only on the GPU (nvptx64); on the host, device code is \
+         compiled, linted and documented, but not run"
+    )
 }
 
-/// `%ctaid.{x,y,z}`.
-#[inline(always)]
-pub fn block_idx() -> [u32; 3] {
-    unsafe {
-        [
-            nvptx::_block_idx_x() as u32,
-            nvptx::_block_idx_y() as u32,
-            nvptx::_block_idx_z() as u32,
-        ]
-    }
+/// Reads the three components of a special register through LLVM's
+/// `core::arch::nvptx` intrinsics.
+macro_rules! sreg3 {
+    ($(#[$doc:meta] $name:ident => $insn:literal, $x:ident, $y:ident, $z:ident;)*) => {$(
+        #[$doc]
+        #[inline(always)]
+        pub(crate) fn $name() -> [u32; 3] {
+            device!($insn, {
+                // SAFETY: reads a special register; no operands.
+                unsafe { [nvptx::$x() as u32, nvptx::$y() as u32, nvptx::$z() as u32] }
+            })
+        }
+    )*};
 }
 
-/// `%nctaid.{x,y,z}`.
-#[inline(always)]
-pub fn grid_dim() -> [u32; 3] {
-    unsafe {
-        [
-            nvptx::_grid_dim_x() as u32,
-            nvptx::_grid_dim_y() as u32,
-            nvptx::_grid_dim_z() as u32,
-        ]
-    }
+sreg3! {
+    /// `%tid.{x,y,z}`.
+    thread_idx => "mov.u32 %tid", _thread_idx_x, _thread_idx_y, _thread_idx_z;
+    /// `%ntid.{x,y,z}`.
+    block_dim => "mov.u32 %ntid", _block_dim_x, _block_dim_y, _block_dim_z;
+    /// `%ctaid.{x,y,z}`.
+    block_idx => "mov.u32 %ctaid", _block_idx_x, _block_idx_y, _block_idx_z;
+    /// `%nctaid.{x,y,z}`.
+    grid_dim => "mov.u32 %nctaid", _grid_dim_x, _grid_dim_y, _grid_dim_z;
 }
 
 /// This thread's lane in its warp, 0..32.
@@ -70,7 +95,7 @@ pub fn grid_dim() -> [u32; 3] {
 /// those are pure) instead of a separate `%laneid` read, which sits on the
 /// critical path of a warp reduction.
 #[inline(always)]
-pub fn lane_id() -> u32 {
+pub(crate) fn lane_id() -> u32 {
     let [tx, ty, tz] = thread_idx();
     let [bx, by, _] = block_dim();
     ((tz * by + ty) * bx + tx) & 31
@@ -78,20 +103,28 @@ pub fn lane_id() -> u32 {
 
 /// `%lanemask_lt`: the lanes below this thread's lane.
 #[inline(always)]
-pub fn lanemask_lt() -> u32 {
-    let r: u32;
-    unsafe { asm!("mov.u32 {r}, %lanemask_lt;", r = out(reg32) r, options(nomem, nostack, pure)) };
-    r
+pub(crate) fn lanemask_lt() -> u32 {
+    device!("mov.u32 %lanemask_lt", {
+        let r: u32;
+        // SAFETY: reads a special register.
+        unsafe {
+            asm!("mov.u32 {r}, %lanemask_lt;", r = out(reg32) r, options(nomem, nostack, pure))
+        };
+        r
+    })
 }
 
 /// `activemask.b32`: the lanes of the warp executing this instruction
 /// together with the caller (`__activemask()`). Not `pure`: the answer
 /// depends on where in the program it is asked.
 #[inline(always)]
-pub fn activemask() -> u32 {
-    let r: u32;
-    unsafe { asm!("activemask.b32 {r};", r = out(reg32) r, options(nomem, nostack)) };
-    r
+pub(crate) fn activemask() -> u32 {
+    device!("activemask.b32", {
+        let r: u32;
+        // SAFETY: reads which lanes are active; no operands.
+        unsafe { asm!("activemask.b32 {r};", r = out(reg32) r, options(nomem, nostack)) };
+        r
+    })
 }
 
 /// `fns.b32`: the position of the `offset`-th set bit of `mask` counting
@@ -99,13 +132,16 @@ pub fn activemask() -> u32 {
 /// one; offset 1 or -1 finds `base` itself when it is set), or `0xffffffff`
 /// when there is none. `base` must be at most 31.
 #[inline(always)]
-pub fn fns(mask: u32, base: u32, offset: i32) -> u32 {
-    let r: u32;
-    unsafe {
-        asm!("fns.b32 {r}, {m}, {b}, {o};", r = out(reg32) r, m = in(reg32) mask, b = in(reg32) base,
-            o = in(reg32) offset, options(nomem, nostack, pure))
-    };
-    r
+pub(crate) fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    device!("fns.b32", {
+        let r: u32;
+        // SAFETY: register arithmetic on its operands.
+        unsafe {
+            asm!("fns.b32 {r}, {m}, {b}, {o};", r = out(reg32) r, m = in(reg32) mask, b = in(reg32) base,
+                o = in(reg32) offset, options(nomem, nostack, pure))
+        };
+        r
+    })
 }
 
 /// `bar.sync 0`: the block-wide barrier (`__syncthreads`).
@@ -114,20 +150,31 @@ pub fn fns(mask: u32, base: u32, offset: i32) -> u32 {
 /// the same instruction. This goes through LLVM's barrier intrinsic, which is
 /// `convergent`, so the optimizer never duplicates it into divergent paths
 /// (it would, for an inline-asm barrier, and the block would deadlock).
+///
+/// # Safety
+/// Every thread of the block that has not exited reaches this barrier, the
+/// threads of one warp the same instruction (an aligned barrier reached by
+/// part of a warp is undefined).
 #[inline(always)]
-pub fn bar_sync() {
-    unsafe { nvptx::_syncthreads() };
+pub(crate) unsafe fn bar_sync() {
+    device!("bar.sync", { nvptx::_syncthreads() })
 }
 
 /// `bar.warp.sync mask`: the threads in `mask` wait for each other.
+///
+/// # Safety
+/// The calling thread's lane is in `mask`, and every lane of `mask` that
+/// has not exited executes a `bar.warp.sync` with the same mask.
 #[inline(always)]
-pub fn bar_warp_sync(mask: u32) {
-    unsafe { asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack)) };
+pub(crate) unsafe fn bar_warp_sync(mask: u32) {
+    device!("bar.warp.sync", {
+        asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack))
+    })
 }
 
 /// The four `shfl.sync` modes.
 #[derive(Clone, Copy)]
-pub enum ShflMode {
+pub(crate) enum ShflMode {
     /// `shfl.sync.idx`: read from an absolute lane.
     Idx,
     /// `shfl.sync.up`: read from `lane - delta`.
@@ -140,10 +187,14 @@ pub enum ShflMode {
 
 /// `shfl.sync.<mode>.b32 d, a, b, c, mask`. `c` packs the segment mask and
 /// clamp as PTX defines it (see [`crate::shuffle`]).
+///
+/// # Safety
+/// The calling thread's lane is in `mask`, and every lane of `mask` that
+/// has not exited executes a `shfl.sync` with the same mode and mask.
 #[inline(always)]
-pub fn shfl_sync(mode: ShflMode, value: u32, b: u32, c: u32, mask: u32) -> u32 {
-    let r: u32;
-    unsafe {
+pub(crate) unsafe fn shfl_sync(mode: ShflMode, value: u32, b: u32, c: u32, mask: u32) -> u32 {
+    device!("shfl.sync", {
+        let r: u32;
         match mode {
             ShflMode::Idx => asm!("shfl.sync.idx.b32 {r}, {v}, {b}, {c}, {m};",
                 r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
@@ -158,102 +209,126 @@ pub fn shfl_sync(mode: ShflMode, value: u32, b: u32, c: u32, mask: u32) -> u32 {
                 r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
                 options(nomem, nostack)),
         }
-    }
-    r
+        r
+    })
 }
 
 /// `vote.sync.ballot.b32`: bit `i` set when lane `i` of `mask` has `pred`.
+///
+/// # Safety
+/// The calling thread's lane is in `mask`, and every lane of `mask` that
+/// has not exited executes a `vote.sync` with the same mode and mask.
 #[inline(always)]
-pub fn vote_ballot(pred: bool, mask: u32) -> u32 {
-    let r: u32;
-    unsafe {
+pub(crate) unsafe fn vote_ballot(pred: bool, mask: u32) -> u32 {
+    device!("vote.sync.ballot.b32", {
+        let r: u32;
         asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
             r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
-    }
-    r
+        r
+    })
 }
 
 /// `vote.sync.any.pred`.
+///
+/// # Safety
+/// As [`vote_ballot`].
 #[inline(always)]
-pub fn vote_any(pred: bool, mask: u32) -> bool {
-    let r: u32;
-    unsafe {
+pub(crate) unsafe fn vote_any(pred: bool, mask: u32) -> bool {
+    device!("vote.sync.any.pred", {
+        let r: u32;
         asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.any.pred p, p, {m}; selp.u32 {r}, 1, 0, p; }}",
             r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
-    }
-    r != 0
+        r != 0
+    })
 }
 
 /// `vote.sync.all.pred`.
+///
+/// # Safety
+/// As [`vote_ballot`].
 #[inline(always)]
-pub fn vote_all(pred: bool, mask: u32) -> bool {
-    let r: u32;
-    unsafe {
+pub(crate) unsafe fn vote_all(pred: bool, mask: u32) -> bool {
+    device!("vote.sync.all.pred", {
+        let r: u32;
         asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.all.pred p, p, {m}; selp.u32 {r}, 1, 0, p; }}",
             r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
-    }
-    r != 0
+        r != 0
+    })
 }
 
 /// `match.any.sync.b32`: the lanes of `mask` whose `value` equals this
 /// lane's.
+///
+/// # Safety
+/// The calling thread's lane is in `mask`, and every lane of `mask` that
+/// has not exited executes a `match.sync` of the same kind and width with
+/// the same mask.
 #[inline(always)]
-pub fn match_any_b32(value: u32, mask: u32) -> u32 {
-    let r: u32;
-    unsafe {
+pub(crate) unsafe fn match_any_b32(value: u32, mask: u32) -> u32 {
+    device!("match.any.sync.b32", {
+        let r: u32;
         asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) value, m = in(reg32) mask,
-            options(nomem, nostack))
-    };
-    r
+            options(nomem, nostack));
+        r
+    })
 }
 
 /// `match.any.sync.b64`: as [`match_any_b32`] for 64-bit values.
+///
+/// # Safety
+/// As [`match_any_b32`].
 #[inline(always)]
-pub fn match_any_b64(value: u64, mask: u32) -> u32 {
-    let r: u32;
-    unsafe {
+pub(crate) unsafe fn match_any_b64(value: u64, mask: u32) -> u32 {
+    device!("match.any.sync.b64", {
+        let r: u32;
         asm!("match.any.sync.b64 {r}, {v}, {m};", r = out(reg32) r, v = in(reg64) value, m = in(reg32) mask,
-            options(nomem, nostack))
-    };
-    r
+            options(nomem, nostack));
+        r
+    })
 }
 
 /// `match.all.sync.b32`: `Some(mask)` when every lane of `mask` has the
 /// same `value`, `None` otherwise.
+///
+/// # Safety
+/// As [`match_any_b32`].
 #[inline(always)]
-pub fn match_all_b32(value: u32, mask: u32) -> Option<u32> {
-    let (r, ok): (u32, u32);
-    unsafe {
+pub(crate) unsafe fn match_all_b32(value: u32, mask: u32) -> Option<u32> {
+    device!("match.all.sync.b32", {
+        let (r, ok): (u32, u32);
         asm!("{{ .reg .pred p; match.all.sync.b32 {r}|p, {v}, {m}; selp.u32 {ok}, 1, 0, p; }}",
             r = out(reg32) r, ok = out(reg32) ok, v = in(reg32) value, m = in(reg32) mask,
-            options(nomem, nostack))
-    };
-    if ok != 0 {
-        Some(r)
-    } else {
-        None
-    }
+            options(nomem, nostack));
+        if ok != 0 {
+            Some(r)
+        } else {
+            None
+        }
+    })
 }
 
 /// `match.all.sync.b64`: as [`match_all_b32`] for 64-bit values.
+///
+/// # Safety
+/// As [`match_any_b32`].
 #[inline(always)]
-pub fn match_all_b64(value: u64, mask: u32) -> Option<u32> {
-    let (r, ok): (u32, u32);
-    unsafe {
+pub(crate) unsafe fn match_all_b64(value: u64, mask: u32) -> Option<u32> {
+    device!("match.all.sync.b64", {
+        let (r, ok): (u32, u32);
         asm!("{{ .reg .pred p; match.all.sync.b64 {r}|p, {v}, {m}; selp.u32 {ok}, 1, 0, p; }}",
             r = out(reg32) r, ok = out(reg32) ok, v = in(reg64) value, m = in(reg32) mask,
-            options(nomem, nostack))
-    };
-    if ok != 0 {
-        Some(r)
-    } else {
-        None
-    }
+            options(nomem, nostack));
+        if ok != 0 {
+            Some(r)
+        } else {
+            None
+        }
+    })
 }
 
 /// The operations of `redux.sync` (sm_80 and newer).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum ReduxOp {
+pub(crate) enum ReduxOp {
     /// `redux.sync.add.u32` (wrapping; the same bits for `s32`).
     Add,
     /// `redux.sync.min.u32`.
@@ -274,17 +349,21 @@ pub enum ReduxOp {
 
 /// `redux.sync.<op>`: `op` over `value` of every lane of `mask`, returned to
 /// each of them. Only on sm_80 and newer (`cfg(target_feature = "sm_80")`).
+///
+/// # Safety
+/// The calling thread's lane is in `mask`, and every lane of `mask` that
+/// has not exited executes a `redux.sync` with the same operation and mask.
 #[cfg(target_feature = "sm_80")]
 #[inline(always)]
-pub fn redux_sync(op: ReduxOp, value: u32, mask: u32) -> u32 {
-    let r: u32;
-    macro_rules! redux {
-        ($insn:literal) => {
-            asm!(concat!($insn, " {r}, {v}, {m};"), r = out(reg32) r, v = in(reg32) value, m = in(reg32) mask,
-                options(nomem, nostack))
-        };
-    }
-    unsafe {
+pub(crate) unsafe fn redux_sync(op: ReduxOp, value: u32, mask: u32) -> u32 {
+    device!("redux.sync", {
+        let r: u32;
+        macro_rules! redux {
+            ($insn:literal) => {
+                asm!(concat!($insn, " {r}, {v}, {m};"), r = out(reg32) r, v = in(reg32) value, m = in(reg32) mask,
+                    options(nomem, nostack))
+            };
+        }
         match op {
             ReduxOp::Add => redux!("redux.sync.add.u32"),
             ReduxOp::MinU32 => redux!("redux.sync.min.u32"),
@@ -295,20 +374,39 @@ pub fn redux_sync(op: ReduxOp, value: u32, mask: u32) -> u32 {
             ReduxOp::Or => redux!("redux.sync.or.b32"),
             ReduxOp::Xor => redux!("redux.sync.xor.b32"),
         }
-    }
-    r
+        r
+    })
 }
 
 /// The grid workspace pointer the driver passes to cooperative launches,
 /// `{%envreg2, %envreg1}` (the ABI of CUDA's own headers). 0 under an
 /// ordinary launch in a process that has made no cooperative launch.
 #[inline(always)]
-pub fn grid_workspace() -> u64 {
-    let r: u64;
-    unsafe {
-        asm!("mov.b64 {r}, {{%envreg2, %envreg1}};", r = out(reg64) r, options(nomem, nostack, pure))
-    };
-    r
+pub(crate) fn grid_workspace() -> u64 {
+    device!("mov.b64 {%envreg2, %envreg1}", {
+        let r: u64;
+        // SAFETY: reads two special registers.
+        unsafe {
+            asm!("mov.b64 {r}, {{%envreg2, %envreg1}};", r = out(reg64) r, options(nomem, nostack, pure))
+        };
+        r
+    })
+}
+
+/// The comment `// cg-core: grid.sync` in the PTX, where a grid barrier is
+/// reached: cg-builder follows the calls to it to find the kernels that
+/// must be launched cooperatively. No instruction.
+#[inline(always)]
+pub(crate) fn grid_sync_marker() {
+    device!("// cg-core: grid.sync", {
+        // SAFETY: a comment; it touches no register or memory.
+        unsafe {
+            asm!(
+                "// cg-core: grid.sync",
+                options(nomem, nostack, preserves_flags)
+            )
+        };
+    })
 }
 
 /// `atom.add.release.gpu.u32`: returns the old value.
@@ -316,10 +414,12 @@ pub fn grid_workspace() -> u64 {
 /// # Safety
 /// `ptr` must be a valid, 4-byte-aligned global address.
 #[inline(always)]
-pub unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
-    let old: u32;
-    asm!("atom.add.release.gpu.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) ptr, v = in(reg32) v, options(nostack));
-    old
+pub(crate) unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
+    device!("atom.add.release.gpu.u32", {
+        let old: u32;
+        asm!("atom.add.release.gpu.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) ptr, v = in(reg32) v, options(nostack));
+        old
+    })
 }
 
 /// `ld.acquire.gpu.u32`.
@@ -327,19 +427,23 @@ pub unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
 /// # Safety
 /// `ptr` must be a valid, 4-byte-aligned global address.
 #[inline(always)]
-pub unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
-    let v: u32;
-    asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) ptr, options(nostack));
-    v
+pub(crate) unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
+    device!("ld.acquire.gpu.u32", {
+        let v: u32;
+        asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) ptr, options(nostack));
+        v
+    })
 }
 
 /// `%globaltimer`: a nanosecond clock shared by the whole GPU.
 #[inline(always)]
-pub fn globaltimer() -> u64 {
-    let t: u64;
-    // SAFETY: reads a special register.
-    unsafe { asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack)) };
-    t
+pub(crate) fn globaltimer() -> u64 {
+    device!("mov.u64 %globaltimer", {
+        let t: u64;
+        // SAFETY: reads a special register.
+        unsafe { asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack)) };
+        t
+    })
 }
 
 /// `atom.acq_rel.cta.shared.or.b32`: sets the bits `v` in the shared word
@@ -349,10 +453,12 @@ pub fn globaltimer() -> u64 {
 /// `addr` must be a valid, 4-byte-aligned address in this block's shared
 /// window.
 #[inline(always)]
-pub unsafe fn atom_or_acq_rel_cta_shared(addr: u32, v: u32) -> u32 {
-    let old: u32;
-    asm!("atom.acq_rel.cta.shared.or.b32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
-    old
+pub(crate) unsafe fn atom_or_acq_rel_cta_shared(addr: u32, v: u32) -> u32 {
+    device!("atom.acq_rel.cta.shared.or.b32", {
+        let old: u32;
+        asm!("atom.acq_rel.cta.shared.or.b32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
+        old
+    })
 }
 
 /// `red.relaxed.cta.shared.and.b32`: clears the bits not in `v` of the
@@ -361,8 +467,10 @@ pub unsafe fn atom_or_acq_rel_cta_shared(addr: u32, v: u32) -> u32 {
 /// # Safety
 /// As [`atom_or_acq_rel_cta_shared`].
 #[inline(always)]
-pub unsafe fn red_and_relaxed_cta_shared(addr: u32, v: u32) {
-    asm!("red.relaxed.cta.shared.and.b32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack));
+pub(crate) unsafe fn red_and_relaxed_cta_shared(addr: u32, v: u32) {
+    device!("red.relaxed.cta.shared.and.b32", {
+        asm!("red.relaxed.cta.shared.and.b32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack));
+    })
 }
 
 /// `ld.acquire.cta.shared.u32`.
@@ -370,28 +478,36 @@ pub unsafe fn red_and_relaxed_cta_shared(addr: u32, v: u32) {
 /// # Safety
 /// As [`atom_or_acq_rel_cta_shared`].
 #[inline(always)]
-pub unsafe fn ld_acquire_cta_shared(addr: u32) -> u32 {
-    let v: u32;
-    asm!("ld.acquire.cta.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(nostack));
-    v
+pub(crate) unsafe fn ld_acquire_cta_shared(addr: u32) -> u32 {
+    device!("ld.acquire.cta.shared.u32", {
+        let v: u32;
+        asm!("ld.acquire.cta.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(nostack));
+        v
+    })
 }
 
 /// `trap`: abort the kernel; the launch fails with an error on the host.
 #[inline(always)]
-pub fn trap() -> ! {
-    unsafe { asm!("trap;", options(noreturn, nostack)) }
+pub(crate) fn trap() -> ! {
+    device!("trap", {
+        // SAFETY: ends the kernel; nothing runs after it.
+        unsafe { asm!("trap;", options(noreturn, nostack)) }
+    })
 }
 
 /// Reads a 32-bit special register by name, in the cluster family (sm_90).
 macro_rules! cluster_sreg {
     ($(#[$doc:meta] $name:ident => $reg:literal;)*) => {$(
         #[$doc]
-        #[cfg(target_feature = "sm_90")]
+        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
         #[inline(always)]
-        pub fn $name() -> u32 {
-            let r: u32;
-            unsafe { asm!(concat!("mov.u32 {r}, ", $reg, ";"), r = out(reg32) r, options(nomem, nostack, pure)) };
-            r
+        pub(crate) fn $name() -> u32 {
+            device!(concat!("mov.u32 ", $reg), {
+                let r: u32;
+                // SAFETY: reads a special register.
+                unsafe { asm!(concat!("mov.u32 {r}, ", $reg, ";"), r = out(reg32) r, options(nomem, nostack, pure)) };
+                r
+            })
         }
     )*};
 }
@@ -430,31 +546,40 @@ cluster_sreg! {
 /// `barrier.cluster.arrive` (release semantics): this thread has arrived at
 /// the cluster barrier. Not the `.aligned` form, so that the optimizer may
 /// duplicate it into divergent paths safely.
-#[cfg(target_feature = "sm_90")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
-pub fn barrier_cluster_arrive() {
-    unsafe { asm!("barrier.cluster.arrive;", options(nostack)) };
+pub(crate) fn barrier_cluster_arrive() {
+    device!("barrier.cluster.arrive", {
+        // SAFETY: the unaligned form, defined for any thread; no operands.
+        unsafe { asm!("barrier.cluster.arrive;", options(nostack)) };
+    })
 }
 
 /// `barrier.cluster.wait` (acquire semantics): waits until every thread of
 /// the cluster has arrived.
-#[cfg(target_feature = "sm_90")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
-pub fn barrier_cluster_wait() {
-    unsafe { asm!("barrier.cluster.wait;", options(nostack)) };
+pub(crate) fn barrier_cluster_wait() {
+    device!("barrier.cluster.wait", {
+        // SAFETY: the unaligned form, defined for any thread; no operands.
+        unsafe { asm!("barrier.cluster.wait;", options(nostack)) };
+    })
 }
 
 /// `mapa.shared::cluster.u32`: the address, in the cluster's shared window,
 /// of shared address `addr` of block `rank` of the cluster.
-#[cfg(target_feature = "sm_90")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
-pub fn mapa_shared_cluster(addr: u32, rank: u32) -> u32 {
-    let r: u32;
-    unsafe {
-        asm!("mapa.shared::cluster.u32 {r}, {a}, {k};", r = out(reg32) r, a = in(reg32) addr, k = in(reg32) rank,
-            options(nomem, nostack, pure))
-    };
-    r
+pub(crate) fn mapa_shared_cluster(addr: u32, rank: u32) -> u32 {
+    device!("mapa.shared::cluster.u32", {
+        let r: u32;
+        // SAFETY: computes an address; nothing is accessed.
+        unsafe {
+            asm!("mapa.shared::cluster.u32 {r}, {a}, {k};", r = out(reg32) r, a = in(reg32) addr, k = in(reg32) rank,
+                options(nomem, nostack, pure))
+        };
+        r
+    })
 }
 
 /// `atom.shared::cluster.add.u32`: adds `v` to the word at a cluster shared
@@ -462,23 +587,138 @@ pub fn mapa_shared_cluster(addr: u32, rank: u32) -> u32 {
 ///
 /// # Safety
 /// `addr` must be a valid, 4-byte-aligned `.shared::cluster` address.
-#[cfg(target_feature = "sm_90")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
-pub unsafe fn atom_add_shared_cluster_u32(addr: u32, v: u32) -> u32 {
-    let old: u32;
-    asm!("atom.shared::cluster.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
-    old
+pub(crate) unsafe fn atom_add_shared_cluster_u32(addr: u32, v: u32) -> u32 {
+    device!("atom.shared::cluster.add.u32", {
+        let old: u32;
+        asm!("atom.shared::cluster.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
+        old
+    })
 }
 
 /// `%dynamic_smem_size`: bytes of dynamic shared memory this launch gave
 /// each block.
 #[inline(always)]
-pub fn dynamic_smem_size() -> u32 {
-    let r: u32;
-    unsafe {
-        asm!("mov.u32 {r}, %dynamic_smem_size;", r = out(reg32) r, options(nomem, nostack, pure))
-    };
-    r
+pub(crate) fn dynamic_smem_size() -> u32 {
+    device!("mov.u32 %dynamic_smem_size", {
+        let r: u32;
+        // SAFETY: reads a special register.
+        unsafe {
+            asm!("mov.u32 {r}, %dynamic_smem_size;", r = out(reg32) r, options(nomem, nostack, pure))
+        };
+        r
+    })
+}
+
+#[cfg(target_arch = "nvptx64")]
+core::arch::global_asm!(".extern .shared .align 16 .b8 cg_dynamic_shared[];");
+
+/// The shared-window address of the block's dynamic shared memory (the
+/// module's `cg_dynamic_shared`, 16-byte aligned).
+#[inline(always)]
+pub(crate) fn dynamic_shared_addr() -> u32 {
+    device!("mov.u32 cg_dynamic_shared", {
+        let addr: u32;
+        // SAFETY: reads the address of the region declared above.
+        unsafe {
+            asm!("mov.u32 {a}, cg_dynamic_shared;", a = out(reg32) addr, options(nomem, nostack, pure))
+        };
+        addr
+    })
+}
+
+/// Declares a 16-byte-aligned `.shared` array of `[$ty; $n]` for the call
+/// site of the outermost macro (its symbol is derived from that call's
+/// file, line and column) and evaluates to its shared-window address: the
+/// instructions behind [`shared_array!`](crate::shared_array).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cg_shared_array_addr {
+    ($ty:ty; $n:expr) => {{
+        #[cfg(target_arch = "nvptx64")]
+        {
+            #[allow(unused_imports)]
+            mod __cg_shared_decl {
+                use super::*;
+                ::core::arch::global_asm!(
+                    ".shared .align 16 .b8 cg_shared_{h}_{l}_{c}[{bytes}];",
+                    h = const $crate::__private::fnv1a(file!()),
+                    l = const line!(), c = const column!(),
+                    bytes = const ::core::mem::size_of::<[$ty; $n]>(),
+                );
+            }
+            let addr: u32;
+            // SAFETY: reads the address of the array declared just above.
+            unsafe {
+                ::core::arch::asm!(
+                    "mov.u32 {a}, cg_shared_{h}_{l}_{c};",
+                    a = out(reg32) addr,
+                    h = const $crate::__private::fnv1a(file!()),
+                    l = const line!(), c = const column!(),
+                    options(nomem, nostack, pure),
+                )
+            };
+            addr
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            $crate::__private::shared_array_addr_off_gpu()
+        }
+    }};
+}
+
+/// The host body of [`__cg_shared_array_addr!`]: `device_only` behind a
+/// function that returns an address, so that the code after a
+/// `shared_array!` does not look unreachable to the compiler.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn shared_array_addr_off_gpu() -> u32 {
+    device_only(".shared array")
+}
+
+/// `ld.shared{::cluster}.bN` and `st.shared{::cluster}.bN`: one load and one
+/// store per window and width.
+macro_rules! shared_ld_st {
+    ($($(#[$cfg:meta])* $ld:ident, $st:ident, $space:literal, $w:literal, $t:ty, $class:ident;)*) => {$(
+        #[doc = concat!("`ld.", $space, ".b", $w, "`.")]
+        ///
+        /// # Safety
+        /// `addr` must be a valid address in that window, aligned to the
+        /// width.
+        $(#[$cfg])*
+        #[inline(always)]
+        pub(crate) unsafe fn $ld(addr: u32) -> $t {
+            device!(concat!("ld.", $space, ".b", $w), {
+                let v: $t;
+                asm!(concat!("ld.", $space, ".b", $w, " {v}, [{a}];"), v = out($class) v, a = in(reg32) addr, options(nostack, readonly));
+                v
+            })
+        }
+
+        #[doc = concat!("`st.", $space, ".b", $w, "`.")]
+        ///
+        /// # Safety
+        #[doc = concat!("As [`", stringify!($ld), "`].")]
+        $(#[$cfg])*
+        #[inline(always)]
+        pub(crate) unsafe fn $st(addr: u32, v: $t) {
+            device!(concat!("st.", $space, ".b", $w), {
+                asm!(concat!("st.", $space, ".b", $w, " [{a}], {v};"), v = in($class) v, a = in(reg32) addr, options(nostack));
+            })
+        }
+    )*};
+}
+
+shared_ld_st! {
+    ld_shared_b8, st_shared_b8, "shared", "8", u16, reg16;
+    ld_shared_b32, st_shared_b32, "shared", "32", u32, reg32;
+    ld_shared_b64, st_shared_b64, "shared", "64", u64, reg64;
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    ld_shared_cluster_b8, st_shared_cluster_b8, "shared::cluster", "8", u16, reg16;
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    ld_shared_cluster_b32, st_shared_cluster_b32, "shared::cluster", "32", u32, reg32;
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    ld_shared_cluster_b64, st_shared_cluster_b64, "shared::cluster", "64", u64, reg64;
 }
 
 /// `cp.async.{ca,cg}.shared.global [dst], [src], BYTES;` (sm_80): starts
@@ -490,41 +730,52 @@ pub fn dynamic_smem_size() -> u32 {
 /// `dst` must be a shared address and `src` a global address, both
 /// `BYTES`-aligned, of `BYTES` valid bytes.
 #[inline(always)]
-pub unsafe fn cp_async<const BYTES: u32>(dst: u32, src: *const u8) {
-    match BYTES {
-        16 => {
-            asm!("cp.async.cg.shared.global [{d}], [{s}], 16;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+pub(crate) unsafe fn cp_async<const BYTES: u32>(dst: u32, src: *const u8) {
+    device!("cp.async", {
+        match BYTES {
+            16 => {
+                asm!("cp.async.cg.shared.global [{d}], [{s}], 16;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+            }
+            8 => {
+                asm!("cp.async.ca.shared.global [{d}], [{s}], 8;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+            }
+            4 => {
+                asm!("cp.async.ca.shared.global [{d}], [{s}], 4;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+            }
+            _ => panic!("cp.async copies 4, 8 or 16 bytes"),
         }
-        8 => {
-            asm!("cp.async.ca.shared.global [{d}], [{s}], 8;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
-        }
-        4 => {
-            asm!("cp.async.ca.shared.global [{d}], [{s}], 4;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
-        }
-        _ => panic!("cp.async copies 4, 8 or 16 bytes"),
-    }
+    })
 }
 
 /// `cp.async.commit_group`: closes the calling thread's batch of
 /// `cp.async` copies.
 #[inline(always)]
-pub fn cp_async_commit() {
-    unsafe { asm!("cp.async.commit_group;", options(nostack)) };
+pub(crate) fn cp_async_commit() {
+    device!("cp.async.commit_group", {
+        // SAFETY: acts on the calling thread's own copies; no operands.
+        unsafe { asm!("cp.async.commit_group;", options(nostack)) };
+    })
 }
 
 /// `cp.async.wait_group N`: waits until at most `N` of the calling thread's
 /// committed batches are still in flight.
 #[inline(always)]
-pub fn cp_async_wait_group<const N: u32>() {
-    unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) };
+pub(crate) fn cp_async_wait_group<const N: u32>() {
+    device!("cp.async.wait_group", {
+        // SAFETY: waits for the calling thread's own copies.
+        unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) };
+    })
 }
 
 /// `cp.async.wait_group STAGES - 1`: waits until fewer than `STAGES` of
 /// the calling thread's committed batches are still in flight (the oldest
 /// of `STAGES` has landed).
 #[inline(always)]
-pub fn cp_async_wait_oldest_of<const STAGES: usize>() {
-    unsafe { asm!("cp.async.wait_group {n};", n = const STAGES - 1, options(nostack)) };
+pub(crate) fn cp_async_wait_oldest_of<const STAGES: usize>() {
+    device!("cp.async.wait_group", {
+        // SAFETY: waits for the calling thread's own copies.
+        unsafe { asm!("cp.async.wait_group {n};", n = const STAGES - 1, options(nostack)) };
+    })
 }
 
 /// `cp.async.mbarrier.arrive.shared.b64`: the mbarrier at `bar` gets one
@@ -535,8 +786,10 @@ pub fn cp_async_wait_oldest_of<const STAGES: usize>() {
 /// # Safety
 /// `bar` must be the shared address of an initialised mbarrier.
 #[inline(always)]
-pub unsafe fn cp_async_mbarrier_arrive(bar: u32) {
-    asm!("cp.async.mbarrier.arrive.shared.b64 [{b}];", b = in(reg32) bar, options(nostack));
+pub(crate) unsafe fn cp_async_mbarrier_arrive(bar: u32) {
+    device!("cp.async.mbarrier.arrive.shared.b64", {
+        asm!("cp.async.mbarrier.arrive.shared.b64 [{b}];", b = in(reg32) bar, options(nostack));
+    })
 }
 
 /// `mbarrier.init.shared.b64 [bar], count`.
@@ -545,8 +798,10 @@ pub unsafe fn cp_async_mbarrier_arrive(bar: u32) {
 /// `bar` must be an 8-byte-aligned shared address no thread is using as a
 /// barrier yet.
 #[inline(always)]
-pub unsafe fn mbarrier_init(bar: u32, count: u32) {
-    asm!("mbarrier.init.shared.b64 [{b}], {c};", b = in(reg32) bar, c = in(reg32) count, options(nostack));
+pub(crate) unsafe fn mbarrier_init(bar: u32, count: u32) {
+    device!("mbarrier.init.shared.b64", {
+        asm!("mbarrier.init.shared.b64 [{b}], {c};", b = in(reg32) bar, c = in(reg32) count, options(nostack));
+    })
 }
 
 /// `mbarrier.arrive.shared.b64` (release): returns the phase token.
@@ -554,10 +809,12 @@ pub unsafe fn mbarrier_init(bar: u32, count: u32) {
 /// # Safety
 /// `bar` must be the shared address of an initialised mbarrier.
 #[inline(always)]
-pub unsafe fn mbarrier_arrive(bar: u32) -> u64 {
-    let t: u64;
-    asm!("mbarrier.arrive.shared.b64 {t}, [{b}];", t = out(reg64) t, b = in(reg32) bar, options(nostack));
-    t
+pub(crate) unsafe fn mbarrier_arrive(bar: u32) -> u64 {
+    device!("mbarrier.arrive.shared.b64", {
+        let t: u64;
+        asm!("mbarrier.arrive.shared.b64 {t}, [{b}];", t = out(reg64) t, b = in(reg32) bar, options(nostack));
+        t
+    })
 }
 
 /// `mbarrier.arrive_drop.shared.b64`: arrives and lowers the expected
@@ -566,8 +823,10 @@ pub unsafe fn mbarrier_arrive(bar: u32) -> u64 {
 /// # Safety
 /// `bar` must be the shared address of an initialised mbarrier.
 #[inline(always)]
-pub unsafe fn mbarrier_arrive_drop(bar: u32) {
-    asm!("mbarrier.arrive_drop.shared.b64 _, [{b}];", b = in(reg32) bar, options(nostack));
+pub(crate) unsafe fn mbarrier_arrive_drop(bar: u32) {
+    device!("mbarrier.arrive_drop.shared.b64", {
+        asm!("mbarrier.arrive_drop.shared.b64 _, [{b}];", b = in(reg32) bar, options(nostack));
+    })
 }
 
 /// Whether the phase of `token` is complete (acquire): `mbarrier.try_wait`
@@ -577,19 +836,21 @@ pub unsafe fn mbarrier_arrive_drop(bar: u32) {
 /// # Safety
 /// `bar` must be the shared address of an initialised mbarrier.
 #[inline(always)]
-pub unsafe fn mbarrier_test_wait(bar: u32, token: u64) -> bool {
-    let done: u32;
-    #[cfg(target_feature = "sm_90")]
-    asm!(
-        "{{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [{b}], {t}; selp.u32 {d}, 1, 0, p; }}",
-        d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
-    );
-    #[cfg(not(target_feature = "sm_90"))]
-    asm!(
-        "{{ .reg .pred p; mbarrier.test_wait.shared.b64 p, [{b}], {t}; selp.u32 {d}, 1, 0, p; }}",
-        d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
-    );
-    done != 0
+pub(crate) unsafe fn mbarrier_test_wait(bar: u32, token: u64) -> bool {
+    device!("mbarrier.test_wait", {
+        let done: u32;
+        #[cfg(target_feature = "sm_90")]
+        asm!(
+            "{{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [{b}], {t}; selp.u32 {d}, 1, 0, p; }}",
+            d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
+        );
+        #[cfg(not(target_feature = "sm_90"))]
+        asm!(
+            "{{ .reg .pred p; mbarrier.test_wait.shared.b64 p, [{b}], {t}; selp.u32 {d}, 1, 0, p; }}",
+            d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
+        );
+        done != 0
+    })
 }
 
 /// `mbarrier.expect_tx.relaxed.cta.shared::cta.b64` (sm_90): the current
@@ -599,17 +860,22 @@ pub unsafe fn mbarrier_test_wait(bar: u32, token: u64) -> bool {
 /// `bar` must be the shared address of an initialised mbarrier.
 #[cfg(target_feature = "sm_90")]
 #[inline(always)]
-pub unsafe fn mbarrier_expect_tx(bar: u32, bytes: u32) {
-    asm!("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{b}], {n};", b = in(reg32) bar, n = in(reg32) bytes, options(nostack));
+pub(crate) unsafe fn mbarrier_expect_tx(bar: u32, bytes: u32) {
+    device!("mbarrier.expect_tx", {
+        asm!("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{b}], {n};", b = in(reg32) bar, n = in(reg32) bytes, options(nostack));
+    })
 }
 
 /// `fence.proxy.async.shared::cta` (sm_90): orders the calling thread's
 /// earlier shared-memory accesses (and those it has seen through a barrier)
 /// before later bulk copies into the same memory.
-#[cfg(target_feature = "sm_90")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
-pub fn fence_proxy_async_shared() {
-    unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack)) };
+pub(crate) fn fence_proxy_async_shared() {
+    device!("fence.proxy.async.shared::cta", {
+        // SAFETY: a fence; no operands.
+        unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack)) };
+    })
 }
 
 /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`
@@ -622,9 +888,27 @@ pub fn fence_proxy_async_shared() {
 /// an initialised mbarrier of this block.
 #[cfg(target_feature = "sm_90")]
 #[inline(always)]
-pub unsafe fn cp_async_bulk_global_to_shared(dst: u32, src: *const u8, bytes: u32, bar: u32) {
-    asm!(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{s}], {n}, [{b}];",
-        d = in(reg32) dst, s = in(reg64) src, n = in(reg32) bytes, b = in(reg32) bar, options(nostack)
-    );
+pub(crate) unsafe fn cp_async_bulk_global_to_shared(
+    dst: u32,
+    src: *const u8,
+    bytes: u32,
+    bar: u32,
+) {
+    device!("cp.async.bulk.shared::cluster.global", {
+        asm!(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{s}], {n}, [{b}];",
+            d = in(reg32) dst, s = in(reg64) src, n = in(reg32) bytes, b = in(reg32) bar, options(nostack)
+        );
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::group::GroupSync;
+
+    #[test]
+    #[should_panic(expected = "cg-core: `bar.sync` runs only on the GPU (nvptx64)")]
+    fn instructions_say_off_the_gpu_that_they_run_only_on_it() {
+        crate::block::this_thread_block().sync();
+    }
 }

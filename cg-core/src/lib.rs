@@ -46,12 +46,20 @@
 //! The names follow the CUDA Programming Guide's Cooperative Groups chapter,
 //! so the guide reads as this crate's manual. Every operation is an
 //! `#[inline(always)]` wrapper over one PTX instruction (or a short fixed
-//! sequence); the raw instructions live in [`intrinsics`] and nowhere else.
+//! sequence); the raw instructions live in one crate-private module
+//! (`intrinsics`), the only one with inline assembly. They are `unsafe`
+//! where PTX leaves them undefined (a member mask that does not hold the
+//! caller, an address that is not valid). The group types, whose traits are
+//! sealed, call them with masks that hold the caller by construction, so
+//! their operations are safe under the rule CUDA's have too: every member
+//! of a group calls each of its collective operations together.
 //!
 //! Kernels are written with [`kernel`] and compiled to PTX by `cg-builder`.
-//! On targets other than `nvptx64` only the marker items ([`Pod`],
-//! [`kernel`]) exist, so host crates can check kernel signatures.
-#![no_std]
+//! The whole crate also compiles on other targets, for documentation, lints
+//! and the unit tests of its lane arithmetic, and so that host crates can
+//! check kernel signatures; there every instruction panics
+//! (`cg-core: ... runs only on the GPU`).
+#![cfg_attr(not(test), no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
 #![warn(missing_docs)]
 
@@ -59,47 +67,33 @@ pub use bytemuck::{Pod, Zeroable};
 /// Turns a function into a kernel entry point; see `cg_macros`.
 pub use cg_macros::kernel;
 
-#[cfg(target_arch = "nvptx64")]
 pub mod atomic;
-#[cfg(target_arch = "nvptx64")]
 pub mod barrier;
-#[cfg(target_arch = "nvptx64")]
 pub mod block;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+pub mod clock;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod cluster;
-#[cfg(target_arch = "nvptx64")]
 pub mod coalesced;
-#[cfg(target_arch = "nvptx64")]
 pub mod collectives;
 pub mod fault;
-#[cfg(target_arch = "nvptx64")]
 pub mod grid;
-#[cfg(target_arch = "nvptx64")]
 pub mod group;
-#[cfg(target_arch = "nvptx64")]
-pub mod intrinsics;
-#[cfg(target_arch = "nvptx64")]
+mod intrinsics;
+mod lanes;
 pub mod memcpy_async;
-#[cfg(target_arch = "nvptx64")]
 pub mod multi_warp;
-#[cfg(target_arch = "nvptx64")]
 pub mod pipeline;
-#[cfg(target_arch = "nvptx64")]
 pub mod segments;
-#[cfg(target_arch = "nvptx64")]
 pub mod shared;
-#[cfg(target_arch = "nvptx64")]
 pub mod shuffle;
-#[cfg(target_arch = "nvptx64")]
 pub mod tile;
 
 /// Everything a kernel usually needs: `use cg_core::prelude::*;`.
-#[cfg(target_arch = "nvptx64")]
 pub mod prelude {
     pub use crate::barrier::{ArrivalToken, Barrier};
     pub use crate::block::{this_thread_block, BlockArrivalToken, ThreadBlock};
     pub use crate::block_barrier;
-    #[cfg(target_feature = "sm_90")]
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     pub use crate::cluster::{this_cluster, ClusterGroup};
     pub use crate::coalesced::{
         binary_partition, coalesced_threads, labeled_partition, CoalescedGroup, Label,
@@ -142,6 +136,10 @@ pub mod __private {
         }
         h
     }
+
+    /// What `shared_array!` does off the GPU.
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub use crate::intrinsics::shared_array_addr_off_gpu;
 }
 
 /// A kernel that stops instead of unwinding: a panic (bounds checks
@@ -149,6 +147,10 @@ pub mod __private {
 /// the host reports it as `Error::KernelPanic`.
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
+// rustc says `#[inline]` is ignored on the handler, but it does fold the
+// handler into `core::panicking::panic_fmt` (one call fewer on the path to
+// the trap).
+#[allow(unused_attributes)]
 #[inline(always)]
 fn panic(info: &core::panic::PanicInfo) -> ! {
     fault::report_panic(info)

@@ -33,8 +33,9 @@
 
 use crate::block::this_thread_block;
 use crate::collectives::{butterfly, segment_inclusive_scan, Collective, Operator};
-use crate::group::{GroupSync, ThreadGroup};
+use crate::group::{sealed_groups, GroupSync, ThreadGroup};
 use crate::intrinsics::{self, ShflMode};
+use crate::lanes;
 use crate::shared::{ld_shared, st_shared};
 use crate::shuffle::{segment_c, shfl_pod};
 use bytemuck::Pod;
@@ -102,7 +103,7 @@ impl<const N: u32> MultiWarpTile<N> {
     /// multi-warp tile); collective over the parent.
     #[inline(always)]
     pub(crate) fn cut<P: ThreadGroup>(parent: &P) -> Self {
-        if parent.num_threads() % N != 0 {
+        if parent.num_threads() & (N - 1) != 0 {
             // CUDA's rule: the parent holds a whole number of tiles. A
             // partial tile would wait forever for warps that do not exist.
             crate::fault::check_failed(
@@ -136,7 +137,7 @@ impl<const N: u32> MultiWarpTile<N> {
     /// The block warp index of this tile's first warp.
     #[inline(always)]
     fn first_warp() -> u32 {
-        this_thread_block().thread_rank() / N * Self::WARPS
+        lanes::first_warp_of_tile(this_thread_block().thread_rank(), N)
     }
 
     /// The caller's warp within the tile.
@@ -166,7 +167,11 @@ impl<const N: u32> MultiWarpTile<N> {
         #[allow(clippy::let_unit_value)]
         let () = ValueSize::<T>::AT_MOST_8_BYTES;
         let src = src_rank % N;
-        if intrinsics::match_all_b32(src, u32::MAX).is_none() {
+        // SAFETY: the tile's warps are whole (its parent holds a whole
+        // number of tiles, checked when it was cut) and every thread of the
+        // tile calls its operations together: the full mask holds every
+        // caller.
+        if unsafe { intrinsics::match_all_b32(src, u32::MAX) }.is_none() {
             crate::fault::check_failed(
                 "MultiWarpTile::shfl: the source rank differs between the lanes of a warp (it must be the same in every thread)",
             );
@@ -187,16 +192,24 @@ impl<const N: u32> MultiWarpTile<N> {
     /// `tile.any(pred)`: whether `pred` holds for any thread of the tile.
     #[inline(always)]
     pub fn any(&self, pred: bool) -> bool {
-        self.vote(intrinsics::vote_any(pred, u32::MAX), false, |v| {
-            intrinsics::vote_any(v, u32::MAX)
-        })
+        // SAFETY: whole warps that call together, as in `shfl`.
+        self.vote(
+            unsafe { intrinsics::vote_any(pred, u32::MAX) },
+            false,
+            |v| {
+                // SAFETY: as above.
+                unsafe { intrinsics::vote_any(v, u32::MAX) }
+            },
+        )
     }
 
     /// `tile.all(pred)`: whether `pred` holds for every thread of the tile.
     #[inline(always)]
     pub fn all(&self, pred: bool) -> bool {
-        self.vote(intrinsics::vote_all(pred, u32::MAX), true, |v| {
-            intrinsics::vote_all(v, u32::MAX)
+        // SAFETY: whole warps that call together, as in `shfl`.
+        self.vote(unsafe { intrinsics::vote_all(pred, u32::MAX) }, true, |v| {
+            // SAFETY: as above.
+            unsafe { intrinsics::vote_all(v, u32::MAX) }
         })
     }
 
@@ -253,6 +266,8 @@ impl<const N: u32> MultiWarpTile<N> {
     }
 }
 
+sealed_groups!([const N: u32] MultiWarpTile<N>);
+
 impl<const N: u32> GroupSync for MultiWarpTile<N> {
     /// The tile's barrier: `bar.warp.sync`, then lane 0 of each warp
     /// arrives on the tile size's arrival word (see the module docs), then
@@ -261,12 +276,9 @@ impl<const N: u32> GroupSync for MultiWarpTile<N> {
     fn sync(&self) {
         let word = Scratch::get().arrivals(N);
         let bit = 1u32 << Self::block_warp();
-        let group = if Self::WARPS == 32 {
-            u32::MAX
-        } else {
-            ((1u32 << Self::WARPS) - 1) << Self::first_warp()
-        };
-        intrinsics::bar_warp_sync(u32::MAX);
+        let group = lanes::warp_run(Self::WARPS, Self::first_warp());
+        // SAFETY: whole warps that call together, as in `shfl`.
+        unsafe { intrinsics::bar_warp_sync(u32::MAX) };
         if intrinsics::lane_id() == 0 {
             // SAFETY: the arrival word lies in the scratch array; every warp
             // touches only its own bit, and the warp completing the tile
@@ -280,7 +292,8 @@ impl<const N: u32> GroupSync for MultiWarpTile<N> {
                 }
             }
         }
-        intrinsics::bar_warp_sync(u32::MAX);
+        // SAFETY: as above.
+        unsafe { intrinsics::bar_warp_sync(u32::MAX) };
     }
 }
 
@@ -307,14 +320,17 @@ impl<const N: u32> Collective for MultiWarpTile<N> {
         let partials = self.exchange(partial, 0);
         // Lanes 0..N/32 hold the warp results: a tile of N/32 lanes
         // combines them (the other lanes' segments are discarded).
-        let total = butterfly(partials, op, Self::WARPS, u32::MAX);
-        shfl_pod(
-            ShflMode::Idx,
-            total,
-            0,
-            segment_c(ShflMode::Idx, 32),
-            u32::MAX,
-        )
+        // SAFETY: whole warps that call together, as in `shfl`.
+        unsafe {
+            let total = butterfly(partials, op, Self::WARPS, u32::MAX);
+            shfl_pod(
+                ShflMode::Idx,
+                total,
+                0,
+                segment_c(ShflMode::Idx, 32),
+                u32::MAX,
+            )
+        }
     }
 
     #[inline(always)]
@@ -339,37 +355,40 @@ impl<const N: u32> MultiWarpTile<N> {
         let warp = self.warp();
         let mut in_warp = warp.inclusive_scan_with(value, op);
         let totals = self.exchange(in_warp, 31);
-        if exclusive {
-            in_warp = shfl_pod(
+        let lane = intrinsics::lane_id();
+        let w = Self::warp_in_tile();
+        // SAFETY: whole warps that call together, as in `shfl`.
+        let prior = unsafe {
+            if exclusive {
+                in_warp = shfl_pod(
+                    ShflMode::Up,
+                    in_warp,
+                    1,
+                    segment_c(ShflMode::Up, 32),
+                    u32::MAX,
+                );
+            }
+            let running = segment_inclusive_scan(totals, op, Self::WARPS);
+            let before = shfl_pod(
                 ShflMode::Up,
-                in_warp,
+                running,
                 1,
-                segment_c(ShflMode::Up, 32),
+                segment_c(ShflMode::Up, Self::WARPS),
                 u32::MAX,
             );
-        }
-        let lane = intrinsics::lane_id();
-        let running = segment_inclusive_scan(totals, op, Self::WARPS);
-        let before = shfl_pod(
-            ShflMode::Up,
-            running,
-            1,
-            segment_c(ShflMode::Up, Self::WARPS),
-            u32::MAX,
-        );
-        let before = if lane % Self::WARPS == 0 {
-            T::zeroed()
-        } else {
-            before
+            let before = if lane & (Self::WARPS - 1) == 0 {
+                T::zeroed()
+            } else {
+                before
+            };
+            shfl_pod(
+                ShflMode::Idx,
+                before,
+                w,
+                segment_c(ShflMode::Idx, 32),
+                u32::MAX,
+            )
         };
-        let w = Self::warp_in_tile();
-        let prior = shfl_pod(
-            ShflMode::Idx,
-            before,
-            w,
-            segment_c(ShflMode::Idx, 32),
-            u32::MAX,
-        );
         if exclusive && lane == 0 {
             prior
         } else if w == 0 {
@@ -379,5 +398,28 @@ impl<const N: u32> MultiWarpTile<N> {
         } else {
             op.apply(prior, in_warp)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scratch;
+
+    #[test]
+    fn the_scratch_words_and_slots_do_not_overlap_and_fit_in_272_bytes() {
+        let s = Scratch { base: 0 };
+        let words: std::vec::Vec<u32> = [64, 128, 256, 512].map(|n| s.arrivals(n)).to_vec();
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(*w, 4 * i as u32, "one 4-byte arrival word per tile size");
+        }
+        for warp in 0..32 {
+            let slot = s.slot(warp);
+            assert!(
+                slot >= 16 && slot.is_multiple_of(8),
+                "slots follow the words, 8-byte aligned"
+            );
+            assert!(slot + 8 <= core::mem::size_of::<[u64; 2 + 32]>() as u32);
+        }
+        assert_eq!(s.slot(31) + 8, 272);
     }
 }

@@ -24,8 +24,10 @@
 //! | `reduce` of `u32` | `redux.sync` with the tile's mask | butterfly of full-warp shuffles |
 //! | `ballot` | `vote.sync.ballot` with the tile's mask | `vote.sync.ballot` with `-1`, shifted to the segment |
 
-use crate::group::{GroupSync, ThreadGroup, TileGroup, WarpGroup};
+use crate::group::sealed::{self, WarpLanes as _};
+use crate::group::{sealed_groups, GroupSync, ThreadGroup, TileGroup, WarpGroup};
 use crate::intrinsics::{self, ShflMode};
+use crate::lanes;
 use crate::shuffle::{match_any_pod, segment_c, shfl_pod};
 use crate::tile::ThreadBlockTile;
 use bytemuck::Pod;
@@ -64,6 +66,8 @@ impl ThreadBlockTile<32> {
         if intrinsics::activemask() != u32::MAX {
             intrinsics::trap();
         }
+        // Every lane of the warp is here: the full-warp mask of the
+        // segments' instructions holds every caller.
         WarpSegments { _private: () }
     }
 }
@@ -72,30 +76,47 @@ impl<const N: u32> WarpSegments<N> {
     /// The lane of the caller's segment's rank 0.
     #[inline(always)]
     fn base_lane() -> u32 {
-        intrinsics::lane_id() & !(N - 1)
+        lanes::segment_base(N, intrinsics::lane_id())
     }
 
     /// The segment's lanes in the warp.
     #[inline(always)]
     fn lanes() -> u32 {
-        if N == 32 {
-            u32::MAX
-        } else {
-            ((1u32 << N) - 1) << Self::base_lane()
-        }
+        lanes::segment_lanes(N, intrinsics::lane_id())
     }
 
+    /// A full-warp `shfl.sync` cut into segments of `N` lanes.
     #[inline(always)]
     fn shuffle<T: Pod>(mode: ShflMode, value: T, b: u32) -> T {
-        shfl_pod(mode, value, b, segment_c(mode, N), u32::MAX)
+        // SAFETY: the whole warp calls every operation together (the
+        // contract of `WarpSegments`, whose warp was complete when it was
+        // made): the full mask holds every caller.
+        unsafe { shfl_pod(mode, value, b, segment_c(mode, N), u32::MAX) }
+    }
+
+    /// `vote.sync.ballot` over the whole warp.
+    #[inline(always)]
+    fn warp_ballot(pred: bool) -> u32 {
+        // SAFETY: as for `shuffle`.
+        unsafe { intrinsics::vote_ballot(pred, u32::MAX) }
+    }
+
+    /// `match.any.sync` over the whole warp.
+    #[inline(always)]
+    fn warp_match_any<T: Pod>(value: T) -> u32 {
+        // SAFETY: as for `shuffle`.
+        unsafe { match_any_pod(value, u32::MAX) }
     }
 }
+
+sealed_groups!([const N: u32] WarpSegments<N>);
 
 impl<const N: u32> GroupSync for WarpSegments<N> {
     /// `bar.warp.sync 0xffffffff`: the whole warp (which holds the segment).
     #[inline(always)]
     fn sync(&self) {
-        intrinsics::bar_warp_sync(u32::MAX)
+        // SAFETY: as for `shuffle`.
+        unsafe { intrinsics::bar_warp_sync(u32::MAX) }
     }
 }
 
@@ -107,16 +128,11 @@ impl<const N: u32> ThreadGroup for WarpSegments<N> {
 
     #[inline(always)]
     fn thread_rank(&self) -> u32 {
-        intrinsics::lane_id() & (N - 1)
+        lanes::segment_rank(N, intrinsics::lane_id())
     }
 }
 
-impl<const N: u32> WarpGroup for WarpSegments<N> {
-    #[inline(always)]
-    fn mask(&self) -> u32 {
-        Self::lanes()
-    }
-
+impl<const N: u32> sealed::WarpLanes for WarpSegments<N> {
     /// The whole warp: every instruction is issued by all 32 lanes.
     #[inline(always)]
     fn sync_mask(&self) -> u32 {
@@ -131,6 +147,13 @@ impl<const N: u32> WarpGroup for WarpSegments<N> {
     #[inline(always)]
     fn segment_width(&self) -> Option<u32> {
         Some(N)
+    }
+}
+
+impl<const N: u32> WarpGroup for WarpSegments<N> {
+    #[inline(always)]
+    fn mask(&self) -> u32 {
+        Self::lanes()
     }
 
     #[inline(always)]
@@ -160,27 +183,27 @@ impl<const N: u32> WarpGroup for WarpSegments<N> {
 
     #[inline(always)]
     fn any(&self, pred: bool) -> bool {
-        intrinsics::vote_ballot(pred, u32::MAX) & Self::lanes() != 0
+        Self::warp_ballot(pred) & Self::lanes() != 0
     }
 
     #[inline(always)]
     fn all(&self, pred: bool) -> bool {
-        intrinsics::vote_ballot(pred, u32::MAX) & Self::lanes() == Self::lanes()
+        Self::warp_ballot(pred) & Self::lanes() == Self::lanes()
     }
 
     #[inline(always)]
     fn ballot(&self, pred: bool) -> u32 {
-        self.lanes_to_ranks(intrinsics::vote_ballot(pred, u32::MAX))
+        self.lanes_to_ranks(Self::warp_ballot(pred))
     }
 
     #[inline(always)]
     fn match_any<T: Pod>(&self, value: T) -> u32 {
-        self.lanes_to_ranks(match_any_pod(value, u32::MAX))
+        self.lanes_to_ranks(Self::warp_match_any(value))
     }
 
     #[inline(always)]
     fn match_all<T: Pod>(&self, value: T) -> Option<u32> {
-        let same = match_any_pod(value, u32::MAX) & Self::lanes();
+        let same = Self::warp_match_any(value) & Self::lanes();
         (same == Self::lanes()).then(|| self.lanes_to_ranks(same))
     }
 }

@@ -9,8 +9,8 @@
 //! view of either, and what [`memcpy_async`](crate::memcpy_async) copies
 //! into.
 
+use crate::intrinsics;
 use bytemuck::Pod;
-use core::arch::asm;
 use core::marker::PhantomData;
 use core::mem::size_of;
 
@@ -231,8 +231,6 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
     }
 }
 
-core::arch::global_asm!(".extern .shared .align 16 .b8 cg_dynamic_shared[];");
-
 /// The block's dynamic shared memory (`extern __shared__ T s[]`) as
 /// `T`s: as many as fit in the bytes the launch asked for
 /// (`LaunchConfig::with_shared_mem`; `%dynamic_smem_size`). 16-byte
@@ -241,13 +239,11 @@ core::arch::global_asm!(".extern .shared .align 16 .b8 cg_dynamic_shared[];");
 #[inline(always)]
 pub fn dynamic_shared<T: Pod>() -> SharedSlice<T> {
     const { assert!(core::mem::align_of::<T>() <= 16 && size_of::<T>() > 0) };
-    let addr: u32;
-    // SAFETY: reads the address of the region declared above.
-    unsafe {
-        asm!("mov.u32 {a}, cg_dynamic_shared;", a = out(reg32) addr, options(nomem, nostack, pure));
-        let n = crate::intrinsics::dynamic_smem_size() / size_of::<T>() as u32;
-        SharedSlice::from_raw(addr, n)
-    }
+    let addr = intrinsics::dynamic_shared_addr();
+    let n = intrinsics::dynamic_smem_size() / size_of::<T>() as u32;
+    // SAFETY: the launch's dynamic region: `n` whole `T`s at a 16-byte
+    // aligned start (and `T` is aligned to at most 16).
+    unsafe { SharedSlice::from_raw(addr, n) }
 }
 
 /// Which shared window an address is in.
@@ -257,32 +253,30 @@ pub enum Window {
     Block,
     /// The cluster's distributed shared memory (`.shared::cluster`, sm_90):
     /// any block's shared memory, through an address from `mapa`.
-    #[cfg(target_feature = "sm_90")]
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     Cluster,
 }
 
-/// One `ld.shared{::cluster}.bN` of `$ty` into `$v`.
+/// One `ld.shared{::cluster}.b$w` from `$addr` in `$win`.
 macro_rules! ld {
-    ($win:expr, $w:literal, $class:ident, $ty:ty, $addr:expr) => {{
-        let v: $ty;
+    ($win:expr, $block:ident, $cluster:ident, $addr:expr) => {
         match $win {
-            Window::Block => asm!(concat!("ld.shared.b", $w, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $addr, options(nostack, readonly)),
-            #[cfg(target_feature = "sm_90")]
-            Window::Cluster => asm!(concat!("ld.shared::cluster.b", $w, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $addr, options(nostack, readonly)),
+            Window::Block => intrinsics::$block($addr),
+            #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+            Window::Cluster => intrinsics::$cluster($addr),
         }
-        v
-    }};
+    };
 }
 
-/// One `st.shared{::cluster}.bN` of `$v`.
+/// One `st.shared{::cluster}.b$w` of `$v` to `$addr` in `$win`.
 macro_rules! st {
-    ($win:expr, $w:literal, $class:ident, $v:expr, $addr:expr) => {{
+    ($win:expr, $block:ident, $cluster:ident, $v:expr, $addr:expr) => {
         match $win {
-            Window::Block => asm!(concat!("st.shared.b", $w, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $addr, options(nostack)),
-            #[cfg(target_feature = "sm_90")]
-            Window::Cluster => asm!(concat!("st.shared::cluster.b", $w, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $addr, options(nostack)),
+            Window::Block => intrinsics::$block($addr, $v),
+            #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+            Window::Cluster => intrinsics::$cluster($addr, $v),
         }
-    }};
+    };
 }
 
 /// Loads a `T` from a shared-window address with `ld.shared` (or
@@ -295,11 +289,22 @@ pub unsafe fn ld_shared_in<T: Pod>(window: Window, addr: u32) -> T {
     let mut out = T::zeroed();
     let dst = &mut out as *mut T as *mut u8;
     match size_of::<T>() {
-        4 => (dst as *mut u32).write_unaligned(ld!(window, "32", reg32, u32, addr)),
-        8 => (dst as *mut u64).write_unaligned(ld!(window, "64", reg64, u64, addr)),
+        4 => (dst as *mut u32).write_unaligned(ld!(
+            window,
+            ld_shared_b32,
+            ld_shared_cluster_b32,
+            addr
+        )),
+        8 => (dst as *mut u64).write_unaligned(ld!(
+            window,
+            ld_shared_b64,
+            ld_shared_cluster_b64,
+            addr
+        )),
         n => {
             for i in 0..n {
-                *dst.add(i) = ld!(window, "8", reg16, u16, addr + i as u32) as u8;
+                *dst.add(i) =
+                    ld!(window, ld_shared_b8, ld_shared_cluster_b8, addr + i as u32) as u8;
             }
         }
     }
@@ -317,21 +322,27 @@ pub unsafe fn st_shared_in<T: Pod>(window: Window, addr: u32, value: T) {
     match size_of::<T>() {
         4 => st!(
             window,
-            "32",
-            reg32,
+            st_shared_b32,
+            st_shared_cluster_b32,
             (src as *const u32).read_unaligned(),
             addr
         ),
         8 => st!(
             window,
-            "64",
-            reg64,
+            st_shared_b64,
+            st_shared_cluster_b64,
             (src as *const u64).read_unaligned(),
             addr
         ),
         n => {
             for i in 0..n {
-                st!(window, "8", reg16, *src.add(i) as u16, addr + i as u32);
+                st!(
+                    window,
+                    st_shared_b8,
+                    st_shared_cluster_b8,
+                    *src.add(i) as u16,
+                    addr + i as u32
+                );
             }
         }
     }
@@ -367,27 +378,9 @@ pub unsafe fn st_shared<T: Pod>(addr: u32, value: T) {
 #[macro_export]
 macro_rules! shared_array {
     ($ty:ty; $n:expr) => {{
-        #[allow(unused_imports)]
-        mod __cg_shared_decl {
-            use super::*;
-            ::core::arch::global_asm!(
-                ".shared .align 16 .b8 cg_shared_{h}_{l}_{c}[{bytes}];",
-                h = const $crate::__private::fnv1a(file!()),
-                l = const line!(), c = const column!(),
-                bytes = const ::core::mem::size_of::<[$ty; $n]>(),
-            );
-        }
-        let addr: u32;
-        // SAFETY: reads the address of the array declared just above.
-        unsafe {
-            ::core::arch::asm!(
-                "mov.u32 {a}, cg_shared_{h}_{l}_{c};",
-                a = out(reg32) addr,
-                h = const $crate::__private::fnv1a(file!()),
-                l = const line!(), c = const column!(),
-                options(nomem, nostack, pure),
-            );
-            $crate::shared::SharedArray::<$ty, { $n }>::from_raw(addr)
-        }
+        let addr: u32 = $crate::__cg_shared_array_addr!($ty; $n);
+        // SAFETY: a `.shared` array of `[$ty; $n]`, 16-byte aligned, of
+        // this call site alone, reached only through the handle.
+        unsafe { $crate::shared::SharedArray::<$ty, { $n }>::from_raw(addr) }
     }};
 }

@@ -32,7 +32,7 @@ impl<T> MatchSize<T> {
 
 /// The `c` operand for a segment of `width` lanes (a power of two ≤ 32).
 #[inline(always)]
-pub const fn segment_c(mode: ShflMode, width: u32) -> u32 {
+pub(crate) const fn segment_c(mode: ShflMode, width: u32) -> u32 {
     match mode {
         ShflMode::Up => (32 - width) << 8,
         _ => ((32 - width) << 8) | 0x1f,
@@ -40,8 +40,12 @@ pub const fn segment_c(mode: ShflMode, width: u32) -> u32 {
 }
 
 /// Shuffles `value` word by word with the given operands.
+///
+/// # Safety
+/// As [`shfl_sync`]: the caller's lane is in `mask`, and every lane of
+/// `mask` that has not exited calls this with the same mode and mask.
 #[inline(always)]
-pub fn shfl_pod<T: Pod>(mode: ShflMode, value: T, b: u32, c: u32, mask: u32) -> T {
+pub(crate) unsafe fn shfl_pod<T: Pod>(mode: ShflMode, value: T, b: u32, c: u32, mask: u32) -> T {
     #[allow(clippy::let_unit_value)]
     let () = SizeCheck::<T>::AT_MOST_32_BYTES;
     let words = size_of::<T>().div_ceil(4);
@@ -73,8 +77,12 @@ pub fn shfl_pod<T: Pod>(mode: ShflMode, value: T, b: u32, c: u32, mask: u32) -> 
 
 /// `match.any.sync` over the bits of a 4- or 8-byte `value`: the lanes of
 /// `mask` whose value has the same bits. Another size does not compile.
+///
+/// # Safety
+/// As `match.sync`'s: the caller's lane is in `mask`, and every lane of
+/// `mask` that has not exited calls this with the same mask.
 #[inline(always)]
-pub fn match_any_pod<T: Pod>(value: T, mask: u32) -> u32 {
+pub(crate) unsafe fn match_any_pod<T: Pod>(value: T, mask: u32) -> u32 {
     #[allow(clippy::let_unit_value)]
     let () = MatchSize::<T>::FOUR_OR_EIGHT_BYTES;
     if size_of::<T>() == 4 {
@@ -86,8 +94,11 @@ pub fn match_any_pod<T: Pod>(value: T, mask: u32) -> u32 {
 
 /// `match.all.sync` over the bits of a 4- or 8-byte `value`: `Some(mask)`
 /// when every lane of `mask` has the same bits, else `None`.
+///
+/// # Safety
+/// As [`match_any_pod`].
 #[inline(always)]
-pub fn match_all_pod<T: Pod>(value: T, mask: u32) -> Option<u32> {
+pub(crate) unsafe fn match_all_pod<T: Pod>(value: T, mask: u32) -> Option<u32> {
     #[allow(clippy::let_unit_value)]
     let () = MatchSize::<T>::FOUR_OR_EIGHT_BYTES;
     if size_of::<T>() == 4 {

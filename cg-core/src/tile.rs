@@ -28,8 +28,11 @@
 
 use crate::block::ThreadBlock;
 use crate::coalesced::CoalescedGroup;
-use crate::group::{meta_group_from_fields, GroupSync, ThreadGroup, TileGroup, WarpGroup};
+use crate::group::{
+    meta_group_from_fields, sealed, sealed_groups, GroupSync, ThreadGroup, TileGroup, WarpGroup,
+};
 use crate::intrinsics::{self, ShflMode};
+use crate::lanes;
 use crate::multi_warp::MultiWarpTile;
 use crate::shuffle::shfl_pod;
 use bytemuck::Pod;
@@ -48,31 +51,26 @@ impl Segment {
     /// The lanes of the `width`-lane segment holding the caller.
     #[inline(always)]
     fn lanes_of(width: u32) -> u32 {
-        if width == 32 {
-            u32::MAX
-        } else {
-            (((1u64 << width) - 1) as u32) << (intrinsics::lane_id() & !(width - 1))
-        }
+        lanes::segment_lanes(width, intrinsics::lane_id())
     }
 
     #[inline(always)]
     fn base_lane(self) -> u32 {
-        if self.width == 32 {
-            0
-        } else {
-            intrinsics::lane_id() & !(self.width - 1)
-        }
+        lanes::segment_base(self.width, intrinsics::lane_id())
     }
 
     #[inline(always)]
     fn rank(self) -> u32 {
-        intrinsics::lane_id() & (self.width - 1)
+        lanes::segment_rank(self.width, intrinsics::lane_id())
     }
 
     /// `shfl.sync` inside the segment. The `c` operand holds the segment
     /// mask (bits 8..13) and, except for `up`, the clamp: a source past
     /// the last member gives the caller's own value. For a whole tile the
     /// clamp is `width - 1`, which is what CUDA's `0x1f` amounts to.
+    ///
+    /// Every member of the tile calls it together (the tile operations'
+    /// contract).
     #[inline(always)]
     fn shfl<T: Pod>(self, mode: ShflMode, value: T, b: u32) -> T {
         let segment = (32 - self.width) << 8;
@@ -80,19 +78,32 @@ impl Segment {
             ShflMode::Up => segment,
             _ => segment | self.clamp,
         };
-        shfl_pod(mode, value, b, c, self.mask)
+        // SAFETY: `mask` is the tile's lanes, which hold the caller (a tile
+        // is made for the caller's segment), and the members call together.
+        unsafe { shfl_pod(mode, value, b, c, self.mask) }
     }
 }
 
-/// The `WarpGroup` methods both tile types compute from their
-/// [`Segment`]: rank mapping and the three ranked shuffles.
-macro_rules! segment_shuffles {
+/// The `WarpGroup` hooks both tile types compute from their [`Segment`]:
+/// member mask and rank mapping.
+macro_rules! segment_hooks {
     () => {
+        #[inline(always)]
+        fn sync_mask(&self) -> u32 {
+            self.segment().mask
+        }
+
         #[inline(always)]
         fn lanes_to_ranks(&self, lanes: u32) -> u32 {
             lanes >> self.segment().base_lane()
         }
+    };
+}
 
+/// The `WarpGroup` methods both tile types compute from their
+/// [`Segment`]: the three ranked shuffles.
+macro_rules! segment_shuffles {
+    () => {
         #[inline(always)]
         fn shfl<T: Pod>(&self, value: T, src_rank: u32) -> T {
             self.segment().shfl(ShflMode::Idx, value, src_rank)
@@ -161,7 +172,8 @@ macro_rules! warp_tile_sizes {
 
             #[inline(always)]
             fn cut<P: TileParent>(parent: &P) -> ThreadBlockTile<$n> {
-                ThreadBlockTile::with_meta(parent.thread_rank() / $n, parent.num_threads().div_ceil($n))
+                let (rank, size) = lanes::piece_meta(parent.thread_rank(), parent.num_threads(), $n);
+                ThreadBlockTile::with_meta(rank, size)
             }
         }
     )*};
@@ -276,11 +288,15 @@ impl<const N: u32> TileGroup for ThreadBlockTile<N> {
     segment_xor!();
 }
 
+sealed_groups!([const N: u32] ThreadBlockTile<N>, [] DynamicTile);
+
 impl<const N: u32> GroupSync for ThreadBlockTile<N> {
     /// `bar.warp.sync` with the tile's mask.
     #[inline(always)]
     fn sync(&self) {
-        intrinsics::bar_warp_sync(self.mask())
+        // SAFETY: the tile's lanes hold the caller and its members call
+        // together (`GroupSync`'s contract).
+        unsafe { intrinsics::bar_warp_sync(self.mask()) }
     }
 }
 
@@ -296,15 +312,19 @@ impl<const N: u32> ThreadGroup for ThreadBlockTile<N> {
     }
 }
 
-impl<const N: u32> WarpGroup for ThreadBlockTile<N> {
-    #[inline(always)]
-    fn mask(&self) -> u32 {
-        Segment::lanes_of(N)
-    }
+impl<const N: u32> sealed::WarpLanes for ThreadBlockTile<N> {
+    segment_hooks!();
 
     #[inline(always)]
     fn segment_width(&self) -> Option<u32> {
         Some(N)
+    }
+}
+
+impl<const N: u32> WarpGroup for ThreadBlockTile<N> {
+    #[inline(always)]
+    fn mask(&self) -> u32 {
+        Segment::lanes_of(N)
     }
 
     meta_group_from_fields!();
@@ -365,7 +385,9 @@ impl GroupSync for DynamicTile {
     /// `bar.warp.sync` with the tile's mask.
     #[inline(always)]
     fn sync(&self) {
-        intrinsics::bar_warp_sync(self.mask)
+        // SAFETY: the tile's lanes hold the caller and its members call
+        // together (`GroupSync`'s contract).
+        unsafe { intrinsics::bar_warp_sync(self.mask) }
     }
 }
 
@@ -381,11 +403,8 @@ impl ThreadGroup for DynamicTile {
     }
 }
 
-impl WarpGroup for DynamicTile {
-    #[inline(always)]
-    fn mask(&self) -> u32 {
-        self.mask
-    }
+impl sealed::WarpLanes for DynamicTile {
+    segment_hooks!();
 
     #[inline(always)]
     fn segment_width(&self) -> Option<u32> {
@@ -394,6 +413,13 @@ impl WarpGroup for DynamicTile {
         } else {
             None
         }
+    }
+}
+
+impl WarpGroup for DynamicTile {
+    #[inline(always)]
+    fn mask(&self) -> u32 {
+        self.mask
     }
 
     meta_group_from_fields!();
@@ -428,9 +454,8 @@ impl DynamicTileParent for ThreadBlock {
     #[inline(always)]
     fn tiled_partition_dynamic(&self, n: u32) -> DynamicTile {
         check_tile_size(n);
-        let rank = self.thread_rank();
-        let size = self.num_threads();
-        DynamicTile::cut(n, self.warp_lanes(), rank / n, size.div_ceil(n))
+        let (rank, size) = lanes::piece_meta(self.thread_rank(), self.num_threads(), n);
+        DynamicTile::cut(n, self.warp_lanes(), rank, size)
     }
 }
 

@@ -27,6 +27,6 @@ pub fn harness_evict_l2(lines: &[u32], out: *mut u32) {
 /// One thread spins for `ns` nanoseconds of `%globaltimer`.
 #[kernel]
 pub fn harness_spin(ns: u64) {
-    let start = cg_core::intrinsics::globaltimer();
-    while cg_core::intrinsics::globaltimer().wrapping_sub(start) < ns {}
+    let start = cg_core::clock::globaltimer();
+    while cg_core::clock::globaltimer().wrapping_sub(start) < ns {}
 }

@@ -33,7 +33,10 @@ pub fn planted_shared_race(out: *mut u32) {
 pub fn planted_warp_barrier_mask(out: *mut u32) {
     let block = this_thread_block();
     let t = block.thread_rank();
-    cg_core::intrinsics::bar_warp_sync(1 << ((t + 1) % 32));
+    // The planted bug: `from_mask`'s contract (the caller's lane is in the
+    // mask) is broken on purpose, so `sync` is `bar.warp.sync` with a mask
+    // that leaves the caller out.
+    unsafe { CoalescedGroup::from_mask(1 << ((t + 1) % 32)) }.sync();
     unsafe { *out.add(t as usize) = t };
 }
 

@@ -1,6 +1,9 @@
 //! What the typed kernel API rejects at compile time: kernel parameters that
 //! cannot cross to the device, launches with the wrong argument types or
-//! count, and launching a cooperative kernel without a cooperative launch.
+//! count, launching a cooperative kernel without a cooperative launch, and
+//! reaching cg-core's warp instructions with a mask that may not hold the
+//! caller (raw instructions, coalesced groups from a mask, group types of
+//! one's own).
 
 #[test]
 fn rejected_kernels_and_launches() {

@@ -6,7 +6,11 @@
 //! one instruction the pair names (the `match` below picks one literal
 //! template). Addresses are global (64-bit generic-to-global pointers) or
 //! this block's shared window (32-bit), per [`Place`].
+//!
+//! [`Sem`], [`Scope`] and [`Place`] are `pub` in this crate-private module:
+//! the hidden methods of `crate::atomic`'s sealed traits take them.
 
+#[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
 
 /// The `.sem` qualifier of an instruction.
@@ -45,6 +49,7 @@ pub enum Place {
 }
 
 /// Expands `$m!(sem, scope, rest...)` for the `(sem, scope)` pair.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_macros))]
 macro_rules! by_sem_scope {
     ($sem:expr, $scope:expr, $m:ident!($($rest:tt)*)) => {
         match ($sem, $scope) {
@@ -78,19 +83,21 @@ macro_rules! atom_fn {
         /// `place` must be a live location of the type, aligned to its size,
         /// in the named address space.
         #[inline(always)]
-        pub unsafe fn $name(place: Place, v: $t, sem: Sem, scope: Scope) -> $t {
-            let old: $t;
-            macro_rules! insn {
-                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
-                    asm!(concat!("atom", $s, $c, $space, ".", $op, ".", $ty, " {o}, [{a}], {v};"),
-                         o = out($reg) old, a = in($areg) $a, v = in($reg) v, options(nostack))
-                };
-            }
-            match place {
-                Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
-                Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
-            }
-            old
+        pub(crate) unsafe fn $name(place: Place, v: $t, sem: Sem, scope: Scope) -> $t {
+            device!(concat!("atom.", $op, ".", $ty), {
+                let old: $t;
+                macro_rules! insn {
+                    ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                        asm!(concat!("atom", $s, $c, $space, ".", $op, ".", $ty, " {o}, [{a}], {v};"),
+                             o = out($reg) old, a = in($areg) $a, v = in($reg) v, options(nostack))
+                    };
+                }
+                match place {
+                    Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                    Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                }
+                old
+            })
         }
     };
 }
@@ -104,18 +111,20 @@ macro_rules! red_fn {
         /// # Safety
         /// As the `atom` form; `sem` is [`Sem::Relaxed`] or [`Sem::Release`].
         #[inline(always)]
-        pub unsafe fn $name(place: Place, v: $t, sem: Sem, scope: Scope) {
-            macro_rules! insn {
-                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
-                    asm!(concat!("red", $s, $c, $space, ".", $op, ".", $ty, " [{a}], {v};"),
-                         a = in($areg) $a, v = in($reg) v, options(nostack))
-                };
-            }
-            let sem = if sem == Sem::Release { Sem::Release } else { Sem::Relaxed };
-            match place {
-                Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
-                Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
-            }
+        pub(crate) unsafe fn $name(place: Place, v: $t, sem: Sem, scope: Scope) {
+            device!(concat!("red.", $op, ".", $ty), {
+                macro_rules! insn {
+                    ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                        asm!(concat!("red", $s, $c, $space, ".", $op, ".", $ty, " [{a}], {v};"),
+                             a = in($areg) $a, v = in($reg) v, options(nostack))
+                    };
+                }
+                let sem = if sem == Sem::Release { Sem::Release } else { Sem::Relaxed };
+                match place {
+                    Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                    Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                }
+            })
         }
     };
 }
@@ -172,20 +181,22 @@ macro_rules! cas_fn {
         /// # Safety
         /// As the other `atom` forms.
         #[inline(always)]
-        pub unsafe fn $name(place: Place, current: $t, new: $t, sem: Sem, scope: Scope) -> $t {
-            let old: $t;
-            macro_rules! insn {
-                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
-                    asm!(concat!("atom", $s, $c, $space, ".cas.", $ty, " {o}, [{a}], {x}, {y};"),
-                         o = out($reg) old, a = in($areg) $a, x = in($reg) current, y = in($reg) new,
-                         options(nostack))
-                };
-            }
-            match place {
-                Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
-                Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
-            }
-            old
+        pub(crate) unsafe fn $name(place: Place, current: $t, new: $t, sem: Sem, scope: Scope) -> $t {
+            device!(concat!("atom.cas.", $ty), {
+                let old: $t;
+                macro_rules! insn {
+                    ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                        asm!(concat!("atom", $s, $c, $space, ".cas.", $ty, " {o}, [{a}], {x}, {y};"),
+                             o = out($reg) old, a = in($areg) $a, x = in($reg) current, y = in($reg) new,
+                             options(nostack))
+                    };
+                }
+                match place {
+                    Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                    Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                }
+                old
+            })
         }
     };
 }
@@ -200,24 +211,26 @@ macro_rules! ld_st_fn {
         /// # Safety
         /// As the `atom` forms.
         #[inline(always)]
-        pub unsafe fn $ld(place: Place, sem: Sem, scope: Scope) -> $t {
-            let v: $t;
-            macro_rules! insn {
-                                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
-                                    asm!(concat!("ld", $s, $c, $space, ".", $ty, " {v}, [{a}];"),
-                                         v = out($reg) v, a = in($areg) $a, options(nostack))
-                                };
-                            }
-            let sem = if sem == Sem::Relaxed {
-                Sem::Relaxed
-            } else {
-                Sem::Acquire
-            };
-            match place {
-                Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
-                Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
-            }
-            v
+        pub(crate) unsafe fn $ld(place: Place, sem: Sem, scope: Scope) -> $t {
+            device!(concat!("ld.", $ty), {
+                let v: $t;
+                macro_rules! insn {
+                            ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                                asm!(concat!("ld", $s, $c, $space, ".", $ty, " {v}, [{a}];"),
+                                     v = out($reg) v, a = in($areg) $a, options(nostack))
+                            };
+                        }
+                let sem = if sem == Sem::Relaxed {
+                    Sem::Relaxed
+                } else {
+                    Sem::Acquire
+                };
+                match place {
+                    Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                    Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                }
+                v
+            })
         }
 
         #[doc = concat!("`st{.relaxed,.release}{scope}.", $ty, "` (`sem` is relaxed or release).")]
@@ -225,22 +238,24 @@ macro_rules! ld_st_fn {
         /// # Safety
         /// As the `atom` forms.
         #[inline(always)]
-        pub unsafe fn $st(place: Place, v: $t, sem: Sem, scope: Scope) {
-            macro_rules! insn {
-                                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
-                                    asm!(concat!("st", $s, $c, $space, ".", $ty, " [{a}], {v};"),
-                                         a = in($areg) $a, v = in($reg) v, options(nostack))
-                                };
-                            }
-            let sem = if sem == Sem::Relaxed {
-                Sem::Relaxed
-            } else {
-                Sem::Release
-            };
-            match place {
-                Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
-                Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
-            }
+        pub(crate) unsafe fn $st(place: Place, v: $t, sem: Sem, scope: Scope) {
+            device!(concat!("st.", $ty), {
+                macro_rules! insn {
+                            ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                                asm!(concat!("st", $s, $c, $space, ".", $ty, " [{a}], {v};"),
+                                     a = in($areg) $a, v = in($reg) v, options(nostack))
+                            };
+                        }
+                let sem = if sem == Sem::Relaxed {
+                    Sem::Relaxed
+                } else {
+                    Sem::Release
+                };
+                match place {
+                    Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                    Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                }
+            })
         }
     };
 }
@@ -249,28 +264,32 @@ ld_st_fn!(ld_b64, st_b64, "b64", u64, reg64);
 
 /// `fence.sc{scope}`: a sequentially consistent fence.
 #[inline(always)]
-pub fn fence_sc(scope: Scope) {
-    // SAFETY: a fence has no operands.
-    unsafe {
-        match scope {
-            Scope::Cta => asm!("fence.sc.cta;", options(nostack)),
-            Scope::Cluster => asm!("fence.sc.cluster;", options(nostack)),
-            Scope::Gpu => asm!("fence.sc.gpu;", options(nostack)),
-            Scope::Sys => asm!("fence.sc.sys;", options(nostack)),
+pub(crate) fn fence_sc(scope: Scope) {
+    device!("fence.sc", {
+        // SAFETY: a fence has no operands.
+        unsafe {
+            match scope {
+                Scope::Cta => asm!("fence.sc.cta;", options(nostack)),
+                Scope::Cluster => asm!("fence.sc.cluster;", options(nostack)),
+                Scope::Gpu => asm!("fence.sc.gpu;", options(nostack)),
+                Scope::Sys => asm!("fence.sc.sys;", options(nostack)),
+            }
         }
-    }
+    })
 }
 
 /// `fence.acq_rel{scope}`: an acquire-release fence.
 #[inline(always)]
-pub fn fence_acq_rel(scope: Scope) {
-    // SAFETY: a fence has no operands.
-    unsafe {
-        match scope {
-            Scope::Cta => asm!("fence.acq_rel.cta;", options(nostack)),
-            Scope::Cluster => asm!("fence.acq_rel.cluster;", options(nostack)),
-            Scope::Gpu => asm!("fence.acq_rel.gpu;", options(nostack)),
-            Scope::Sys => asm!("fence.acq_rel.sys;", options(nostack)),
+pub(crate) fn fence_acq_rel(scope: Scope) {
+    device!("fence.acq_rel", {
+        // SAFETY: a fence has no operands.
+        unsafe {
+            match scope {
+                Scope::Cta => asm!("fence.acq_rel.cta;", options(nostack)),
+                Scope::Cluster => asm!("fence.acq_rel.cluster;", options(nostack)),
+                Scope::Gpu => asm!("fence.acq_rel.gpu;", options(nostack)),
+                Scope::Sys => asm!("fence.acq_rel.sys;", options(nostack)),
+            }
         }
-    }
+    })
 }

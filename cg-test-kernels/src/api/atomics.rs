@@ -10,9 +10,7 @@
 //! `cells[block * cells ..]` around the updates.
 
 use super::index;
-use cg_core::atomic::{
-    AtomicArith, AtomicBits, AtomicRef, AtomicValue, Block, Device, Ordering, Scope, System,
-};
+use cg_core::atomic::{AtomicArith, AtomicBits, AtomicRef, Block, Device, Ordering, Scope, System};
 use cg_core::prelude::*;
 
 /// The operations, by `op`.

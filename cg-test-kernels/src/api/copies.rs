@@ -109,7 +109,7 @@ fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
             // before a bulk copy into the same bytes.
             #[cfg(target_feature = "sm_90")]
             if block.thread_rank() == 0 {
-                cg_core::intrinsics::fence_proxy_async_shared();
+                cg_core::barrier::fence_proxy_async_shared();
             }
             bar.memcpy_async(&block, dst, from);
             bar.arrive_and_wait();
@@ -130,12 +130,12 @@ fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
             block.sync();
             let slots = [first, second, got, got2].map(|s| s.index());
             if slots[0] != 0 || slots[1] != 1 || slots[2] != 0 || slots[3] != 1 {
-                cg_core::intrinsics::trap();
+                cg_core::fault::trap();
             }
         }
         mode::WHAT_FITS => {
             if memcpy_async(&block, dst, &src[s_off..]) != count {
-                cg_core::intrinsics::trap();
+                cg_core::fault::trap();
             }
             wait(&block);
         }
