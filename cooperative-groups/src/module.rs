@@ -445,40 +445,53 @@ impl Function {
     ) -> Result<(), Error> {
         let gpu = self.gpu();
         let _entered = gpu.enter()?;
-        let info = gpu.info();
+        let plan = self.plan(kind, &config)?;
+        // SAFETY: the caller vouches for `params` and `kind` (this
+        // function's contract); `plan` has checked `config` against the
+        // device and the kernel.
+        unsafe { self.submit(plan, &config, params) }?;
+        gpu.launched(&self.name);
+        Ok(())
+    }
+
+    /// An invalid-launch error for this kernel.
+    fn invalid(&self, reason: String) -> Error {
+        Error::InvalidLaunch {
+            kernel: self.name.clone(),
+            reason,
+        }
+    }
+
+    /// Checks `config` against the device, the kernel's declaration `kind`
+    /// and, for a cooperative launch, co-residency; raises the kernel's
+    /// dynamic shared memory limit where the launch needs it. Returns how to
+    /// launch.
+    fn plan(&self, kind: LaunchKind, config: &LaunchConfig) -> Result<LaunchPlan, Error> {
+        let info = self.gpu().info();
         info.limits
-            .check(&config)
-            .map_err(|reason| Error::InvalidLaunch {
-                kernel: self.name.clone(),
-                reason,
-            })?;
-        let threads = config.block_threads() as u32;
+            .check(config)
+            .map_err(|reason| self.invalid(reason))?;
         self.reserve_shared_mem(config.shared_mem_bytes)?;
         let (cooperative, declared_cluster) = match kind {
             LaunchKind::Plain => (false, None),
             LaunchKind::Cooperative => (true, None),
             LaunchKind::Cluster { cooperative, dims } => {
                 if dims.is_none() && config.cluster.is_none() {
-                    return Err(Error::InvalidLaunch {
-                        kernel: self.name.clone(),
-                        reason: "the kernel runs in clusters whose shape each launch gives: LaunchConfig::with_cluster".into(),
-                    });
+                    return Err(self.invalid(
+                        "the kernel runs in clusters whose shape each launch gives: LaunchConfig::with_cluster".into(),
+                    ));
                 }
                 (cooperative, dims.map(|d| Dim3::from((d[0], d[1], d[2]))))
             }
         };
-        let cluster = config.cluster.or(declared_cluster);
-        let invalid = |reason: String| Error::InvalidLaunch {
-            kernel: self.name.clone(),
-            reason,
-        };
         if let (Some(asked), Some(declared)) = (config.cluster, declared_cluster) {
             if asked != declared {
-                return Err(invalid(format!(
+                return Err(self.invalid(format!(
                     "the launch asks for clusters of {asked:?}, the kernel declares {declared:?}"
                 )));
             }
         }
+        let cluster = config.cluster.or(declared_cluster);
         if let Some(c) = cluster {
             if info.sm < 90 {
                 return Err(Error::ClusterUnsupported {
@@ -487,29 +500,55 @@ impl Function {
                     kernel: self.name.clone(),
                 });
             }
-            check_cluster(config.grid, c).map_err(invalid)?;
+            check_cluster(config.grid, c).map_err(|reason| self.invalid(reason))?;
         }
         if cooperative {
-            if !info.cooperative_launch {
-                return Err(Error::CooperativeUnsupported {
-                    device: info.name.clone(),
-                    kernel: self.name.clone(),
-                });
-            }
-            let per_sm = self.max_blocks_per_sm(threads, config.shared_mem_bytes)?;
-            let limit = cooperative_limit(per_sm, info.multiprocessors);
-            if config.num_blocks() > limit {
-                return Err(Error::GridTooLarge {
-                    kernel: self.name.clone(),
-                    requested: config.num_blocks(),
-                    limit,
-                    per_sm,
-                    sms: info.multiprocessors,
-                    threads,
-                    shared_mem_bytes: config.shared_mem_bytes,
-                });
-            }
+            self.check_co_resident(config)?;
         }
+        Ok(LaunchPlan {
+            cluster,
+            cooperative,
+        })
+    }
+
+    /// For a cooperative launch: the device supports it, and every block of
+    /// `config`'s grid can be resident at once.
+    fn check_co_resident(&self, config: &LaunchConfig) -> Result<(), Error> {
+        let info = self.gpu().info();
+        if !info.cooperative_launch {
+            return Err(Error::CooperativeUnsupported {
+                device: info.name.clone(),
+                kernel: self.name.clone(),
+            });
+        }
+        let threads = config.block_threads() as u32;
+        let per_sm = self.max_blocks_per_sm(threads, config.shared_mem_bytes)?;
+        let limit = cooperative_limit(per_sm, info.multiprocessors);
+        if config.num_blocks() > limit {
+            return Err(Error::GridTooLarge {
+                kernel: self.name.clone(),
+                requested: config.num_blocks(),
+                limit,
+                per_sm,
+                sms: info.multiprocessors,
+                threads,
+                shared_mem_bytes: config.shared_mem_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// Queues the launch `plan` describes on the GPU's stream.
+    ///
+    /// # Safety
+    /// As [`Function::launch_as`].
+    unsafe fn submit(
+        &self,
+        plan: LaunchPlan,
+        config: &LaunchConfig,
+        params: &mut [*mut c_void],
+    ) -> Result<(), Error> {
+        let gpu = self.gpu();
         let grid = (config.grid.x, config.grid.y, config.grid.z);
         let block = (config.block.x, config.block.y, config.block.z);
         let stream = gpu.stream().cu_stream();
@@ -518,7 +557,7 @@ impl Function {
         })?;
         let f = self.function.cu_function();
         let smem = config.shared_mem_bytes;
-        let launched = match (cluster, cooperative) {
+        let launched = match (plan.cluster, plan.cooperative) {
             (None, false) => result::launch_kernel(f, grid, block, smem, stream, params),
             (None, true) => result::launch_cooperative_kernel(f, grid, block, smem, stream, params),
             (Some(c), coop) => {
@@ -541,16 +580,14 @@ impl Function {
                 sys::cuLaunchKernelEx(&cfg, f, params.as_mut_ptr(), std::ptr::null_mut()).result()
             }
         };
-        let how = match (cluster, cooperative) {
+        let how = match (plan.cluster, plan.cooperative) {
             (None, false) => "launching",
             (None, true) => "cooperative launch of",
             (Some(_), _) => "cluster launch of",
         };
         gpu.driver(launched, || {
             format!("{how} `{}` with {config:?}", self.name)
-        })?;
-        gpu.launched(&self.name);
-        Ok(())
+        })
     }
 
     /// Clusters of `config`'s shape that can be resident at once
@@ -624,6 +661,15 @@ fn cooperative_attribute() -> sys::CUlaunchAttribute {
     a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
     a.value.cooperative = 1;
     a
+}
+
+/// How a checked launch goes to the driver (see `Function::plan`).
+#[derive(Clone, Copy, Debug)]
+struct LaunchPlan {
+    /// The cluster shape, for a launch in clusters.
+    cluster: Option<Dim3>,
+    /// Whether the launch is cooperative.
+    cooperative: bool,
 }
 
 #[cfg(test)]
