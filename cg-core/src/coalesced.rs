@@ -158,9 +158,7 @@ pub fn binary_partition<G: WarpGroup>(group: &G, pred: bool) -> CoalescedGroup {
 impl CoalescedGroup {
     /// The group of the lanes in `mask`, with meta group rank 0 of 1. The
     /// caller's lane must be in `mask`, and every lane of `mask` must use
-    /// the group together (CUDA's internal constructor; used by
-    /// [`block_reduce`](crate::collectives::block_reduce) for a partial
-    /// warp).
+    /// the group together (CUDA's internal constructor).
     #[inline(always)]
     pub fn from_mask(mask: u32) -> Self {
         CoalescedGroup {
