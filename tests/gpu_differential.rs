@@ -366,9 +366,9 @@ impl Twins {
     /// (see [`twin!`]), once its PTX parameter list is found to be the
     /// kernel's.
     fn handle<H>(&self, name: &str, kind: LaunchKind, make: unsafe fn(Function) -> H) -> H {
-        let ours = entry_params(self.ours, name)
+        let ours = common::entry_params(self.ours, name)
             .unwrap_or_else(|| panic!("our PTX has no kernel `{name}`"));
-        let theirs = entry_params(&self.ptx, name)
+        let theirs = common::entry_params(&self.ptx, name)
             .unwrap_or_else(|| panic!("tests/twins/api.cu has no twin `{name}`"));
         assert_eq!(
             theirs, ours,
@@ -378,19 +378,6 @@ impl Twins {
         // SAFETY: the parameter lists were just found equal, one for one.
         unsafe { make(function) }
     }
-}
-
-/// The types of the parameters of the PTX entry `name` (`.u64`, `.u32`);
-/// `None` when the module has no such entry.
-fn entry_params<'a>(ptx: &'a str, name: &str) -> Option<Vec<&'a str>> {
-    let at = ptx.find(&format!(".entry {name}("))?;
-    let rest = &ptx[at..];
-    let list = &rest[rest.find('(')? + 1..rest.find(')')?];
-    Some(
-        list.split(',')
-            .filter_map(|p| p.split_whitespace().nth(1))
-            .collect(),
-    )
 }
 
 /// The twin of the kernel whose generated handle is `$handle`, as that
