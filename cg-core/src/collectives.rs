@@ -39,7 +39,7 @@
 //! ```
 
 use crate::coalesced::CoalescedGroup;
-use crate::group::{GroupSync, ThreadGroup, WarpGroup};
+use crate::group::{ThreadGroup, WarpGroup};
 use crate::intrinsics::{self, ShflMode};
 use crate::segments::WarpSegments;
 use crate::shuffle::{segment_c, shfl_pod};
