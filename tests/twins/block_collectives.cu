@@ -187,30 +187,45 @@ __device__ void by_shape(const u32* input, u32* out, Op op, unsigned char* smem)
     __trap();
 }
 
-/// `integer_probe`'s operators: 0 plus, 1 less, 2 greater, 3 bit_and,
+/// `integer_probe`'s operators, chosen at run time (one instantiation of
+/// each shape serves them all): 0 plus, 1 less, 2 greater, 3 bit_and,
 /// 4 bit_or, 5 bit_xor, 6 the closure `|a, b| a + b`.
-template <class T>
-__device__ void integers(const u32* input, u32* out, u32 op, unsigned char* smem) {
-    switch (op) {
-        case 0: by_shape<T>(input, out, Plus{}, smem); break;
-        case 1: by_shape<T>(input, out, Less{}, smem); break;
-        case 2: by_shape<T>(input, out, Greater{}, smem); break;
-        case 3: by_shape<T>(input, out, BitAnd{}, smem); break;
-        case 4: by_shape<T>(input, out, BitOr{}, smem); break;
-        case 5: by_shape<T>(input, out, BitXor{}, smem); break;
-        case 6: by_shape<T>(input, out, Plus{}, smem); break;
+struct IntegerOp {
+    u32 op;
+    template <class T>
+    __device__ __noinline__ T operator()(const T& a, const T& b) const {
+        switch (op) {
+            case 1: return Less{}(a, b);
+            case 2: return Greater{}(a, b);
+            case 3: return BitAnd{}(a, b);
+            case 4: return BitOr{}(a, b);
+            case 5: return BitXor{}(a, b);
+            default: return Plus{}(a, b);
+        }
     }
-}
+};
 
 /// `float_probe`'s operators: 0 plus, 1 less, 2 greater, 6 the closure.
+struct FloatOp {
+    u32 op;
+    template <class T>
+    __device__ __noinline__ T operator()(const T& a, const T& b) const {
+        switch (op) {
+            case 1: return Less{}(a, b);
+            case 2: return Greater{}(a, b);
+            default: return Plus{}(a, b);
+        }
+    }
+};
+
+template <class T>
+__device__ void integers(const u32* input, u32* out, u32 op, unsigned char* smem) {
+    if (op <= 6) by_shape<T>(input, out, IntegerOp{op}, smem);
+}
+
 template <class T>
 __device__ void floats(const u32* input, u32* out, u32 op, unsigned char* smem) {
-    switch (op) {
-        case 0: by_shape<T>(input, out, Plus{}, smem); break;
-        case 1: by_shape<T>(input, out, Less{}, smem); break;
-        case 2: by_shape<T>(input, out, Greater{}, smem); break;
-        case 6: by_shape<T>(input, out, Plus{}, smem); break;
-    }
+    if (op <= 2 || op == 6) by_shape<T>(input, out, FloatOp{op}, smem);
 }
 
 #define SMEM __shared__ __align__(128) unsigned char smem[SMEM_BYTES]
