@@ -185,6 +185,8 @@ impl<T: Pod> BlockScratch<T> {
 /// again (in a loop, or in a function called twice) hands out the same
 /// array (see the module docs of
 /// [`block_collectives`](crate::block_collectives) for when that matters).
+/// `T` must be a concrete type (a `.shared` array has a fixed size), so a
+/// function generic over `T` takes its scratch as a parameter.
 #[macro_export]
 macro_rules! block_scratch {
     ($ty:ty) => {{
