@@ -250,7 +250,7 @@ mod tests {
         };
         ScannedKernel {
             signature: cg_signature::KernelSignature::parse(attr, &f).unwrap(),
-            file: "kernels/src/x.rs".into(),
+            file: "cg-test-kernels/src/x.rs".into(),
             gated: false,
         }
     }

@@ -166,9 +166,7 @@ pub fn binary_partition<G: WarpGroup>(group: &G, pred: bool) -> CoalescedGroup {
 
 impl CoalescedGroup {
     /// The group of the lanes in `mask`, with meta group rank 0 of 1
-    /// (CUDA's internal constructor; used by
-    /// [`block_reduce`](crate::collectives::block_reduce) for a partial
-    /// warp).
+    /// (CUDA's internal constructor).
     ///
     /// # Safety
     /// The caller's lane is in `mask`, and every lane of `mask` that has not

@@ -1,6 +1,6 @@
 //! Collectives over a tile or coalesced group (`cg::reduce`,
-//! `cg::inclusive_scan`, `cg::exclusive_scan`, `cg::invoke_one`), and a
-//! block-wide reduce.
+//! `cg::inclusive_scan`, `cg::exclusive_scan`, `cg::invoke_one`). The
+//! block-wide ones are in [`block_collectives`](crate::block_collectives).
 //!
 //! The operator is one of [`Plus`], [`Less`] (minimum), [`Greater`]
 //! (maximum), [`BitAnd`], [`BitOr`], [`BitXor`] (CUDA's `cg::plus<T>()` and
@@ -38,16 +38,13 @@
 //! let prod = reduce(&tile, m, |a: Mat2, b: Mat2| a.mul(b)); // any associative closure
 //! ```
 
-use crate::block::ThreadBlock;
 use crate::coalesced::CoalescedGroup;
-use crate::group::{GroupSync, ThreadGroup, WarpGroup};
+use crate::group::{ThreadGroup, WarpGroup};
 use crate::intrinsics::{self, ShflMode};
 use crate::segments::WarpSegments;
-use crate::shared::{ld_shared, st_shared};
 use crate::shuffle::{segment_c, shfl_pod};
 use crate::tile::{DynamicTile, ThreadBlockTile};
 use bytemuck::Pod;
-use core::mem::size_of;
 
 /// A binary operator for [`reduce`] and the scans. Implemented by the
 /// built-in operators and by every closure `Fn(T, T) -> T`.
@@ -393,56 +390,4 @@ pub fn invoke_one_broadcast<G: WarpGroup, T: Pod>(group: &G, f: impl FnOnce() ->
         value = f();
     }
     group.shfl(value, 0)
-}
-
-/// Block-wide reduce: `op` over the `value` of every thread of the block,
-/// in rank order, returned to every thread. Each warp reduces (as
-/// [`reduce`] does, a partial last warp over the lanes that exist), warp
-/// results meet in shared memory, the first warp reduces those, and the
-/// result is broadcast through shared memory. Two `bar.sync`s.
-///
-/// Every thread of the block must call it, with the same operator; blocks
-/// of any shape up to 1024 threads. `T` is at most 32 bytes.
-///
-/// ```ignore
-/// let block = this_thread_block();
-/// let total = block_reduce(&block, x, Plus);
-/// let top = block_reduce(&block, x, Greater);
-/// ```
-#[inline(always)]
-pub fn block_reduce<T: Pod, Op: Operator<T>>(block: &ThreadBlock, value: T, op: Op) -> T {
-    // 32 warp results and the block's result, 32 bytes each at most. The
-    // result has a fixed place after the room for 32 partials of any type:
-    // every call shares this one array, and a call's partials (written
-    // before its first barrier) must not overlap the previous call's
-    // result, which slower threads may still be reading.
-    let scratch = crate::shared_array!(u32; 33 * 8);
-    let base = scratch.shared_addr();
-    let slot = |i: u32| base + i * size_of::<T>() as u32;
-    let result = base + 32 * 32;
-    let rank = block.thread_rank();
-    // SAFETY: the lanes of this warp that exist in the block hold the
-    // caller, and every thread of the block calls this (its contract).
-    let warp = unsafe { CoalescedGroup::from_mask(block.warp_lanes()) };
-    let partial = warp_reduce(&warp, value, &op);
-    if warp.thread_rank() == 0 {
-        // SAFETY: slot rank / 32 < 32 lies inside the scratch array.
-        unsafe { st_shared(slot(rank / 32), partial) };
-    }
-    block.sync();
-    let warps = block.num_threads().div_ceil(32);
-    if rank < warps {
-        // SAFETY: the threads of rank below `warps` (at most 32) are the
-        // first lanes of warp 0, and all of them take this branch.
-        let leaders = unsafe { CoalescedGroup::from_mask(((1u64 << warps) - 1) as u32) };
-        // SAFETY: rank < warps <= 32 slots were written before the barrier.
-        let total = warp_reduce(&leaders, unsafe { ld_shared::<T>(slot(rank)) }, &op);
-        if rank == 0 {
-            // SAFETY: the last 32 bytes of the scratch array.
-            unsafe { st_shared(result, total) };
-        }
-    }
-    block.sync();
-    // SAFETY: written by thread 0 before the barrier.
-    unsafe { ld_shared(result) }
 }

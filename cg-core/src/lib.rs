@@ -21,7 +21,10 @@
 //!   `ballot`, `match_any`, `match_all`), for any [`Pod`] value of at most
 //!   32 bytes ([`shuffle`]);
 //! * collectives: [`collectives`] (`reduce`, `inclusive_scan`,
-//!   `exclusive_scan`, `invoke_one`, `block_reduce`);
+//!   `exclusive_scan`, `invoke_one`) and, block-wide over scratch the
+//!   caller declares, [`block_collectives`] (`block_scratch!`,
+//!   `block_reduce`, `block_reduce_to_first`, `block_inclusive_scan`,
+//!   `block_exclusive_scan`: CUB's `BlockReduce` and `BlockScan`);
 //! * shared memory: [`shared`] (static arrays, the dynamic region);
 //! * asynchronous copies to shared memory: [`memcpy_async`] (`memcpy_async`,
 //!   `wait`, `wait_prior`), the block-scope [`barrier`] they can complete
@@ -70,6 +73,7 @@ pub use cg_macros::kernel;
 pub mod atomic;
 pub mod barrier;
 pub mod block;
+pub mod block_collectives;
 pub mod clock;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod cluster;
@@ -93,14 +97,20 @@ pub mod prelude {
     pub use crate::barrier::{ArrivalToken, Barrier};
     pub use crate::block::{this_thread_block, BlockArrivalToken, ThreadBlock};
     pub use crate::block_barrier;
+    pub use crate::block_collectives::{
+        block_exclusive_scan, block_exclusive_scan_with_total, block_inclusive_scan,
+        block_inclusive_scan_with_total, block_reduce, block_reduce_to_first, BlockBarrier,
+        BlockScratch, UsedScratch,
+    };
+    pub use crate::block_scratch;
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     pub use crate::cluster::{this_cluster, ClusterGroup};
     pub use crate::coalesced::{
         binary_partition, coalesced_threads, labeled_partition, CoalescedGroup, Label,
     };
     pub use crate::collectives::{
-        block_reduce, exclusive_scan, inclusive_scan, invoke_one, invoke_one_broadcast, reduce,
-        BitAnd, BitOr, BitXor, Collective, Greater, Less, Operator, Plus,
+        exclusive_scan, inclusive_scan, invoke_one, invoke_one_broadcast, reduce, BitAnd, BitOr,
+        BitXor, Collective, Greater, Less, Operator, Plus,
     };
     pub use crate::grid::{this_grid, GridArrivalToken, GridGroup};
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};

@@ -3,32 +3,42 @@
 
 use cg_core::prelude::*;
 
+/// Where the warp totals of [`block_sum`] meet: one slot per warp of the
+/// largest block. The kernel declares it (`shared_array!(f32; 32)`) and
+/// passes it to each sum; two sums on one array need a barrier between
+/// them (the first warp reads it after the sum's only barrier).
+pub type WarpTotals = SharedArray<f32, 32>;
+
 /// Sum of `v` over the calling block, valid in thread 0 of the block. Every
 /// thread of the block must call it; blocks of up to 1024 threads, a whole
 /// number of warps.
 #[inline(always)]
-pub fn block_sum(block: &ThreadBlock, v: f32) -> f32 {
+pub fn block_sum(block: &ThreadBlock, totals: &WarpTotals, v: f32) -> f32 {
     let warp = tiled_partition::<32>(block);
     let v = warp_sum(&warp, v);
-    sum_warp_totals(block, &warp, v)
+    sum_warp_totals(block, &warp, totals, v)
 }
 
 /// The block's sum from each warp's total held in the warp's rank 0: the
-/// totals meet in shared memory and the first warp adds them up. Valid in
+/// totals meet in `totals` and the first warp adds them up. Valid in
 /// thread 0 of the block.
 #[inline(always)]
-pub fn sum_warp_totals(block: &ThreadBlock, warp: &ThreadBlockTile<32>, v: f32) -> f32 {
-    let partials = shared_array!(f32; 32);
+pub fn sum_warp_totals(
+    block: &ThreadBlock,
+    warp: &ThreadBlockTile<32>,
+    totals: &WarpTotals,
+    v: f32,
+) -> f32 {
     // SAFETY (both accesses): a block has at most 1024 threads, so at most
     // 32 warps, and warp ranks and lane ranks are below 32.
     if warp.thread_rank() == 0 {
-        unsafe { partials.set_unchecked(warp.meta_group_rank() as usize, v) };
+        unsafe { totals.set_unchecked(warp.meta_group_rank() as usize, v) };
     }
     block.sync();
     let mut v = v;
     if warp.meta_group_rank() == 0 {
         v = if warp.thread_rank() < warp.meta_group_size() {
-            unsafe { partials.get_unchecked(warp.thread_rank() as usize) }
+            unsafe { totals.get_unchecked(warp.thread_rank() as usize) }
         } else {
             0.0
         };
@@ -74,7 +84,8 @@ pub fn write_block_result(block: &ThreadBlock, block_sums: *mut f32, s: f32) {
 #[kernel]
 pub fn block_reduce_warp(input: &[f32], block_sums: *mut f32) {
     let block = this_thread_block();
-    let s = block_sum(&block, block_element(&block, input));
+    let totals = shared_array!(f32; 32);
+    let s = block_sum(&block, &totals, block_element(&block, input));
     write_block_result(&block, block_sums, s);
 }
 
@@ -122,6 +133,7 @@ pub fn block_reduce_hierarchical(input: &[f32], block_sums: *mut f32) {
     v += warp.shfl_down(v, 16);
     v += warp.shfl_down(v, 8);
     v += warp.shfl_down(v, 4);
-    let s = sum_warp_totals(&block, &warp, v);
+    let totals = shared_array!(f32; 32);
+    let s = sum_warp_totals(&block, &warp, &totals, v);
     write_block_result(&block, block_sums, s);
 }

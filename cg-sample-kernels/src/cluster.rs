@@ -42,7 +42,8 @@ pub fn cluster_reduce(input: &[f32], cluster_sums: *mut f32) {
     let block = this_thread_block();
     let slots = shared_array!(f32; 8);
     let started = cluster.barrier_arrive();
-    let s = block_sum(&block, block_element(&block, input));
+    let totals = shared_array!(f32; 32);
+    let s = block_sum(&block, &totals, block_element(&block, input));
     cluster.barrier_wait(started);
     if block.thread_rank() == 0 {
         cluster

@@ -3,21 +3,23 @@
 //! block adds the partials, in two launches, and with one atomic add per
 //! element.
 
-use crate::block_reduce::{block_sum, write_block_result};
+use crate::block_reduce::{block_sum, write_block_result, WarpTotals};
 use cg_core::atomic::{atomic_add_f32, fence, AtomicRef, Device, Ordering};
 use cg_core::prelude::*;
 
 /// After each thread has its partial `v`: block sums to `partials`,
-/// `grid.sync()`, block 0 adds the partials into `out[0]`.
+/// `grid.sync()`, block 0 adds the partials into `out[0]`. Both block sums
+/// use `totals`, with the grid barrier between them.
 #[inline(always)]
 fn finish_grid_sum(
     grid: &GridGroup,
     block: &ThreadBlock,
+    totals: &WarpTotals,
     v: f32,
     partials: *mut f32,
     out: *mut f32,
 ) {
-    let s = block_sum(block, v);
+    let s = block_sum(block, totals, v);
     if block.thread_rank() == 0 {
         unsafe { *partials.add(grid.block_rank() as usize) = s };
     }
@@ -30,7 +32,7 @@ fn finish_grid_sum(
             v += unsafe { *partials.add(j as usize) };
             j += block.num_threads();
         }
-        let s = block_sum(block, v);
+        let s = block_sum(block, totals, v);
         if block.thread_rank() == 0 {
             unsafe { *out = s };
         }
@@ -51,7 +53,7 @@ pub fn grid_sum(input: &[f32], partials: *mut f32, out: *mut f32) {
         v += unsafe { *input.get_unchecked(i) };
         i += stride;
     }
-    finish_grid_sum(&grid, &block, v, partials, out);
+    finish_grid_sum(&grid, &block, &shared_array!(f32; 32), v, partials, out);
 }
 
 /// Four floats, 16-byte aligned: one `ld.global.v4.f32`.
@@ -110,7 +112,7 @@ pub fn grid_sum_vec4(input: &[f32], partials: *mut f32, out: *mut f32) {
         grid.thread_rank() as usize,
         grid.num_threads() as usize,
     );
-    finish_grid_sum(&grid, &block, v, partials, out);
+    finish_grid_sum(&grid, &block, &shared_array!(f32; 32), v, partials, out);
 }
 
 /// `out[0] = sum(input)` in one ordinary launch: the 16-byte partials of
@@ -127,7 +129,10 @@ pub fn sum_last_block(input: &[f32], partials: *mut f32, counter: *mut u32, out:
         grid.thread_rank() as usize,
         grid.num_threads() as usize,
     );
-    let s = block_sum(&block, v);
+    // Both block sums use `totals`, with the barrier before `last` is read
+    // between them.
+    let totals = shared_array!(f32; 32);
+    let s = block_sum(&block, &totals, v);
     let last = shared_array!(u32; 1);
     let nb = grid.num_blocks();
     // SAFETY: `counter` is one u32, touched only atomically.
@@ -148,7 +153,7 @@ pub fn sum_last_block(input: &[f32], partials: *mut f32, counter: *mut u32, out:
             v += unsafe { *partials.add(j as usize) };
             j += block.num_threads();
         }
-        let s = block_sum(&block, v);
+        let s = block_sum(&block, &totals, v);
         if block.thread_rank() == 0 {
             unsafe { *out = s };
             tickets.store(0, Ordering::Relaxed);
@@ -168,7 +173,7 @@ pub fn sum_block_partials(input: &[f32], partials: *mut f32) {
         grid.thread_rank() as usize,
         grid.num_threads() as usize,
     );
-    let s = block_sum(&block, v);
+    let s = block_sum(&block, &shared_array!(f32; 32), v);
     write_block_result(&block, partials, s);
 }
 
@@ -183,7 +188,7 @@ pub fn sum_partials(partials: &[f32], out: *mut f32) {
         v += unsafe { *partials.get_unchecked(j) };
         j += block.num_threads() as usize;
     }
-    let s = block_sum(&block, v);
+    let s = block_sum(&block, &shared_array!(f32; 32), v);
     write_block_result(&block, out, s);
 }
 

@@ -200,7 +200,7 @@ pub fn grid_prefix_sum(input: &[u32], block_totals: *mut u32, out: *mut u32) {
         before = before.wrapping_add(unsafe { *block_totals.add(j) });
         j += bt;
     }
-    let offset = block_reduce(&block, before, Plus);
+    let offset = block_reduce(&block, &block_scratch!(u32), before, Plus);
     let mut i = start + t;
     while i < end {
         unsafe { *out.add(i) = (*out.add(i)).wrapping_add(offset) };

@@ -1,4 +1,4 @@
-//! GPU tests of the Cooperative Groups API (`kernels/src/api`): group
+//! GPU tests of the Cooperative Groups API (`cg-test-kernels/src/api`): group
 //! queries and `sync`, shuffles, votes and matches, reduce and scans,
 //! `block_reduce`, `invoke_one` and the split grid barrier, on every tile
 //! size, dynamic tiles and coalesced groups, in full and partial warps and
@@ -473,7 +473,7 @@ impl Val for f64 {
     }
 }
 
-/// `Affine` of kernels/src/api/collectives.rs.
+/// `Affine` of cg-test-kernels/src/api/collectives.rs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Affine(u32, u32);
 
@@ -494,7 +494,7 @@ impl Val for Affine {
     }
 }
 
-/// `Stats` of kernels/src/api/collectives.rs.
+/// `Stats` of cg-test-kernels/src/api/collectives.rs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Stats(u32, u32, u32);
 

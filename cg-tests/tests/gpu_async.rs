@@ -14,7 +14,7 @@ use cooperative_groups::{DeviceBuffer, Error, Gpu, LaunchConfig};
 use rand::rngs::StdRng;
 use rand::Rng;
 
-/// The modes of `copy_probe` (kernels/src/api/copies.rs).
+/// The modes of `copy_probe` (cg-test-kernels/src/api/copies.rs).
 const MODES: [(u32, &str); 7] = [
     (0, "memcpy_async(block) + wait"),
     (1, "memcpy_async(dynamic tile of 32) per warp + wait(tile)"),

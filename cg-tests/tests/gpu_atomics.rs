@@ -1,4 +1,4 @@
-//! GPU tests of `cg_core::atomic` (kernels/src/api/atomics.rs): every
+//! GPU tests of `cg_core::atomic` (cg-test-kernels/src/api/atomics.rs): every
 //! operation, type, ordering and scope, on global and shared memory,
 //! contended (every thread on one of 3 cells) and uncontended (a cell per
 //! thread), judged two ways:
@@ -10,7 +10,7 @@
 //!   the final value is the fold of every operand (exact for integers and
 //!   float min/max, within rounding for float sums);
 //! * by CUDA: the same kernel written with libcu++'s `cuda::atomic_ref`
-//!   (tests/twins/atomics.cu, built by nvcc in scripts/gpu-run) runs on
+//!   (cg-tests/twins/atomics.cu, built by nvcc in scripts/gpu-run) runs on
 //!   the same inputs and must leave the same final cells (bit for bit where
 //!   the result does not depend on the order of the updates).
 //!

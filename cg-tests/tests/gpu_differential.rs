@@ -1,7 +1,7 @@
 //! Differential GPU tests: CUDA judges our Cooperative Groups semantics.
 //!
-//! Every probe kernel of `kernels/src/api` runs beside its CUDA C++ twin
-//! (`tests/twins/api.cu`: the same operations through nvcc's
+//! Every probe kernel of `cg-test-kernels/src/api` runs beside its CUDA C++ twin
+//! (`cg-tests/twins/api.cu`: the same operations through nvcc's
 //! `cooperative_groups`, built to `$CG_TWINS_DIR/api.ptx` by
 //! scripts/gpu-run) on the same random inputs (the seed is printed), for
 //! every group selector, operator and block shape of `tests/gpu_api.rs`,
@@ -366,10 +366,10 @@ impl Twins {
     /// (see [`twin!`]), once its PTX parameter list is found to be the
     /// kernel's.
     fn handle<H>(&self, name: &str, kind: LaunchKind, make: unsafe fn(Function) -> H) -> H {
-        let ours = entry_params(self.ours, name)
+        let ours = common::entry_params(self.ours, name)
             .unwrap_or_else(|| panic!("our PTX has no kernel `{name}`"));
-        let theirs = entry_params(&self.ptx, name)
-            .unwrap_or_else(|| panic!("tests/twins/api.cu has no twin `{name}`"));
+        let theirs = common::entry_params(&self.ptx, name)
+            .unwrap_or_else(|| panic!("cg-tests/twins/api.cu has no twin `{name}`"));
         assert_eq!(
             theirs, ours,
             "the twin `{name}` must have the Rust kernel's PTX parameter list"
@@ -378,19 +378,6 @@ impl Twins {
         // SAFETY: the parameter lists were just found equal, one for one.
         unsafe { make(function) }
     }
-}
-
-/// The types of the parameters of the PTX entry `name` (`.u64`, `.u32`);
-/// `None` when the module has no such entry.
-fn entry_params<'a>(ptx: &'a str, name: &str) -> Option<Vec<&'a str>> {
-    let at = ptx.find(&format!(".entry {name}("))?;
-    let rest = &ptx[at..];
-    let list = &rest[rest.find('(')? + 1..rest.find(')')?];
-    Some(
-        list.split(',')
-            .filter_map(|p| p.split_whitespace().nth(1))
-            .collect(),
-    )
 }
 
 /// The twin of the kernel whose generated handle is `$handle`, as that
@@ -408,7 +395,7 @@ fn open(test: &str) -> Option<(Gpu, Kernels, &'static Twins)> {
     let Some(path) = common::twins_path("api.ptx") else {
         let why = "the CUDA C++ twins are missing: CG_TWINS_DIR must name a folder holding \
                    api.ptx (nvcc -O3 -arch=sm_90 -ptx -o $CG_TWINS_DIR/api.ptx \
-                   tests/twins/api.cu; scripts/gpu-run builds it)";
+                   cg-tests/twins/api.cu; scripts/gpu-run builds it)";
         if std::env::var("CG_REQUIRE_GPU").as_deref() == Ok("1") {
             // Fails first when the GPU is missing too.
             common::gpu(test)?;

@@ -200,7 +200,7 @@ fn site(source: &str, marker: &str, token: &str) -> (u32, u32) {
     (n as u32 + 1, column as u32 + 1)
 }
 
-/// The line of `// FAULT: tag` in kernels/src/faults.rs and the column of
+/// The line of `// FAULT: tag` in cg-test-kernels/src/faults.rs and the column of
 /// `token` on it.
 fn fault_site(tag: &str, token: &str) -> (u32, u32) {
     site(FAULTS_RS, &format!("// FAULT: {tag}"), token)

@@ -466,6 +466,66 @@ fn built_in_integer_reductions_use_redux_sync_and_others_shuffles() {
 }
 
 #[test]
+fn block_collectives_keep_redux_and_cost_their_barriers() {
+    for m in PTX.modules() {
+        let ptx = m.source;
+        // The warp step of a block collective is the warp collective on the
+        // warp's existing lanes: `redux.sync` for built-in operators on
+        // u32, shuffles of a clipped tile (no rank-to-lane search) for the
+        // rest.
+        let ints = has_all(
+            m.sm,
+            ptx,
+            "api_block_collectives_u32",
+            &[
+                "redux.sync.add.u32",
+                "redux.sync.min.u32",
+                "redux.sync.max.u32",
+                "redux.sync.and.b32",
+                "redux.sync.or.b32",
+                "redux.sync.xor.b32",
+                "shfl.sync.up.b32",
+            ],
+        );
+        let floats = has_all(
+            m.sm,
+            ptx,
+            "api_block_collectives_f32",
+            &["shfl.sync.bfly.b32", "shfl.sync.up.b32"],
+        );
+        assert!(
+            !floats.contains("redux.sync"),
+            "sm_{}: api_block_collectives_f32 uses redux.sync",
+            m.sm
+        );
+        for (name, body) in [
+            ("api_block_collectives_u32", ints),
+            ("api_block_collectives_f32", floats),
+        ] {
+            assert!(
+                !body.contains("fns.b32") && !body.contains("activemask"),
+                "sm_{}: {name} searches for lanes",
+                m.sm
+            );
+        }
+        // Per operator: five collectives of two barriers each, two
+        // `block_reduce_to_first` of one, and the barrier of
+        // `UsedScratch::sync` between them (7 operators for u32, 4 for f32).
+        for (name, body, ops) in [
+            ("api_block_collectives_u32", ints, 7),
+            ("api_block_collectives_f32", floats, 4),
+        ] {
+            assert_eq!(
+                body.matches("bar.sync").count(),
+                13 * ops,
+                "sm_{}: {name}: a barrier too many or too few",
+                m.sm
+            );
+        }
+    }
+}
+
+#[test]
 fn coalesced_groups_and_matches_use_their_instructions() {
     for m in by_arch() {
         let ptx = m.source;

@@ -1,4 +1,4 @@
-// CUDA C++ twins of the probe kernels in kernels/src/api, for
+// CUDA C++ twins of the probe kernels in cg-test-kernels/src/api, for
 // tests/gpu_differential.rs: CUDA judges our Cooperative Groups semantics.
 //
 // Each twin has its Rust kernel's name and exactly its PTX parameter list (a
@@ -28,7 +28,7 @@ typedef unsigned long long u64;
 
 // ---- mod.rs ----------------------------------------------------------------
 
-/// The bits of a thread's key (`Key` in kernels/src/api/mod.rs).
+/// The bits of a thread's key (`Key` in cg-test-kernels/src/api/mod.rs).
 struct Key {
     u32 bits;
     /// The predicate that splits groups: bit 0.
@@ -231,7 +231,7 @@ __device__ void static_tile(u32 log2, const Parent& parent, F& f) {
     }
 }
 
-/// Twin of `api_group_queries` (kernels/src/api/groups.rs). Selectors 0..=20
+/// Twin of `api_group_queries` (cg-test-kernels/src/api/groups.rs). Selectors 0..=20
 /// as `with_group`; 21..=25 `cg::tiled_partition<1 << (sel - 21)>` of the
 /// warp tile; 26, a warp tile of the warp tile, CUDA refuses at compile time
 /// (nothing written); 27..=32 `cg::tiled_partition(tile<8>, n)` and 33..=38

@@ -1,4 +1,4 @@
-// CUDA C++ twins of the atomics probe kernels (kernels/src/api/atomics.rs):
+// CUDA C++ twins of the atomics probe kernels (cg-test-kernels/src/api/atomics.rs):
 // the same kernel names and PTX parameter lists (a Rust `&[T]` is a pointer
 // and a 64-bit length), the same operation selectors, written with libcu++'s
 // cuda::atomic_ref<T, thread_scope> and cuda::std::memory_order, so that the
@@ -29,7 +29,7 @@ __device__ __forceinline__ cuda::std::memory_order failure(cuda::std::memory_ord
     return cuda::std::memory_order_acquire;
 }
 
-// Operation `op` of kernels/src/api/atomics.rs (ATOMIC_OPS) on `a`; writes
+// Operation `op` of cg-test-kernels/src/api/atomics.rs (ATOMIC_OPS) on `a`; writes
 // what it returned to `*out` (the result-less forms: `v`). Returns false
 // for an operation the type does not have.
 template <typename T, cuda::thread_scope S>
@@ -115,7 +115,7 @@ __device__ __forceinline__ void atomic_probe(const T* values, T* cells, T* olds,
 }
 
 #define ATOMIC_TWIN(name, T)                                                                     \
-    /* Twin of kernels/src/api/atomics.rs `name`. */                                             \
+    /* Twin of cg-test-kernels/src/api/atomics.rs `name`. */                                             \
     extern "C" __global__ void name(const T* values, u64 n, T* cells, T* olds, unsigned ncells, \
                                     unsigned op, unsigned order, unsigned scope, unsigned space) { \
         (void)n;                                                                                 \

@@ -157,7 +157,7 @@ pub enum Error {
         /// Kernels launched before it since the last completed wait (the
         /// fault is in one of them or in `kernel`).
         earlier_launches: u32,
-        /// Source file, as the project names it (`kernels/src/x.rs`).
+        /// Source file, as the project names it (`cg-test-kernels/src/x.rs`).
         file: String,
         /// Source line.
         line: u32,

@@ -215,28 +215,30 @@ pub fn api_collective_struct(
 }
 
 /// Per thread, 4 words of `out`: `block_reduce` of `input[i]` with `op`
-/// (as `integer_probe`), then, from a second call site right after it,
-/// `block_reduce` of `input[i] ^ 0x5555_5555` with `Plus`, then the
-/// composition of the block's [`Affine`] maps `{ a: input[i] | 1, b:
+/// (as `integer_probe`), then, on the same scratch with no barrier
+/// between, `block_reduce` of `input[i] ^ 0x5555_5555` with `Plus`, then
+/// the composition of the block's [`Affine`] maps `{ a: input[i] | 1, b:
 /// input[i] >> 7 }` in rank order; `out_wide[i]`: `block_reduce` of
 /// `wide[i]` with plus, less, greater for `op % 3` = 0, 1, 2.
 #[kernel]
 pub fn api_block_reduce(input: &[u32], wide: &[f64], out: *mut u32, out_wide: *mut f64, op: u32) {
     let block = this_thread_block();
+    let words = block_scratch!(u32);
     let i = index();
     let v = input[i];
     let first = match op {
-        0 => block_reduce(&block, v, Plus),
-        1 => block_reduce(&block, v, Less),
-        2 => block_reduce(&block, v, Greater),
-        3 => block_reduce(&block, v, BitAnd),
-        4 => block_reduce(&block, v, BitOr),
-        5 => block_reduce(&block, v, BitXor),
-        _ => block_reduce(&block, v, |a: u32, b: u32| a.wrapping_add(b)),
+        0 => block_reduce(&block, &words, v, Plus),
+        1 => block_reduce(&block, &words, v, Less),
+        2 => block_reduce(&block, &words, v, Greater),
+        3 => block_reduce(&block, &words, v, BitAnd),
+        4 => block_reduce(&block, &words, v, BitOr),
+        5 => block_reduce(&block, &words, v, BitXor),
+        _ => block_reduce(&block, &words, v, |a: u32, b: u32| a.wrapping_add(b)),
     };
-    let second = block_reduce(&block, v ^ 0x5555_5555, Plus);
+    let second = block_reduce(&block, &words, v ^ 0x5555_5555, Plus);
     let map = block_reduce(
         &block,
+        &block_scratch!(Affine),
         Affine {
             a: v | 1,
             b: v >> 7,
@@ -245,10 +247,11 @@ pub fn api_block_reduce(input: &[u32], wide: &[f64], out: *mut u32, out_wide: *m
     );
     store(out, i, [first, second, map.a, map.b]);
     let w = wide[i];
+    let wides = block_scratch!(f64);
     let total = match op % 3 {
-        0 => block_reduce(&block, w, Plus),
-        1 => block_reduce(&block, w, Less),
-        _ => block_reduce(&block, w, Greater),
+        0 => block_reduce(&block, &wides, w, Plus),
+        1 => block_reduce(&block, &wides, w, Less),
+        _ => block_reduce(&block, &wides, w, Greater),
     };
     unsafe { *out_wide.add(i) = total };
 }

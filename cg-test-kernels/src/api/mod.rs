@@ -11,6 +11,7 @@
 use cg_core::prelude::*;
 
 pub mod atomics;
+pub mod block_collectives;
 pub mod collectives;
 pub mod copies;
 pub mod full_warp;

@@ -3,7 +3,7 @@
 //! CUDA's semantics) and `tests/gpu_differential.rs` (which compares every
 //! result with CUDA's own, and uses the model only to tell which values
 //! CUDA leaves undefined): the launch shapes, the group selectors of
-//! `kernels/src/api`, the key bits, random inputs, and the model of the
+//! `cg-test-kernels/src/api`, the key bits, random inputs, and the model of the
 //! group each selector gives each thread.
 
 use cooperative_groups::{DeviceBuffer, Gpu, LaunchConfig};
@@ -31,7 +31,7 @@ pub const SHAPES: [(Dims, Dims); 8] = [
     ((3, 1, 1), (20, 1, 1)),
 ];
 
-/// Group selectors of `with_group` (kernels/src/api/mod.rs).
+/// Group selectors of `with_group` (cg-test-kernels/src/api/mod.rs).
 pub const GROUP_KINDS: u32 = 21;
 /// The selector whose group is `coalesced_threads()` inside a branch.
 pub const BRANCH: u32 = 14;
@@ -78,7 +78,7 @@ pub fn describe_sel(sel: u32) -> String {
 
 // ---------------------------------------------------------------- keys
 
-/// The bits of a key, as `Key` in kernels/src/api/mod.rs reads them.
+/// The bits of a key, as `Key` in cg-test-kernels/src/api/mod.rs reads them.
 pub fn split(key: u32) -> bool {
     key & 1 != 0
 }

@@ -55,7 +55,7 @@ macro_rules! gpu_or_return {
 }
 
 /// `$CG_TWINS_DIR/{file}`, when it exists (scripts/gpu-run builds
-/// tests/twins/*.cu there).
+/// cg-tests/twins/*.cu there).
 pub fn twins_path(file: &str) -> Option<std::path::PathBuf> {
     let path = std::path::Path::new(&std::env::var_os("CG_TWINS_DIR")?).join(file);
     path.exists().then_some(path)
@@ -81,6 +81,20 @@ pub fn twin_module(gpu: &Gpu, test: &str, file: &str) -> Option<cooperative_grou
             None
         }
     }
+}
+
+/// The types of the parameters of the PTX entry `name` (`.u64`, `.u32`);
+/// `None` when the module has no such entry. A CUDA twin must have its
+/// Rust kernel's list.
+pub fn entry_params<'a>(ptx: &'a str, name: &str) -> Option<Vec<&'a str>> {
+    let at = ptx.find(&format!(".entry {name}("))?;
+    let rest = &ptx[at..];
+    let list = &rest[rest.find('(')? + 1..rest.find(')')?];
+    Some(
+        list.split(',')
+            .filter_map(|p| p.split_whitespace().nth(1))
+            .collect(),
+    )
 }
 
 /// A random generator whose seed is printed, and can be fixed with

@@ -1,0 +1,512 @@
+//! Differential GPU tests of the block-wide collectives
+//! (`cg_core::block_collectives`): CUB judges.
+//!
+//! The probes of `cg-test-kernels/src/api/block_collectives.rs` run beside their
+//! CUDA C++ twins (`cg-tests/twins/block_collectives.cu`: `cub::BlockReduce`
+//! and `cub::BlockScan`, built to `$CG_TWINS_DIR/block_collectives.ptx` by
+//! scripts/gpu-run) on the same random inputs (the seed is printed), for
+//! every operator and value type of the warp-level probes, on blocks of
+//! whole warps, with a partial last warp, 2-D and 3-D. Both launch through
+//! the Rust kernel's typed handle (the twin's PTX parameter list is checked
+//! to be the kernel's first) into poisoned buffers, and every value they
+//! write is compared bit for bit.
+//!
+//! One stated rule: a float sum (`Plus`, or the closure `|a, b| a + b`)
+//! reduced over a block whose last warp is partial (`block_reduce`,
+//! `block_reduce_to_first`). CUB adds a partial warp's lanes in pairs,
+//! cg-core as a scan, so the two may round differently. Where every sum of
+//! the values involved is exact (integers whose magnitudes add up to less
+//! than 2^mantissa), the order cannot matter and the values are compared
+//! bit for bit; otherwise Rust's value must lie within `2 γ(n - 1) Σ|x|`
+//! of CUB's (each is within `γ(n - 1) Σ|x|` of the exact sum, `γ(k) = k u /
+//! (1 - k u)`, `u` the unit roundoff, for any order of summation). Scans and
+//! every other operator and type are bit for bit everywhere, and every
+//! thread's `block_reduce` must have the bits of its block's thread 0.
+//!
+//! Each probe runs its five two-barrier collectives back to back on one
+//! scratch with no barrier between them, then `block_reduce_to_first`,
+//! the scratch's barrier (`UsedScratch::sync`) and `block_reduce_to_first`
+//! again on the same scratch. Under compute-sanitizer's racecheck
+//! (scripts/gpu-run's sanitizer stage runs this binary with `CG_QUICK=1`)
+//! that is the check that reusing a scratch races nowhere.
+//!
+//! Without a GPU, or without the twins, each test says `GPU TEST NOT RUN`
+//! and returns; with `CG_REQUIRE_GPU=1` that is a failure.
+
+mod common;
+
+use cg_tests::kernels::{
+    ApiBlockCollectivesF32, ApiBlockCollectivesF64, ApiBlockCollectivesI32,
+    ApiBlockCollectivesStruct, ApiBlockCollectivesU32, ApiBlockCollectivesU64, Kernels, PTX,
+};
+use common::api::{int_words, poisoned, reset, Dims, Geometry};
+use cooperative_groups::{DeviceBuffer, Function, Gpu, LaunchConfig, LaunchKind, Module};
+use rand::rngs::StdRng;
+use rand::Rng;
+use std::io::Write;
+use std::sync::OnceLock;
+
+/// Values each thread writes (`VALUES` of the probes and the twins).
+const VALUES: usize = 7;
+
+/// What each of a thread's values is.
+const VALUE_NAMES: [&str; VALUES] = [
+    "block_reduce",
+    "block_inclusive_scan",
+    "block_exclusive_scan",
+    "block_inclusive_scan_with_total's total",
+    "block_exclusive_scan_with_total's total",
+    "block_reduce_to_first (thread 0)",
+    "block_reduce_to_first of the inclusive scans, after UsedScratch::sync (thread 0)",
+];
+
+/// Block shapes, as `SHAPES` of cg-tests/twins/block_collectives.cu
+/// instantiates them: whole warps (32, 96, 256, 1024, 16x8), partial last
+/// warps (20 = one partial warp, 33 = a warp and one lane, 1000 = 31 warps
+/// and 8 lanes, 24x3 = 2 warps and 8 lanes, 7x3x5 = 3 warps and 9 lanes),
+/// 2-D and 3-D blocks.
+const BLOCK_SHAPES: [(Dims, Dims); 11] = [
+    ((2, 1, 1), (32, 1, 1)),
+    ((3, 1, 1), (20, 1, 1)),
+    ((2, 1, 1), (33, 1, 1)),
+    ((2, 1, 1), (96, 1, 1)),
+    ((2, 1, 1), (256, 1, 1)),
+    ((2, 1, 1), (1000, 1, 1)),
+    ((1, 1, 1), (1024, 1, 1)),
+    ((2, 3, 1), (16, 8, 1)),
+    ((2, 1, 1), (24, 3, 1)),
+    ((2, 1, 2), (8, 4, 2)),
+    ((2, 1, 1), (7, 3, 5)),
+];
+
+/// The shapes under `CG_QUICK=1` (compute-sanitizer): a warp and one
+/// lane, a 2-D block of whole warps, a 3-D block with a partial warp.
+const QUICK_SHAPES: [(Dims, Dims); 3] = [
+    ((2, 1, 1), (33, 1, 1)),
+    ((2, 3, 1), (16, 8, 1)),
+    ((2, 1, 1), (7, 3, 5)),
+];
+
+/// A probe's value type, as the comparison sees it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Value {
+    /// Integers and structs of integers: every order gives the same bits.
+    Words(usize),
+    F32,
+    F64,
+}
+
+impl Value {
+    /// 32-bit words per value.
+    fn words(self) -> usize {
+        match self {
+            Value::Words(n) => n,
+            Value::F32 => 1,
+            Value::F64 => 2,
+        }
+    }
+
+    /// The float a value's words hold.
+    fn float(self, w: &[u32]) -> f64 {
+        match self {
+            Value::F32 => f32::from_bits(w[0]) as f64,
+            Value::F64 => f64::from_bits(w[0] as u64 | (w[1] as u64) << 32),
+            Value::Words(_) => unreachable!("not a float"),
+        }
+    }
+
+    /// Mantissa bits and unit roundoff of a float type.
+    fn precision(self) -> (i32, f64) {
+        match self {
+            Value::F32 => (24, f32::EPSILON as f64 / 2.0),
+            Value::F64 => (53, f64::EPSILON / 2.0),
+            Value::Words(_) => unreachable!("not a float"),
+        }
+    }
+
+    /// The words of `n` random inputs: integers from `int_words`; floats
+    /// either uniform in [-1, 1) or small integers (whose sums are exact),
+    /// by a coin per launch.
+    fn inputs(self, rng: &mut StdRng, n: usize) -> Vec<u32> {
+        let small = rng.random_bool(0.5);
+        let float = |rng: &mut StdRng| {
+            if small {
+                rng.random_range(-64..64) as f64
+            } else {
+                rng.random_range(-1.0..1.0)
+            }
+        };
+        match self {
+            Value::Words(w) => int_words(rng, w * n),
+            Value::F32 => (0..n).map(|_| (float(rng) as f32).to_bits()).collect(),
+            Value::F64 => (0..n)
+                .flat_map(|_| {
+                    let b = float(rng).to_bits();
+                    [b as u32, (b >> 32) as u32]
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The float rule's verdict on one reduced value of one block.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Verdict {
+    /// Compared bit for bit.
+    Bits,
+    /// A float sum over a partial warp of inexact values: within `bound`
+    /// of CUB's.
+    Within(f64),
+}
+
+/// A probe kernel's handle, any of the six (they share one signature).
+trait BlockProbe {
+    fn run(
+        &self,
+        cfg: LaunchConfig,
+        input: &DeviceBuffer<u32>,
+        out: &mut DeviceBuffer<u32>,
+        op: u32,
+    );
+}
+
+macro_rules! block_probes {
+    ($($handle:ty),*) => {$(
+        impl BlockProbe for $handle {
+            fn run(&self, cfg: LaunchConfig, input: &DeviceBuffer<u32>, out: &mut DeviceBuffer<u32>, op: u32) {
+                self.launch(cfg, input, out, op).unwrap()
+            }
+        }
+    )*};
+}
+
+block_probes!(
+    ApiBlockCollectivesU32,
+    ApiBlockCollectivesI32,
+    ApiBlockCollectivesU64,
+    ApiBlockCollectivesF32,
+    ApiBlockCollectivesF64,
+    ApiBlockCollectivesStruct
+);
+
+/// One probe kernel beside its twin, with its operators: `(op, name,
+/// value type, float sum)`.
+struct Pair {
+    kernel: &'static str,
+    rust: Box<dyn BlockProbe>,
+    cuda: Box<dyn BlockProbe>,
+    ops: Vec<(u32, &'static str, Value, bool)>,
+}
+
+/// The twins' module and PTX, loaded once per process (the driver compiles
+/// the PTX on load).
+struct Twins {
+    module: Module,
+    ptx: String,
+}
+
+/// The twin of the Rust kernel behind handle type `$handle`, as that
+/// handle, once its PTX parameter list is found to be the kernel's.
+macro_rules! twin {
+    ($twins:expr, $ours:expr, $handle:ty) => {{
+        let name = <$handle>::NAME;
+        let ours = common::entry_params($ours, name).expect("our kernel");
+        let theirs = common::entry_params(&$twins.ptx, name)
+            .unwrap_or_else(|| panic!("cg-tests/twins/block_collectives.cu has no twin `{name}`"));
+        assert_eq!(
+            theirs, ours,
+            "the twin `{name}` must have the Rust kernel's PTX parameter list"
+        );
+        let function: Function = $twins.module.function(name, LaunchKind::Plain).unwrap();
+        // SAFETY: the parameter lists were just found equal, one for one.
+        Box::new(unsafe { <$handle>::from_function(function) }) as Box<dyn BlockProbe>
+    }};
+}
+
+/// The GPU, our kernels' handles and the twins beside them; `None` after a
+/// `GPU TEST NOT RUN` notice when there is no GPU or no twins.
+fn open(test: &str) -> Option<(Gpu, Vec<Pair>)> {
+    let gpu = common::gpu(test)?;
+    let Some(path) = common::twins_path("block_collectives.ptx") else {
+        let why = "the CUDA C++ twins are missing: CG_TWINS_DIR must name a folder holding \
+                   block_collectives.ptx (nvcc -O3 -arch=sm_90 -ptx -o \
+                   $CG_TWINS_DIR/block_collectives.ptx cg-tests/twins/block_collectives.cu; \
+                   scripts/gpu-run builds it)";
+        if std::env::var("CG_REQUIRE_GPU").as_deref() == Ok("1") {
+            panic!("CG_REQUIRE_GPU=1 but `{test}` cannot run: {why}");
+        }
+        let _ = writeln!(std::io::stderr(), "GPU TEST NOT RUN: {test}: {why}");
+        return None;
+    };
+    static TWINS: OnceLock<Twins> = OnceLock::new();
+    let twins = TWINS.get_or_init(|| Twins {
+        module: Module::from_ptx_file(&gpu, &path)
+            .unwrap_or_else(|e| panic!("loading the CUDA twins {}: {e}", path.display())),
+        ptx: std::fs::read_to_string(&path).unwrap(),
+    });
+    let ours = PTX
+        .select(gpu.info().sm)
+        .expect("a PTX module of our kernels for this GPU")
+        .source;
+    let k = Kernels::load(&gpu).unwrap();
+    let int_ops = |v| {
+        [
+            "plus",
+            "less",
+            "greater",
+            "bit_and",
+            "bit_or",
+            "bit_xor",
+            "closure a + b",
+        ]
+        .into_iter()
+        .enumerate()
+        .map(move |(op, name)| (op as u32, name, v, false))
+        .collect::<Vec<_>>()
+    };
+    let float_ops = |v| {
+        vec![
+            (0, "plus", v, true),
+            (1, "less", v, false),
+            (2, "greater", v, false),
+            (6, "closure a + b", v, true),
+        ]
+    };
+    let pairs = vec![
+        Pair {
+            kernel: ApiBlockCollectivesU32::NAME,
+            rust: Box::new(k.api_block_collectives_u32),
+            cuda: twin!(twins, ours, ApiBlockCollectivesU32),
+            ops: int_ops(Value::Words(1)),
+        },
+        Pair {
+            kernel: ApiBlockCollectivesI32::NAME,
+            rust: Box::new(k.api_block_collectives_i32),
+            cuda: twin!(twins, ours, ApiBlockCollectivesI32),
+            ops: int_ops(Value::Words(1)),
+        },
+        Pair {
+            kernel: ApiBlockCollectivesU64::NAME,
+            rust: Box::new(k.api_block_collectives_u64),
+            cuda: twin!(twins, ours, ApiBlockCollectivesU64),
+            ops: int_ops(Value::Words(2)),
+        },
+        Pair {
+            kernel: ApiBlockCollectivesF32::NAME,
+            rust: Box::new(k.api_block_collectives_f32),
+            cuda: twin!(twins, ours, ApiBlockCollectivesF32),
+            ops: float_ops(Value::F32),
+        },
+        Pair {
+            kernel: ApiBlockCollectivesF64::NAME,
+            rust: Box::new(k.api_block_collectives_f64),
+            cuda: twin!(twins, ours, ApiBlockCollectivesF64),
+            ops: float_ops(Value::F64),
+        },
+        Pair {
+            kernel: ApiBlockCollectivesStruct::NAME,
+            rust: Box::new(k.api_block_collectives_struct),
+            cuda: twin!(twins, ours, ApiBlockCollectivesStruct),
+            ops: vec![
+                (
+                    0,
+                    "Affine composition (not commutative)",
+                    Value::Words(2),
+                    false,
+                ),
+                (1, "Stats merge (12 bytes)", Value::Words(3), false),
+            ],
+        },
+    ];
+    Some((gpu, pairs))
+}
+
+/// Counts of a test's comparisons, and the first differences.
+#[derive(Default)]
+struct Tally {
+    bits: u64,
+    within: u64,
+    differences: u64,
+    shown: Vec<String>,
+}
+
+/// At most this many differences are spelled out in a failure.
+const SHOWN: usize = 20;
+
+impl Tally {
+    fn differ(&mut self, what: impl FnOnce() -> String) {
+        self.differences += 1;
+        if self.shown.len() < SHOWN {
+            self.shown.push(what());
+        }
+    }
+
+    /// Prints the counts past the harness's capture and fails on any
+    /// difference.
+    fn finish(self, test: &str) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "{test}: compared {} values bit for bit, {} float sums within the partial-warp rule, {} differences",
+            self.bits,
+            self.within,
+            self.differences
+        );
+        assert!(
+            self.shown.is_empty(),
+            "{test}: {} values differ between the Rust kernels and CUB; the first:\n{}",
+            self.differences,
+            self.shown.join("\n")
+        );
+    }
+}
+
+/// Sum of the magnitudes of a block's values `k` (of `VALUES`) in `out`
+/// (`values` of the block's threads).
+fn magnitude(value: Value, out: &[u32], threads: std::ops::Range<usize>, k: usize) -> f64 {
+    let w = value.words();
+    threads
+        .map(|i| value.float(&out[(VALUES * i + k) * w..]).abs())
+        .sum()
+}
+
+/// Whether every sum of some of `xs` is exact in a float of `mantissa`
+/// bits: all are integers and their magnitudes add up to less than
+/// 2^mantissa.
+fn sums_exact(xs: impl Iterator<Item = f64>, mantissa: i32) -> bool {
+    let mut total = 0.0;
+    for x in xs {
+        if x.fract() != 0.0 {
+            return false;
+        }
+        total += x.abs();
+    }
+    total < 2f64.powi(mantissa)
+}
+
+/// Runs every pair and operator on every shape of `shapes` and compares
+/// Rust's values with CUB's.
+fn compare_with_cub(test: &str, shapes: &[(Dims, Dims)], op_filter: impl Fn(u32) -> bool) {
+    let Some((gpu, pairs)) = open(test) else {
+        return;
+    };
+    let mut rng = common::rng(test);
+    let mut tally = Tally::default();
+    for &shape in shapes {
+        let geo = Geometry::new(shape);
+        let cfg = geo.cfg();
+        let partial_warp = !geo.b.is_multiple_of(32);
+        for pair in &pairs {
+            for &(op, op_name, value, float_sum) in pair.ops.iter().filter(|o| op_filter(o.0)) {
+                let w = value.words();
+                let input = value.inputs(&mut rng, geo.total);
+                let input_buf = gpu.upload(&input).unwrap();
+                let mut outs = [
+                    poisoned(&gpu, VALUES * w * geo.total),
+                    poisoned(&gpu, VALUES * w * geo.total),
+                ];
+                for (side, out) in [&pair.rust, &pair.cuda].into_iter().zip(&mut outs) {
+                    reset(out);
+                    side.run(cfg, &input_buf, out, op);
+                }
+                let [rust, cuda] = outs.map(|o| o.to_vec().unwrap());
+                for block in 0..geo.total / geo.b {
+                    let threads = block * geo.b..(block + 1) * geo.b;
+                    // The rule for each reduced value of this block, from
+                    // the inputs (and, for the reduction of the inclusive
+                    // scans, CUB's scans, compared bit for bit themselves).
+                    let verdict = |k: usize| {
+                        if !(float_sum && partial_warp && matches!(k, 0 | 5 | 6)) {
+                            return Verdict::Bits;
+                        }
+                        let (mantissa, unit) = value.precision();
+                        let (exact, mag) = if k == 6 {
+                            let scans = threads
+                                .clone()
+                                .map(|i| value.float(&cuda[(VALUES * i + 1) * w..]));
+                            (
+                                sums_exact(scans, mantissa),
+                                magnitude(value, &cuda, threads.clone(), 1),
+                            )
+                        } else {
+                            let xs = threads.clone().map(|i| value.float(&input[i * w..]));
+                            (sums_exact(xs.clone(), mantissa), xs.map(f64::abs).sum())
+                        };
+                        // Each sum is within gamma(n - 1) * mag of the
+                        // exact one, gamma(k) = k u / (1 - k u).
+                        let ku = (geo.b - 1) as f64 * unit;
+                        if exact {
+                            Verdict::Bits
+                        } else {
+                            Verdict::Within(2.0 * ku / (1.0 - ku) * mag)
+                        }
+                    };
+                    let verdicts: Vec<Verdict> = (0..VALUES).map(verdict).collect();
+                    let first = VALUES * threads.start * w;
+                    for i in threads.clone() {
+                        for (k, &verdict) in verdicts.iter().enumerate() {
+                            let at = (VALUES * i + k) * w;
+                            let (ours, theirs) = (&rust[at..at + w], &cuda[at..at + w]);
+                            let show = || {
+                                format!(
+                                    "{}: {op_name}, grid {:?} block {:?}, thread {i} (block {block}, rank {}): {}: Rust {ours:#010x?}, CUB {theirs:#010x?}",
+                                    pair.kernel,
+                                    geo.grid,
+                                    geo.block,
+                                    i - threads.start,
+                                    VALUE_NAMES[k]
+                                )
+                            };
+                            if k == 0 && ours != &rust[first..first + w] {
+                                tally.differ(|| format!("{} differs from thread 0's", show()));
+                            }
+                            match verdict {
+                                _ if ours == theirs => tally.bits += 1,
+                                Verdict::Within(bound)
+                                    if (value.float(ours) - value.float(theirs)).abs() <= bound =>
+                                {
+                                    tally.within += 1
+                                }
+                                Verdict::Within(bound) => {
+                                    tally.differ(|| format!("{} (bound {bound:e})", show()))
+                                }
+                                Verdict::Bits => tally.differ(show),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    tally.finish(test);
+}
+
+#[test]
+fn block_collectives_agree_with_cub() {
+    let shapes: &[(Dims, Dims)] = if common::quick() {
+        &QUICK_SHAPES
+    } else {
+        &BLOCK_SHAPES
+    };
+    // Under the sanitizers: a hardware reduction (plus), an order-sensitive
+    // operator (less) and a closure, and both struct operators.
+    let quick = common::quick();
+    compare_with_cub("block_collectives_agree_with_cub", shapes, |op| {
+        !quick || matches!(op, 0 | 1 | 6)
+    });
+}
+
+/// Many blocks of 1024 threads, each running the probe's collectives back
+/// to back on one scratch (and `block_reduce_to_first` twice around the
+/// scratch's barrier), against CUB: what racecheck watches.
+#[test]
+fn consecutive_collectives_share_one_scratch() {
+    let blocks = if common::quick() { 2 } else { 64 };
+    compare_with_cub(
+        "consecutive_collectives_share_one_scratch",
+        &[
+            ((blocks, 1, 1), (1024, 1, 1)),
+            ((blocks, 1, 1), (1000, 1, 1)),
+        ],
+        |op| op == 0,
+    );
+}
