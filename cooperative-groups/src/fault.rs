@@ -281,7 +281,7 @@ mod tests {
         let text = e.to_string();
         assert!(
             text.starts_with(
-                "kernel `k` panicked at cg-test-kernels/src/faults.rs:21:13, block (1, 2, 0), thread (5, 3, 0):\nbad\n"
+                "kernel `k` panicked at kernels/src/faults.rs:21:13, block (1, 2, 0), thread (5, 3, 0):\nbad\n"
             ),
             "{text}"
         );
