@@ -10,154 +10,20 @@
 
 use crate::bindings::ScannedKernel;
 use crate::BuildError;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// The marker `GridGroup::sync()` leaves in the PTX.
 pub const GRID_SYNC_MARKER: &str = "// cg-core: grid.sync";
 
-/// One `.entry` or `.func` with a body.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PtxFunction {
-    /// Its name.
-    pub name: String,
-    /// Whether it is a kernel entry point (`.entry`).
-    pub is_entry: bool,
-    /// Its body, braces included.
-    pub body: String,
-}
-
-/// Splits a PTX module into its functions (declarations without a body are
-/// skipped).
-pub fn functions(ptx: &str) -> Vec<PtxFunction> {
-    let mut out = Vec::new();
-    let mut rest = ptx;
-    while let Some(pos) = find_header(rest) {
-        let after = &rest[pos..];
-        let is_entry = after.starts_with(".entry");
-        let after_kw = after
-            .trim_start_matches(".entry")
-            .trim_start_matches(".func")
-            .trim_start();
-        let after_ret = if after_kw.starts_with('(') {
-            skip_parens(after_kw).trim_start()
-        } else {
-            after_kw
-        };
-        let name: String = after_ret
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$' || *c == '.')
-            .collect();
-        let consumed = rest.len() - after_ret.len();
-        let tail = &rest[consumed..];
-        match tail.find(['{', ';']) {
-            Some(b) if tail[b..].starts_with('{') => {
-                let body_start = consumed + b;
-                let end =
-                    matching_brace(&rest[body_start..]).map_or(rest.len(), |e| body_start + e);
-                out.push(PtxFunction {
-                    name,
-                    is_entry,
-                    body: rest[body_start..end].to_string(),
-                });
-                rest = &rest[end..];
-            }
-            _ => rest = &rest[consumed..],
-        }
-    }
-    out
-}
-
-fn find_header(s: &str) -> Option<usize> {
-    let mut best: Option<usize> = None;
-    for kw in [".entry", ".func"] {
-        let mut from = 0;
-        while let Some(i) = s[from..].find(kw) {
-            let at = from + i;
-            let before_ok = at == 0 || s[..at].ends_with(|c: char| c.is_whitespace());
-            let after_ok = s[at + kw.len()..].starts_with(|c: char| c.is_whitespace() || c == '(');
-            if before_ok && after_ok {
-                best = Some(best.map_or(at, |b| b.min(at)));
-                break;
-            }
-            from = at + kw.len();
-        }
-    }
-    best
-}
-
-fn skip_parens(s: &str) -> &str {
-    let mut depth = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return &s[i + 1..];
-                }
-            }
-            _ => {}
-        }
-    }
-    ""
-}
-
-fn matching_brace(s: &str) -> Option<usize> {
-    let mut depth = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Names of the entry points that reach `marker`, directly or through calls.
+/// Names of the entry points that reach `marker` (a comment an inline-asm
+/// statement leaves, such as [`GRID_SYNC_MARKER`]), directly or through
+/// calls.
 pub fn entries_reaching(ptx: &str, marker: &str) -> BTreeSet<String> {
-    let funcs = functions(ptx);
-    let names: BTreeSet<&str> = funcs.iter().map(|f| f.name.as_str()).collect();
-    let calls: BTreeMap<&str, Vec<&str>> = funcs
-        .iter()
-        .map(|f| {
-            let callees = f
-                .body
-                .lines()
-                .filter(|l| l.trim_start().starts_with("call"))
-                .flat_map(|l| l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')))
-                .filter(|t| names.contains(t))
-                .collect();
-            (f.name.as_str(), callees)
-        })
-        .collect();
-    let direct: BTreeSet<&str> = funcs
-        .iter()
-        .filter(|f| f.body.contains(marker))
-        .map(|f| f.name.as_str())
-        .collect();
-    let reaches = |start: &str| {
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![start];
-        while let Some(f) = stack.pop() {
-            if direct.contains(f) {
-                return true;
-            }
-            if seen.insert(f) {
-                stack.extend(calls.get(f).into_iter().flatten().copied());
-            }
-        }
-        false
-    };
-    funcs
-        .iter()
-        .filter(|f| f.is_entry && reaches(&f.name))
-        .map(|f| f.name.clone())
+    let text = marker.trim_start_matches("//").trim();
+    cg_ptx::Module::parse(ptx)
+        .entries_reaching(|f| f.comments().any(|c| c == text))
+        .into_iter()
+        .map(String::from)
         .collect()
 }
 
@@ -166,14 +32,11 @@ pub fn entries_reaching(ptx: &str, marker: &str) -> BTreeSet<String> {
 /// absent at this architecture), and every entry point that reaches
 /// `grid.sync()` is declared cooperative.
 pub fn check_cooperative(ptx: &str, sm: u32, kernels: &[ScannedKernel]) -> Result<(), BuildError> {
-    let entries: BTreeSet<String> = functions(ptx)
-        .into_iter()
-        .filter(|f| f.is_entry)
-        .map(|f| f.name)
-        .collect();
+    let module = cg_ptx::Module::parse(ptx);
+    let entries: BTreeSet<&str> = module.entry_names().into_iter().collect();
     for k in kernels {
         let name = k.signature.name.to_string();
-        if !entries.contains(&name) && !k.may_be_absent(sm) {
+        if !entries.contains(name.as_str()) && !k.may_be_absent(sm) {
             return Err(BuildError::Ptx(format!(
                 "{}: #[kernel] `{name}` is not an entry point of the built PTX (is it compiled out by a cfg, \
                  or in a module the crate does not declare?)",
@@ -297,18 +160,7 @@ mod tests {
     }
 
     #[test]
-    fn splits_functions_and_follows_calls() {
-        let f = functions(PTX);
-        let names: Vec<_> = f.iter().map(|f| (f.name.as_str(), f.is_entry)).collect();
-        assert_eq!(
-            names,
-            [
-                ("helper", false),
-                ("quiet", false),
-                ("coop", true),
-                ("plain", true)
-            ]
-        );
+    fn follows_calls_to_the_grid_barrier() {
         let reach = entries_reaching(PTX, GRID_SYNC_MARKER);
         assert_eq!(reach.into_iter().collect::<Vec<_>>(), ["coop"]);
     }
