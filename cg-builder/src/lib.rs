@@ -54,14 +54,6 @@ pub enum BuildError {
         /// The nested cargo's stderr.
         output: String,
     },
-    /// A kernel source file does not parse or a `#[kernel]` is malformed.
-    #[error("{path}: {message}")]
-    Source {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
-    },
     /// The PTX breaks a rule the host API relies on.
     #[error("{0}")]
     Ptx(String),
@@ -130,11 +122,10 @@ impl KernelBuild {
         };
         let tc = toolchain::Toolchain::find()?;
         let target_dir = self.target_dir.clone().unwrap_or_else(default_target_dir);
-        let kernels = bindings::scan_crate(&self.crate_dir)?;
         let mut out = Vec::new();
         for sm in archs {
             let ptx = compile::build_ptx(&tc, &self.crate_dir, &target_dir, sm)?;
-            ptx::check_cooperative(&ptx, sm, &kernels)?;
+            ptx::check_cooperative(&ptx, sm, &ptx::records(&ptx, sm)?)?;
             out.push((sm, strings::append_table(&ptx)));
         }
         Ok(out)
@@ -147,7 +138,7 @@ impl KernelBuild {
             BuildError::Ptx("OUT_DIR is not set: call emit() from build.rs".into())
         })?);
         let modules = self.build()?;
-        let kernels = bindings::scan_crate(&self.crate_dir)?;
+        let kernels = bindings::collect(&modules)?;
         let mut files = Vec::new();
         for (sm, ptx) in &modules {
             let path = out_dir.join(format!("cg_kernels_sm_{sm}.ptx"));
