@@ -226,7 +226,7 @@ impl KernelDecl {
             generics,
             instances: Vec::new(),
         };
-        decl.instances = decl.instantiate(instances, sig.generics.span())?;
+        decl.instances = decl.instantiate(instances, &sig.generics)?;
         Ok(decl)
     }
 
@@ -254,13 +254,13 @@ impl KernelDecl {
     fn instantiate(
         &self,
         written: Option<(Span, Vec<WrittenInstance>)>,
-        generics_span: Span,
+        generics: &syn::Generics,
     ) -> syn::Result<Vec<Instance>> {
         let f = &self.ident;
         let Some((span, written)) = written else {
             if self.is_generic() {
-                return Err(syn::Error::new(
-                    generics_span,
+                return Err(syn::Error::new_spanned(
+                    generics,
                     format!(
                         "a generic #[kernel] lists its instances, each a PTX entry point with its own \
                          host handle: #[kernel(instances({f}_a = <..>, {f}_b = <..>))]"
@@ -307,8 +307,8 @@ impl KernelDecl {
             }
             let given = w.args.args.len();
             if given != self.generics.len() {
-                return Err(syn::Error::new(
-                    w.args.span(),
+                return Err(syn::Error::new_spanned(
+                    &w.args,
                     format!(
                         "`{f}` has {} generic parameter{} (<{}>), but the instance `{}` gives {given}",
                         self.generics.len(),
@@ -382,23 +382,36 @@ impl syn::parse::Parse for WrittenInstance {
 fn generic_arg(g: &GenericParam, a: &GenericArgument) -> syn::Result<TokenStream> {
     match (g, a) {
         (GenericParam::Type(_), GenericArgument::Type(t)) => Ok(t.to_token_stream()),
-        (GenericParam::Type(p), other) => Err(syn::Error::new(
-            other.span(),
+        (GenericParam::Type(p), other) => Err(syn::Error::new_spanned(
+            other,
             format!("`{p}` is a type parameter: give a type"),
         )),
         (GenericParam::Const(_), GenericArgument::Const(e)) => Ok(match e {
             syn::Expr::Lit(_) | syn::Expr::Path(_) | syn::Expr::Block(_) => e.to_token_stream(),
             other => quote!({ #other }),
         }),
-        // `N = SOME_CONST` parses as a type: a path names the constant.
-        (GenericParam::Const(_), GenericArgument::Type(Type::Path(p))) if p.qself.is_none() => {
+        // `N = SOME_CONST` parses as a type: a path names the constant
+        // (unless it names a primitive type).
+        (GenericParam::Const(_), GenericArgument::Type(Type::Path(p)))
+            if p.qself.is_none() && !is_primitive(&p.path) =>
+        {
             Ok(p.to_token_stream())
         }
-        (GenericParam::Const(p), other) => Err(syn::Error::new(
-            other.span(),
+        (GenericParam::Const(p), other) => Err(syn::Error::new_spanned(
+            other,
             format!("`{p}` is a const parameter: give a value, such as `32` or `{{ 2 * 16 }}`"),
         )),
     }
+}
+
+/// Whether `path` names one of Rust's primitive types.
+fn is_primitive(path: &syn::Path) -> bool {
+    const PRIMITIVES: [&str; 17] = [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64", "bool", "char", "str",
+    ];
+    path.get_ident()
+        .is_some_and(|i| PRIMITIVES.iter().any(|p| i == p))
 }
 
 /// `ty` with every generic parameter of `map` replaced by its argument.
@@ -552,6 +565,8 @@ fn classify(ty: &Type) -> syn::Result<(ParamKind, Type)> {
             Ok((kind, (*p.elem).clone()))
         }
         Type::Paren(p) => classify(&p.elem),
+        // A type a `macro_rules!` macro passes as `$t:ty`.
+        Type::Group(g) => classify(&g.elem),
         Type::Path(_) | Type::Array(_) | Type::Tuple(_) => Ok((ParamKind::Value, ty.clone())),
         _ => Err(err(
             ty.span(),
@@ -604,6 +619,30 @@ mod tests {
             ]
         );
         assert_eq!(text(&sig.params[2].ty), "[u32;2]");
+    }
+
+    #[test]
+    fn a_type_a_macro_passes_is_classified_as_written() {
+        let ty = |t: TokenStream| -> TokenStream {
+            TokenTree::Group(Group::new(Delimiter::None, t)).into()
+        };
+        let (u, pair) = (ty(quote!(u32)), ty(quote!([u16; 2])));
+        let k = parse(
+            quote!(),
+            quote!(
+                fn k(a: #u, b: *mut #pair, c: &[#u]) {}
+            ),
+        )
+        .unwrap();
+        let kinds: Vec<_> = k.params.iter().map(|p| (p.kind, text(&p.ty))).collect();
+        assert_eq!(
+            kinds,
+            [
+                (ParamKind::Value, "u32".to_string()),
+                (ParamKind::MutPtr, "[u16;2]".to_string()),
+                (ParamKind::Slice, "u32".to_string())
+            ]
+        );
     }
 
     #[test]
@@ -778,6 +817,13 @@ mod tests {
                     fn k<T>(x: T) {}
                 ),
                 "`T` is a type parameter: give a type",
+            ),
+            (
+                quote!(instances(k_4 = <u32, u32>)),
+                quote!(
+                    fn k<T, const N: usize>(x: T) {}
+                ),
+                "`N` is a const parameter: give a value",
             ),
             (
                 quote!(instances(k_4 = <u32, [u8; 2]>)),
