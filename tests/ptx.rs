@@ -5,7 +5,7 @@
 //! have what the host needs to report them, and the launch kinds the host
 //! uses are the ones the kernels declared.
 
-use cg_host::LaunchKind;
+use cg_host::{DeviceBuffer, LaunchConfig, LaunchKind};
 use cg_ptx::Module;
 use cooperative_groups::kernels::{
     self, ApiGridSplitBarrier, ApiShflU32, GridSum, ProbeGridRotate, ProbeGroups, PTX,
@@ -277,6 +277,51 @@ fn launch_kinds_follow_the_kernel_declarations() {
     assert_eq!(ApiGridSplitBarrier::KIND, LaunchKind::Cooperative);
     assert_eq!(ApiShflU32::KIND, LaunchKind::Plain);
     assert_eq!(kernels::BlockReduceWarp::NAME, "block_reduce_warp");
+    // Written by a macro_rules! macro.
+    assert_eq!(kernels::BarrierCostGrid::KIND, LaunchKind::Cooperative);
+    assert_eq!(kernels::BarrierCostTile::KIND, LaunchKind::Plain);
+}
+
+/// The launch of an instance of a generic kernel: the instance's types.
+type AtomicU64Launch = fn(
+    &kernels::ApiAtomicU64,
+    LaunchConfig,
+    &DeviceBuffer<u64>,
+    &mut DeviceBuffer<u64>,
+    &mut DeviceBuffer<u64>,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
+) -> Result<(), cg_host::Error>;
+
+/// The launch of the instance `copy_probe::<u8>`.
+type CopyProbeU8Launch = fn(
+    &kernels::CopyProbeU8,
+    LaunchConfig,
+    &DeviceBuffer<u32>,
+    &DeviceBuffer<u8>,
+    &mut DeviceBuffer<u8>,
+    u8,
+) -> Result<(), cg_host::Error>;
+
+#[test]
+fn each_instance_of_a_generic_kernel_is_an_entry_point_with_its_own_types() {
+    let _: AtomicU64Launch = kernels::ApiAtomicU64::launch;
+    let _: CopyProbeU8Launch = kernels::CopyProbeU8::launch;
+    for m in PTX.modules() {
+        let module = Module::parse(m.source);
+        for name in (1..=8).map(|s| format!("vadd_pipelined_{s}")) {
+            // Three slices and pointers: a's pointer and length, b's, c.
+            let params = module.entry(&name).unwrap().param_types();
+            assert_eq!(params, [".u64"; 5], "sm_{}: {name}", m.sm);
+        }
+        // The generic functions themselves are no entry points.
+        for generic in ["vadd_pipelined", "api_atomic", "api_shfl", "copy_probe"] {
+            assert!(module.entry(generic).is_none(), "sm_{}: {generic}", m.sm);
+        }
+    }
 }
 
 /// The instructions that take a member mask as their last operand.
