@@ -17,7 +17,9 @@
 //! the last three). An instance of a generic kernel adds
 //! `instance=k::<f32,%2032>`. `at=LINE:FILE` comes last and runs to the end
 //! of the line: `file!()` and `line!()` where the kernel is declared (for a
-//! kernel a `macro_rules!` macro writes, where the macro is invoked).
+//! kernel a `macro_rules!` macro writes, where the macro is invoked). The
+//! file name enters the inline-asm template as it is, so a kernel cannot
+//! live in a file whose path holds `{` or `}`.
 
 use crate::{ClusterShape, KernelOptions, KernelSignature, Param, ParamKind};
 use proc_macro2::{Span, TokenStream};
