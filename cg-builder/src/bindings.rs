@@ -1,5 +1,6 @@
-//! Typed host handles generated from the kernel crate's `#[kernel]`
-//! signatures.
+//! Typed host handles generated from the `#[kernel]` records in the built
+//! PTX (`cg_signature::record`): one per entry point that has one, whatever
+//! wrote it (a function, an instance of a generic one, a macro).
 //!
 //! For `#[kernel(cooperative)] pub fn grid_sum(input: &[f32], out: *mut f32)`
 //! the generated code is, in essence:
@@ -19,129 +20,69 @@
 //! cooperatively (after checking that the grid can be co-resident) for
 //! `#[kernel(cooperative)]`, with cluster dimensions for `cluster(..)`.
 
-use crate::{io_err, BuildError};
-use cg_signature::{ClusterShape, KernelSignature, ParamKind};
+use crate::{ptx, BuildError};
+use cg_signature::record::{self, KernelRecord};
+use cg_signature::{ClusterShape, ParamKind};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// A `#[kernel]` found in the crate's sources.
+/// A kernel of the built modules: its record, and the architectures whose
+/// modules hold it.
 #[derive(Debug, Clone)]
-pub struct ScannedKernel {
-    /// Its signature.
-    pub signature: KernelSignature,
-    /// The file it is in, relative to the kernel crate's parent directory.
-    pub file: PathBuf,
-    /// Whether the function carries a `#[cfg(..)]` of its own.
-    pub gated: bool,
+pub struct Kernel {
+    /// The entry point's signature and where it is declared.
+    pub record: KernelRecord,
+    /// The architectures (`sm_XX`) whose module has the entry point.
+    pub archs: Vec<u32>,
+    /// Whether some module lacks it (a kernel behind a `#[cfg]`, such as
+    /// the cluster kernels below sm_90), so that its host handle must
+    /// report it unavailable instead of failing to load.
+    pub conditional: bool,
 }
 
-impl ScannedKernel {
-    /// Whether a module built for `sm_<sm>` may lack this kernel: one with
-    /// its own `#[cfg]`, or a cluster kernel below sm_90 (clusters exist
-    /// only from sm_90 on, so their code is gated).
-    pub fn may_be_absent(&self, sm: u32) -> bool {
-        self.gated || (self.signature.options.cluster.is_some() && sm < 90)
-    }
-
-    /// Whether some module may lack this kernel, so that its host handle
-    /// must report it unavailable instead of failing to load.
-    pub fn conditional(&self) -> bool {
-        self.may_be_absent(0)
-    }
-}
-
-/// Reads every `.rs` file under `crate_dir/src` and returns the `#[kernel]`
-/// functions, sorted by name. Two kernels with one name are an error (PTX
-/// entry points share one namespace).
-pub fn scan_crate(crate_dir: &Path) -> Result<Vec<ScannedKernel>, BuildError> {
-    let mut files = Vec::new();
-    collect_rs(&crate_dir.join("src"), &mut files)?;
-    files.sort();
-    let mut out: Vec<ScannedKernel> = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file)
-            .map_err(io_err(format!("reading {}", file.display())))?;
-        let parsed = syn::parse_file(&text).map_err(|e| BuildError::Source {
-            path: file.clone(),
-            message: format!("{e} (line {})", e.span().start().line),
-        })?;
-        let mut found = Vec::new();
-        scan_items(&parsed.items, &mut found);
-        for (attr, func) in found {
-            let gated = func.attrs.iter().any(|a| a.path().is_ident("cfg"));
-            let signature =
-                KernelSignature::parse(attr, &func).map_err(|e| BuildError::Source {
-                    path: file.clone(),
-                    message: format!("`{}`: {e}", func.sig.ident),
-                })?;
-            if let Some(prev) = out.iter().find(|k| k.signature.name == signature.name) {
-                return Err(BuildError::Source {
-                    path: file.clone(),
-                    message: format!(
-                        "a second #[kernel] named `{}` (the first is in {}): PTX entry points share one namespace",
-                        signature.name,
-                        prev.file.display()
-                    ),
-                });
-            }
-            let shown = crate_dir
-                .parent()
-                .and_then(|p| file.strip_prefix(p).ok())
-                .unwrap_or(&file);
-            out.push(ScannedKernel {
-                signature,
-                file: shown.to_path_buf(),
-                gated,
-            });
-        }
-    }
-    out.sort_by_key(|k| k.signature.name.to_string());
-    Ok(out)
-}
-
-fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), BuildError> {
-    let entries = std::fs::read_dir(dir).map_err(io_err(format!("reading {}", dir.display())))?;
-    for entry in entries {
-        let path = entry
-            .map_err(io_err(format!("reading {}", dir.display())))?
-            .path();
-        if path.is_dir() {
-            collect_rs(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-fn scan_items(items: &[syn::Item], out: &mut Vec<(TokenStream, syn::ItemFn)>) {
-    for item in items {
-        match item {
-            syn::Item::Fn(f) => {
-                for attr in &f.attrs {
-                    if attr
-                        .path()
-                        .segments
-                        .last()
-                        .is_some_and(|s| s.ident == "kernel")
-                    {
-                        let args = match &attr.meta {
-                            syn::Meta::List(l) => l.tokens.clone(),
-                            _ => TokenStream::new(),
-                        };
-                        out.push((args, f.clone()));
+/// The kernels of the modules built for each architecture (`(sm, ptx)`
+/// pairs), sorted by name: every entry point with a `#[kernel]` record.
+/// One kernel must have one signature in every module that has it.
+pub fn collect(modules: &[(u32, String)]) -> Result<Vec<Kernel>, BuildError> {
+    let mut out: Vec<Kernel> = Vec::new();
+    for (sm, ptx) in modules {
+        for r in ptx::records(ptx, *sm)? {
+            match out
+                .iter_mut()
+                .find(|k| k.record.signature.name == r.signature.name)
+            {
+                Some(k) => {
+                    let shape = |r: &KernelRecord| {
+                        record::comment(&r.signature, r.instance_of.as_deref(), 0, "")
+                    };
+                    if shape(&k.record) != shape(&r) {
+                        return Err(BuildError::Ptx(format!(
+                            "kernel `{}` has one signature in the sm_{} module ({}:{}) and another \
+                             in the sm_{sm} module ({}:{}); its host handle can have only one",
+                            r.signature.name,
+                            k.archs[0],
+                            k.record.file,
+                            k.record.line,
+                            r.file,
+                            r.line
+                        )));
                     }
+                    k.archs.push(*sm);
                 }
+                None => out.push(Kernel {
+                    record: r,
+                    archs: vec![*sm],
+                    conditional: false,
+                }),
             }
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    scan_items(items, out);
-                }
-            }
-            _ => {}
         }
     }
+    for k in &mut out {
+        k.conditional = k.archs.len() < modules.len();
+    }
+    out.sort_by_key(|k| k.record.signature.name.to_string());
+    Ok(out)
 }
 
 fn camel(name: &Ident) -> Ident {
@@ -159,8 +100,8 @@ fn camel(name: &Ident) -> Ident {
     Ident::new(&s, Span::call_site())
 }
 
-fn handle(k: &ScannedKernel) -> TokenStream {
-    let sig = &k.signature;
+fn handle(k: &Kernel) -> TokenStream {
+    let sig = &k.record.signature;
     let name = &sig.name;
     let name_str = name.to_string();
     let ty_name = camel(name);
@@ -219,13 +160,19 @@ fn handle(k: &ScannedKernel) -> TokenStream {
         }
         (false, None) => "as an ordinary launch",
     };
-    let file = k.file.display().to_string();
-    let doc = format!("Typed launch handle for the kernel `{name_str}` (`{file}`).");
+    let at = format!("{}:{}", k.record.file, k.record.line);
+    let doc = match &k.record.instance_of {
+        Some(i) => format!(
+            "Typed launch handle for the kernel `{name_str}`: the instance `{i}` of a generic \
+             kernel (`{at}`)."
+        ),
+        None => format!("Typed launch handle for the kernel `{name_str}` (`{at}`)."),
+    };
     let launch_doc = format!(
         "Launches `{name_str}` {how}, on the GPU's stream; returns once the launch is queued. \
          Every driver failure comes back as an error."
     );
-    let conditional = k.conditional();
+    let conditional = k.conditional;
     let (field_ty, get_function, accessor, from_fn) = if conditional {
         (
             quote!(::core::option::Option<::cooperative_groups::Function>, module_sm: u32),
@@ -260,12 +207,16 @@ fn handle(k: &ScannedKernel) -> TokenStream {
             quote!(Self { function }),
         )
     };
+    // A crate that includes the bindings in a private module and uses some
+    // kernels leaves the others, and parts of each handle, unused.
     quote! {
         #[doc = #doc]
+        #[allow(dead_code)]
         pub struct #ty_name {
             function: #field_ty,
         }
 
+        #[allow(dead_code)]
         impl #ty_name {
             /// The entry point's name in the PTX module.
             pub const NAME: &'static str = #name_str;
@@ -279,7 +230,7 @@ fn handle(k: &ScannedKernel) -> TokenStream {
                 #(#lets)*
                 let mut params: [*mut ::core::ffi::c_void; #count] = [#(#ptrs),*];
                 // SAFETY: `params` matches the entry point's parameters one for
-                // one: both sides are generated from the same #[kernel] signature.
+                // one: both sides follow the #[kernel] record in the entry point.
                 unsafe { function.launch(config, &mut params) }
             }
 
@@ -300,18 +251,18 @@ fn handle(k: &ScannedKernel) -> TokenStream {
 
 /// Generates the contents of `cg_kernels.rs`: `PTX`, one handle per
 /// kernel and `Kernels`, which loads them all.
-pub fn generate(kernels: &[ScannedKernel], ptx_files: &[(u32, PathBuf)]) -> String {
+pub fn generate(kernels: &[Kernel], ptx_files: &[(u32, PathBuf)]) -> String {
     let handles = kernels.iter().map(handle);
     let fields = kernels.iter().map(|k| {
-        let n = &k.signature.name;
+        let n = &k.record.signature.name;
         let t = camel(n);
         let doc = format!("`{n}`.");
         quote!(#[doc = #doc] pub #n: #t)
     });
     let inits = kernels.iter().map(|k| {
-        let n = &k.signature.name;
+        let n = &k.record.signature.name;
         let t = camel(n);
-        if k.conditional() {
+        if k.conditional {
             quote!(#n: #t {
                 function: match module.function_if_built(#t::NAME, #t::KIND) {
                     Ok(f) => Some(f),
@@ -334,17 +285,20 @@ pub fn generate(kernels: &[ScannedKernel], ptx_files: &[(u32, PathBuf)]) -> Stri
 
         /// The kernel crate's PTX, one module per architecture; the host
         /// loads the newest one the device can run.
+        #[allow(dead_code)]
         pub static PTX: ::cooperative_groups::PtxSet = ::cooperative_groups::PtxSet::new(&[#(#modules),*]);
 
         #(#handles)*
 
         /// Every kernel of the crate, loaded from [`PTX`] into one module.
+        #[allow(dead_code)]
         pub struct Kernels {
             #(#fields,)*
             /// The loaded module.
             pub module: ::cooperative_groups::Module,
         }
 
+        #[allow(dead_code)]
         impl Kernels {
             /// Loads the module that matches `gpu` and looks up every kernel.
             pub fn load(gpu: &::cooperative_groups::Gpu) -> ::core::result::Result<Self, ::cooperative_groups::Error> {
@@ -355,7 +309,106 @@ pub fn generate(kernels: &[ScannedKernel], ptx_files: &[(u32, PathBuf)]) -> Stri
     };
     let tree: syn::File = syn::parse2(file).expect("generated bindings parse");
     format!(
-        "// Generated by cg-builder from the #[kernel] signatures. Do not edit.\n{}",
+        "// Generated by cg-builder from the #[kernel] records in the PTX. Do not edit.\n{}",
         prettyplease::unparse(&tree)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module for `sm_<sm>` whose entry points carry `records`.
+    fn module(sm: u32, records: &[&str]) -> (u32, String) {
+        let mut ptx = format!(".version 8.0\n.target sm_{sm}\n.address_size 64\n");
+        for r in records {
+            let name = r.split(" name=").nth(1).unwrap().split(' ').next().unwrap();
+            ptx += &format!(".visible .entry {name}()\n{{\n\t// {r}\n\tret;\n}}\n");
+        }
+        (sm, ptx)
+    }
+
+    const SUM: &str = "cg-kernel v1 name=sum cooperative=1 cluster=none param=input:slice:f32 \
+                       param=out:mut:f32 at=4:kernels/src/sum.rs";
+    const DSM: &str = "cg-kernel v1 name=dsm cooperative=0 cluster=2,1,1 param=n:value:u32 \
+                       at=9:kernels/src/cluster.rs";
+    const FILL: &str = "cg-kernel v1 name=fill_f32 cooperative=0 cluster=none \
+                        instance=fill::<f32,%204> param=v:value:f32 param=out:mut:[f32;4] \
+                        at=12:kernels/src/fill.rs";
+
+    #[test]
+    fn a_kernel_some_modules_lack_is_conditional() {
+        let modules = [module(80, &[SUM, FILL]), module(90, &[DSM, SUM, FILL])];
+        let kernels = collect(&modules).unwrap();
+        let seen: Vec<(String, Vec<u32>, bool)> = kernels
+            .iter()
+            .map(|k| {
+                (
+                    k.record.signature.name.to_string(),
+                    k.archs.clone(),
+                    k.conditional,
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("dsm".into(), vec![90], true),
+                ("fill_f32".into(), vec![80, 90], false),
+                ("sum".into(), vec![80, 90], false)
+            ]
+        );
+    }
+
+    #[test]
+    fn one_kernel_has_one_signature_in_every_module() {
+        let other = SUM.replace("out:mut:f32", "out:mut:f64");
+        let modules = [module(80, &[SUM]), module(90, &[&other])];
+        let e = collect(&modules).unwrap_err().to_string();
+        assert!(
+            e.contains("kernel `sum` has one signature in the sm_80 module (kernels/src/sum.rs:4) and another in the sm_90 module"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn handles_take_the_recorded_types_and_leave_nothing_unused_to_warn_about() {
+        let modules = [module(80, &[SUM, FILL]), module(90, &[DSM, SUM, FILL])];
+        let kernels = collect(&modules).unwrap();
+        let files = [(80, PathBuf::from("a.ptx")), (90, PathBuf::from("b.ptx"))];
+        let code = generate(&kernels, &files);
+        for want in [
+            "pub struct FillF32",
+            "v: f32,\n        out: &mut ::cooperative_groups::DeviceBuffer<[f32; 4]>,",
+            "the instance `fill::<f32, 4>` of a generic kernel (`kernels/src/fill.rs:12`)",
+            "input: &::cooperative_groups::DeviceBuffer<f32>",
+            "::cooperative_groups::LaunchKind::Cooperative",
+            "::cooperative_groups::LaunchKind::Cluster {",
+            "function: ::core::option::Option<::cooperative_groups::Function>",
+        ] {
+            assert!(code.contains(want), "no `{want}` in:\n{code}");
+        }
+        // Every item may go unused in a crate that includes the bindings in
+        // a private module.
+        let file: syn::File = syn::parse_str(&code).unwrap();
+        for item in &file.items {
+            let allowed = |attrs: &[syn::Attribute]| {
+                attrs.iter().any(|a| {
+                    a.path().is_ident("allow")
+                        && a.meta.require_list().is_ok_and(|l| {
+                            let t = l.tokens.to_string();
+                            t.contains("dead_code") || t.contains("unused_imports")
+                        })
+                })
+            };
+            let ok = match item {
+                syn::Item::Struct(s) => allowed(&s.attrs),
+                syn::Item::Impl(i) => allowed(&i.attrs),
+                syn::Item::Static(s) => allowed(&s.attrs),
+                syn::Item::Use(u) => allowed(&u.attrs),
+                other => panic!("an unexpected item: {}", quote!(#other)),
+            };
+            assert!(ok, "no #[allow(dead_code)] on {}", quote!(#item));
+        }
+    }
 }

@@ -107,12 +107,11 @@ fn feature_flags(crate_dir: &Path) -> Result<Vec<String>, BuildError> {
     let root = crate_dir.join("src/lib.rs");
     let text =
         std::fs::read_to_string(&root).map_err(io_err(format!("reading {}", root.display())))?;
-    let file = syn::parse_file(&text).map_err(|e| BuildError::Source {
-        path: root.clone(),
-        message: format!("{e} (line {})", e.span().start().line),
-    })?;
+    // A crate root that does not parse declares nothing here; rustc then
+    // reports what is wrong with it.
     let mut declared = Vec::new();
-    for attr in file.attrs.iter().filter(|a| a.path().is_ident("feature")) {
+    let attrs = syn::parse_file(&text).map(|f| f.attrs).unwrap_or_default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("feature")) {
         let _ = attr.parse_nested_meta(|m| {
             if let Some(id) = m.path.get_ident() {
                 declared.push(id.to_string());

@@ -13,6 +13,8 @@
 //!
 //! and in its `src/lib.rs`:
 //! `pub mod kernels { include!(concat!(env!("OUT_DIR"), "/cg_kernels.rs")); }`
+//! (a private `mod kernels` works as well: a crate that uses only some of
+//! the handles gets no warning about the others).
 //!
 //! What [`KernelBuild::emit`] does:
 //!
@@ -21,14 +23,23 @@
 //! 2. builds the crate once per architecture, with fat LTO and
 //!    `--emit=asm`, into one complete PTX module each, in a target directory
 //!    of its own and with the outer build's environment scrubbed ([`compile`]);
-//! 3. checks that every entry point that reaches `grid.sync()` is declared
+//! 3. reads the `#[kernel]` record each entry point starts with (its
+//!    signature, written by the macro as a PTX comment) and checks that
+//!    every entry point that reaches `grid.sync()` is declared
 //!    `#[kernel(cooperative)]` ([`ptx`]);
 //! 4. appends the table through which the host names a kernel fault's file
 //!    and message ([`strings`]);
 //! 5. writes `cg_kernels.rs` to `OUT_DIR`: the PTX modules embedded as
-//!    strings and one typed launch handle per `#[kernel]` ([`bindings`]);
+//!    strings and one typed launch handle per recorded entry point — a
+//!    kernel function, each instance of a generic one, a kernel a
+//!    `macro_rules!` macro wrote — whose launch takes exactly the recorded
+//!    parameters; a kernel only some architectures' modules have gets a
+//!    handle that reports it unavailable on the others ([`bindings`]);
 //! 6. tells cargo to rerun only when the kernel crate or one of its path
 //!    dependencies changes.
+//!
+//! The builder reads no kernel source: what it knows of the kernels it
+//! reads from the PTX the compiler produced (through `cg-ptx`).
 
 pub mod bindings;
 pub mod compile;
@@ -53,14 +64,6 @@ pub enum BuildError {
         arch: String,
         /// The nested cargo's stderr.
         output: String,
-    },
-    /// A kernel source file does not parse or a `#[kernel]` is malformed.
-    #[error("{path}: {message}")]
-    Source {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
     },
     /// The PTX breaks a rule the host API relies on.
     #[error("{0}")]
@@ -134,11 +137,10 @@ impl KernelBuild {
         };
         let tc = toolchain::Toolchain::find()?;
         let target_dir = self.target_dir.clone().unwrap_or_else(default_target_dir);
-        let kernels = bindings::scan_crate(&self.crate_dir)?;
         let mut out = Vec::new();
         for sm in archs {
             let ptx = compile::build_ptx(&tc, &self.crate_dir, &target_dir, sm)?;
-            ptx::check_cooperative(&ptx, sm, &kernels)?;
+            ptx::check_cooperative(&ptx, sm, &ptx::records(&ptx, sm)?)?;
             out.push((sm, strings::append_table(&ptx)));
         }
         Ok(out)
@@ -151,7 +153,7 @@ impl KernelBuild {
             BuildError::Ptx("OUT_DIR is not set: call emit() from build.rs".into())
         })?);
         let modules = self.build()?;
-        let kernels = bindings::scan_crate(&self.crate_dir)?;
+        let kernels = bindings::collect(&modules)?;
         let mut files = Vec::new();
         for (sm, ptx) in &modules {
             let path = out_dir.join(format!("cg_kernels_sm_{sm}.ptx"));

@@ -1,5 +1,12 @@
-//! Reading the PTX the compiler produced: which functions it holds, which
-//! call which, and which entry points reach a grid barrier.
+//! What the builder reads from the PTX the compiler produced (through
+//! `cg-ptx`): the `#[kernel]` records of the entry points, and which entry
+//! points reach a grid barrier.
+//!
+//! Every entry point `#[kernel]` made starts with its signature, recorded
+//! as a PTX comment (`cg_signature::record`); the host handles are
+//! generated from those, so they describe what was compiled, for each
+//! architecture, whether a function, an instance of a generic one or a
+//! macro wrote the kernel.
 //!
 //! `GridGroup::sync()` leaves the comment `// cg-core: grid.sync` in the PTX
 //! (an empty inline-asm statement: no instruction). An entry point that
@@ -8,195 +15,82 @@
 //! cooperatively. Checking the PTX rather than the source catches barriers
 //! hidden in helper functions and other crates.
 
-use crate::bindings::ScannedKernel;
 use crate::BuildError;
-use std::collections::{BTreeMap, BTreeSet};
+use cg_signature::record::{self, KernelRecord};
+use std::collections::BTreeSet;
 
 /// The marker `GridGroup::sync()` leaves in the PTX.
 pub const GRID_SYNC_MARKER: &str = "// cg-core: grid.sync";
 
-/// One `.entry` or `.func` with a body.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PtxFunction {
-    /// Its name.
-    pub name: String,
-    /// Whether it is a kernel entry point (`.entry`).
-    pub is_entry: bool,
-    /// Its body, braces included.
-    pub body: String,
-}
-
-/// Splits a PTX module into its functions (declarations without a body are
-/// skipped).
-pub fn functions(ptx: &str) -> Vec<PtxFunction> {
+/// The `#[kernel]` records of the entry points of a module built for
+/// `sm_<sm>`, in the module's order: one per entry point that has one.
+/// A malformed record, a record in an entry point of another name and two
+/// entry points of one name are errors.
+pub fn records(ptx: &str, sm: u32) -> Result<Vec<KernelRecord>, BuildError> {
+    let module = cg_ptx::Module::parse(ptx);
+    let mut names = BTreeSet::new();
     let mut out = Vec::new();
-    let mut rest = ptx;
-    while let Some(pos) = find_header(rest) {
-        let after = &rest[pos..];
-        let is_entry = after.starts_with(".entry");
-        let after_kw = after
-            .trim_start_matches(".entry")
-            .trim_start_matches(".func")
-            .trim_start();
-        let after_ret = if after_kw.starts_with('(') {
-            skip_parens(after_kw).trim_start()
-        } else {
-            after_kw
-        };
-        let name: String = after_ret
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$' || *c == '.')
-            .collect();
-        let consumed = rest.len() - after_ret.len();
-        let tail = &rest[consumed..];
-        match tail.find(['{', ';']) {
-            Some(b) if tail[b..].starts_with('{') => {
-                let body_start = consumed + b;
-                let end =
-                    matching_brace(&rest[body_start..]).map_or(rest.len(), |e| body_start + e);
-                out.push(PtxFunction {
-                    name,
-                    is_entry,
-                    body: rest[body_start..end].to_string(),
-                });
-                rest = &rest[end..];
-            }
-            _ => rest = &rest[consumed..],
+    for entry in module.entries() {
+        if !names.insert(entry.name) {
+            return Err(BuildError::Ptx(format!(
+                "the sm_{sm} module has two entry points named `{}`: PTX entry points share one namespace",
+                entry.name
+            )));
         }
-    }
-    out
-}
-
-fn find_header(s: &str) -> Option<usize> {
-    let mut best: Option<usize> = None;
-    for kw in [".entry", ".func"] {
-        let mut from = 0;
-        while let Some(i) = s[from..].find(kw) {
-            let at = from + i;
-            let before_ok = at == 0 || s[..at].ends_with(|c: char| c.is_whitespace());
-            let after_ok = s[at + kw.len()..].starts_with(|c: char| c.is_whitespace() || c == '(');
-            if before_ok && after_ok {
-                best = Some(best.map_or(at, |b| b.min(at)));
-                break;
-            }
-            from = at + kw.len();
+        let mut found = Vec::new();
+        for r in entry.comments().filter_map(record::decode) {
+            found.push(r.map_err(|e| {
+                BuildError::Ptx(format!("sm_{sm} entry point `{}`: {e}", entry.name))
+            })?);
         }
-    }
-    best
-}
-
-fn skip_parens(s: &str) -> &str {
-    let mut depth = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return &s[i + 1..];
+        match found.iter().position(|r| r.signature.name == entry.name) {
+            Some(i) => out.push(found.swap_remove(i)),
+            None => {
+                if let Some(other) = found.first() {
+                    return Err(BuildError::Ptx(format!(
+                        "the sm_{sm} entry point `{}` holds the #[kernel] record of `{}` ({}:{}) \
+                         and none of its own",
+                        entry.name, other.signature.name, other.file, other.line
+                    )));
                 }
             }
-            _ => {}
         }
     }
-    ""
+    Ok(out)
 }
 
-fn matching_brace(s: &str) -> Option<usize> {
-    let mut depth = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Names of the entry points that reach `marker`, directly or through calls.
+/// Names of the entry points that reach `marker` (a comment an inline-asm
+/// statement leaves, such as [`GRID_SYNC_MARKER`]), directly or through
+/// calls.
 pub fn entries_reaching(ptx: &str, marker: &str) -> BTreeSet<String> {
-    let funcs = functions(ptx);
-    let names: BTreeSet<&str> = funcs.iter().map(|f| f.name.as_str()).collect();
-    let calls: BTreeMap<&str, Vec<&str>> = funcs
-        .iter()
-        .map(|f| {
-            let callees = f
-                .body
-                .lines()
-                .filter(|l| l.trim_start().starts_with("call"))
-                .flat_map(|l| l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')))
-                .filter(|t| names.contains(t))
-                .collect();
-            (f.name.as_str(), callees)
-        })
-        .collect();
-    let direct: BTreeSet<&str> = funcs
-        .iter()
-        .filter(|f| f.body.contains(marker))
-        .map(|f| f.name.as_str())
-        .collect();
-    let reaches = |start: &str| {
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![start];
-        while let Some(f) = stack.pop() {
-            if direct.contains(f) {
-                return true;
-            }
-            if seen.insert(f) {
-                stack.extend(calls.get(f).into_iter().flatten().copied());
-            }
-        }
-        false
-    };
-    funcs
-        .iter()
-        .filter(|f| f.is_entry && reaches(&f.name))
-        .map(|f| f.name.clone())
+    let text = marker.trim_start_matches("//").trim();
+    cg_ptx::Module::parse(ptx)
+        .entries_reaching(|f| f.comments().any(|c| c == text))
+        .into_iter()
+        .map(String::from)
         .collect()
 }
 
-/// Checks a module built for `sm_<sm>` against the crate's `#[kernel]`
-/// declarations: every declared kernel is an entry point (unless it may be
-/// absent at this architecture), and every entry point that reaches
-/// `grid.sync()` is declared cooperative.
-pub fn check_cooperative(ptx: &str, sm: u32, kernels: &[ScannedKernel]) -> Result<(), BuildError> {
-    let entries: BTreeSet<String> = functions(ptx)
-        .into_iter()
-        .filter(|f| f.is_entry)
-        .map(|f| f.name)
-        .collect();
-    for k in kernels {
-        let name = k.signature.name.to_string();
-        if !entries.contains(&name) && !k.may_be_absent(sm) {
-            return Err(BuildError::Ptx(format!(
-                "{}: #[kernel] `{name}` is not an entry point of the built PTX (is it compiled out by a cfg, \
-                 or in a module the crate does not declare?)",
-                k.file.display()
-            )));
-        }
-    }
+/// Checks that every entry point of a module built for `sm_<sm>` that
+/// reaches `grid.sync()` is a kernel (of `kernels`, the module's records)
+/// declared cooperative.
+pub fn check_cooperative(ptx: &str, sm: u32, kernels: &[KernelRecord]) -> Result<(), BuildError> {
     for entry in entries_reaching(ptx, GRID_SYNC_MARKER) {
         match kernels.iter().find(|k| k.signature.name == entry) {
             Some(k) if k.signature.options.cooperative => {}
             Some(k) => {
                 return Err(BuildError::Ptx(format!(
-                    "{}: kernel `{entry}` reaches grid.sync() but is not declared cooperative; \
+                    "{}:{}: kernel `{entry}` reaches grid.sync() but is not declared cooperative; \
                      write #[kernel(cooperative)] so that its host handle launches it with a \
                      co-resident grid (an ordinary launch would trap or hang)",
-                    k.file.display()
+                    k.file, k.line
                 )))
             }
             None => {
                 return Err(BuildError::Ptx(format!(
-                "entry point `{entry}` reaches grid.sync() but is not a #[kernel(cooperative)]; \
-                     declare it with #[kernel(cooperative)]"
-            )))
+                    "entry point `{entry}` of the sm_{sm} module reaches grid.sync() but is not a \
+                     #[kernel(cooperative)]; declare it with #[kernel(cooperative)]"
+                )))
             }
         }
     }
@@ -207,109 +101,116 @@ pub fn check_cooperative(ptx: &str, sm: u32, kernels: &[ScannedKernel]) -> Resul
 mod tests {
     use super::*;
 
-    const PTX: &str = r#"
+    /// A module whose entry `coop` reaches the grid barrier through a call,
+    /// with the records `coop_record` and `plain_record`.
+    fn module(coop_record: &str, plain_record: &str) -> String {
+        format!(
+            r#"
 .version 7.8
 .target sm_90
 .address_size 64
 .func (.param .b32 func_retval0) helper(
 	.param .b32 helper_param_0
 )
-{
+{{
 	// begin inline asm
 	// cg-core: grid.sync
 	// end inline asm
 	ret;
-}
+}}
 .func quiet()
-{
+{{
 	ret;
-}
+}}
 .extern .func declared_only(.param .b32 a);
 	// .globl	coop
 .visible .entry coop(
 	.param .u64 coop_param_0
 )
-{
-	{ // callseq 0, 0
+{{
+	// begin inline asm
+	// {coop_record}
+	// end inline asm
+	{{ // callseq 0, 0
 	call.uni (retval0), helper, (param0);
-	}
+	}}
 	ret;
-}
+}}
 .visible .entry plain()
-{
+{{
+	// begin inline asm
+	// {plain_record}
+	// end inline asm
 	call.uni quiet, ();
 	ret;
-}
-"#;
+}}
+"#
+        )
+    }
 
-    fn kernel(src: &str) -> ScannedKernel {
-        let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let attr = match &f.attrs[0].meta {
-            syn::Meta::List(l) => l.tokens.clone(),
-            _ => Default::default(),
-        };
-        ScannedKernel {
-            signature: cg_signature::KernelSignature::parse(attr, &f).unwrap(),
-            file: "cg-test-kernels/src/x.rs".into(),
-            gated: false,
-        }
+    const COOP: &str =
+        "cg-kernel v1 name=coop cooperative=1 cluster=none param=out:mut:u32 at=3:kernels/src/x.rs";
+    const PLAIN: &str = "cg-kernel v1 name=plain cooperative=0 cluster=none at=9:kernels/src/x.rs";
+
+    #[test]
+    fn reads_the_records_of_the_entry_points() {
+        let ptx = module(COOP, PLAIN);
+        let r = records(&ptx, 90).unwrap();
+        let names: Vec<String> = r.iter().map(|r| r.signature.name.to_string()).collect();
+        assert_eq!(names, ["coop", "plain"]);
+        assert_eq!((r[0].file.as_str(), r[0].line), ("kernels/src/x.rs", 3));
+        assert_eq!(r[0].signature.params[0].name, "out");
+        // An entry point without a record is no kernel of the crate.
+        let r = records(&module(COOP, "not a record"), 90).unwrap();
+        assert_eq!(r.len(), 1);
+        let e = records(&module(COOP, "cg-kernel v1 name=plain"), 90)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("sm_90 entry point `plain`: a malformed #[kernel] record"),
+            "{e}"
+        );
+        let e = records(&module(COOP, &COOP.replace("name=coop", "name=other")), 90)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`plain` holds the #[kernel] record of `other`"),
+            "{e}"
+        );
+        let twice = module(COOP, PLAIN).replace(".entry plain()", ".entry coop()");
+        let e = records(&twice, 80).unwrap_err().to_string();
+        assert!(
+            e.contains("the sm_80 module has two entry points named `coop`"),
+            "{e}"
+        );
     }
 
     #[test]
     fn a_kernel_that_reaches_grid_sync_must_be_cooperative() {
-        let plain = [
-            kernel("#[kernel] fn coop() {}"),
-            kernel("#[kernel] fn plain() {}"),
-        ];
-        let e = check_cooperative(PTX, 90, &plain).unwrap_err().to_string();
+        let ptx = module(COOP, PLAIN);
+        check_cooperative(&ptx, 90, &records(&ptx, 90).unwrap()).unwrap();
+        let ptx = module(&COOP.replace("cooperative=1", "cooperative=0"), PLAIN);
+        let e = check_cooperative(&ptx, 90, &records(&ptx, 90).unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(
-            e.contains("`coop` reaches grid.sync()") && e.contains("#[kernel(cooperative)]"),
+            e.starts_with("kernels/src/x.rs:3: kernel `coop` reaches grid.sync()")
+                && e.contains("#[kernel(cooperative)]"),
             "{e}"
         );
-        let declared = [
-            kernel("#[kernel(cooperative)] fn coop() {}"),
-            kernel("#[kernel] fn plain() {}"),
-        ];
-        check_cooperative(PTX, 90, &declared).unwrap();
-        let undeclared = [kernel("#[kernel] fn plain() {}")];
-        let e = check_cooperative(PTX, 90, &undeclared)
+        let ptx = module("no record", PLAIN);
+        let e = check_cooperative(&ptx, 90, &records(&ptx, 90).unwrap())
             .unwrap_err()
             .to_string();
-        assert!(e.contains("entry point `coop` reaches grid.sync()"), "{e}");
-        let missing = [
-            kernel("#[kernel(cooperative)] fn coop() {}"),
-            kernel("#[kernel] fn gone() {}"),
-        ];
-        let e = check_cooperative(PTX, 90, &missing)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("`gone` is not an entry point"), "{e}");
-        // A cluster kernel may be missing below sm_90, not from sm_90 on.
-        let cluster = [
-            kernel("#[kernel(cooperative)] fn coop() {}"),
-            kernel("#[kernel(cluster(2))] fn dsm() {}"),
-        ];
-        check_cooperative(PTX, 80, &cluster).unwrap();
-        let e = check_cooperative(PTX, 90, &cluster)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("`dsm` is not an entry point"), "{e}");
+        assert!(
+            e.contains("entry point `coop` of the sm_90 module reaches grid.sync()"),
+            "{e}"
+        );
     }
 
     #[test]
-    fn splits_functions_and_follows_calls() {
-        let f = functions(PTX);
-        let names: Vec<_> = f.iter().map(|f| (f.name.as_str(), f.is_entry)).collect();
-        assert_eq!(
-            names,
-            [
-                ("helper", false),
-                ("quiet", false),
-                ("coop", true),
-                ("plain", true)
-            ]
-        );
-        let reach = entries_reaching(PTX, GRID_SYNC_MARKER);
+    fn follows_calls_to_the_grid_barrier() {
+        let reach = entries_reaching(&module(COOP, PLAIN), GRID_SYNC_MARKER);
         assert_eq!(reach.into_iter().collect::<Vec<_>>(), ["coop"]);
     }
 }

@@ -15,13 +15,12 @@
 
 pub use cg_core::fault::STRINGS_SYMBOL;
 
-/// The names of the module's byte arrays (`.global .align 1 .b8 NAME[N]`
-/// with an initializer): string literals, file names, format templates.
+/// The names of the module's initialized byte arrays (string literals,
+/// file names, format templates), in order.
 pub fn byte_arrays(ptx: &str) -> Vec<&str> {
-    ptx.lines()
-        .filter_map(|line| line.strip_prefix(".global .align 1 .b8 "))
-        .filter(|rest| rest.contains("] = {"))
-        .filter_map(|rest| rest.split('[').next())
+    cg_ptx::Module::parse(ptx)
+        .byte_arrays()
+        .map(|g| g.name)
         .collect()
 }
 

@@ -3,52 +3,18 @@
 //! a small kernel crate built through KernelBuild, which must fail with the
 //! message cg-core gives.
 
-use cg_builder::{BuildError, KernelBuild};
-use std::path::{Path, PathBuf};
+mod common;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use cg_builder::BuildError;
+use common::assert_compile_error;
 
 /// Builds a one-kernel crate whose body is `body` and returns the error.
 fn build_kernel(case: &str, body: &str) -> BuildError {
-    let root = workspace();
-    let dir = root.join("target/cg-compile-fail").join(case);
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    let manifest = format!(
-        r#"[package]
-name = "cf-{case}"
-version = "0.0.0"
-edition = "2021"
-[workspace]
-[dependencies]
-cg-core = {{ path = "{}" }}
-"#,
-        root.join("cg-core").display()
+    let dir = common::kernel_crate(
+        case,
+        &format!("\n#[kernel]\npub fn k(out: *mut u32) {{\n{body}\n}}\n"),
     );
-    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    let lib = format!(
-        "#![no_std]\nuse cg_core::prelude::*;\n\n#[kernel]\npub fn k(out: *mut u32) {{\n{body}\n}}\n"
-    );
-    std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
-    KernelBuild::new(&dir)
-        .arch(80)
-        .target_dir(root.join("target/cg-compile-fail/target"))
-        .build()
-        .expect_err("the kernel must not compile")
-}
-
-fn assert_compile_error(e: BuildError, message: &str) {
-    match e {
-        BuildError::Compile { output, .. } => assert!(
-            output.contains(message),
-            "expected `{message}` in:\n{output}"
-        ),
-        other => panic!("expected a compile error, got: {other}"),
-    }
+    common::build(&dir, &[80]).expect_err("the kernel must not compile")
 }
 
 #[test]

@@ -18,22 +18,56 @@
 //! its name kept; a `&[T]` parameter becomes a pointer and a length in PTX and
 //! is rebuilt as a slice before the body runs. Every parameter type must be
 //! `bytemuck::Pod` (for pointers and slices, the element type); a type that is
-//! not is a compile error pointing at the parameter. `cg-builder` reads the
-//! same signature (through `cg-signature`) to generate the host's typed launch
-//! handle, so the two sides cannot disagree.
+//! not is a compile error pointing at the parameter.
 //!
-//! Options: `cooperative` (the kernel uses `grid.sync()`: the host handle
-//! launches it cooperatively, always) and `cluster(x, y, z)` (thread-block
-//! cluster dimensions, sm_90).
+//! The entry point starts with its signature written as a PTX comment (an
+//! inline-asm statement with no instruction; `cg_signature::record`), with
+//! the file and line of the kernel. `cg-builder` reads those records from
+//! the PTX it built and generates the host's typed launch handles from
+//! them, so the two sides cannot disagree, and a kernel a `macro_rules!`
+//! macro writes gets its handle like any other. The kernel crate enables
+//! `#![feature(abi_ptx, asm_experimental_arch)]` (for the entry point's ABI
+//! and the record).
 //!
-//! On any other target only the parameter checks are emitted, so host crates
-//! can type-check kernel signatures.
+//! Options:
+//! * `cooperative`: the kernel uses `grid.sync()`; the host handle launches
+//!   it cooperatively, always;
+//! * `cluster(x, y, z)`: thread-block cluster dimensions (sm_90), or
+//!   `cluster` for a shape each launch gives;
+//! * `instances(name = <args>, ..)`: the instances of a generic kernel.
+//!
+//! A generic kernel is CUDA's explicitly instantiated template: each
+//! instance is an entry point of its own, with the instance's arguments in
+//! place of the generic parameters, and gets a host handle of its own with
+//! those concrete types:
+//!
+//! ```ignore
+//! #[kernel(instances(fill_f32 = <f32, 4>, fill_u64 = <u64, 2>))]
+//! pub fn fill<T: Pod, const N: usize>(value: T, out: *mut [T; N]) {
+//!     let i = this_grid().thread_rank() as usize;
+//!     unsafe { *out.add(i) = [value; N] };
+//! }
+//! // Host: k.fill_f32.launch(cfg, 1.5f32, &mut DeviceBuffer<[f32; 4]>)
+//! ```
+//!
+//! The generic function stays an ordinary (`#[inline(always)]`) function;
+//! each entry point calls it with its arguments. A generic kernel without
+//! `instances(..)`, an instance with too many or too few arguments, a type
+//! where a const value is due (or the reverse), a type that names a
+//! generic parameter's associated type (`T::Out`: the host needs a
+//! concrete type) and two instances of one name are compile errors naming
+//! the fix.
+//!
+//! On any other target only the parameter checks are emitted (for every
+//! instance), so host crates can type-check kernel signatures.
 
-use cg_signature::{KernelSignature, ParamKind};
+use cg_signature::record;
+use cg_signature::{KernelDecl, KernelSignature, ParamKind};
 use proc_macro::TokenStream;
+use proc_macro2::Span;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::ItemFn;
+use syn::{Attribute, FnArg, ItemFn};
 
 /// Marks a function as a kernel entry point. See the crate documentation.
 #[proc_macro_attribute]
@@ -46,55 +80,121 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn expand(attr: proc_macro2::TokenStream, func: ItemFn) -> syn::Result<proc_macro2::TokenStream> {
-    let sig = KernelSignature::parse(attr, &func)?;
+    let decl = KernelDecl::parse(attr, &func)?;
+    let args: Vec<&FnArg> = func.sig.inputs.iter().collect();
+    let at = func.sig.ident.span();
+    if !decl.is_generic() {
+        let [sig] = &decl.entries()[..] else {
+            unreachable!("a plain kernel is one entry point")
+        };
+        let attrs: Vec<&Attribute> = func.attrs.iter().collect();
+        let body = &func.block;
+        let mut out = entry_point(sig, None, &attrs, &func, quote!(#body), at);
+        out.extend(param_checks(sig, &args));
+        return Ok(out);
+    }
+    // The generic function itself, called by every instance's entry point.
+    let mut generic = func.clone();
+    if !generic.attrs.iter().any(|a| a.path().is_ident("inline")) {
+        generic.attrs.push(syn::parse_quote!(#[inline(always)]));
+    }
+    let mut out = quote! {
+        #[cfg(target_arch = "nvptx64")]
+        #generic
+    };
+    // Each entry point keeps the function's other attributes (`cfg`,
+    // `allow`), not its documentation.
+    let attrs: Vec<&Attribute> = func
+        .attrs
+        .iter()
+        .filter(|a| !a.path().is_ident("doc") && !a.path().is_ident("inline"))
+        .collect();
+    let ident = &decl.ident;
+    let names: Vec<_> = decl.params.iter().map(|p| &p.name).collect();
+    for inst in &decl.instances {
+        let described = inst.describe(ident);
+        let doc = format!("The instance `{described}` of [`{ident}`]: a PTX entry point.");
+        let mut attrs = attrs.clone();
+        let doc_attr: Attribute = syn::parse_quote!(#[doc = #doc]);
+        attrs.insert(0, &doc_attr);
+        let generic_args = inst.generic_args();
+        let call = quote_spanned!(inst.span=> #ident::#generic_args(#(#names),*));
+        let call = match func.sig.unsafety {
+            Some(_) => quote! {
+                #[allow(unused_unsafe)]
+                let () = unsafe { #call };
+            },
+            None => quote!(#call;),
+        };
+        out.extend(entry_point(
+            &inst.signature,
+            Some(&described),
+            &attrs,
+            &func,
+            call,
+            at,
+        ));
+        out.extend(param_checks(&inst.signature, &args));
+    }
+    Ok(out)
+}
+
+/// The PTX entry point of `sig` (nvptx64 only): its record, the slices
+/// rebuilt from their pointers and lengths, then `body`.
+fn entry_point(
+    sig: &KernelSignature,
+    instance_of: Option<&str>,
+    attrs: &[&Attribute],
+    func: &ItemFn,
+    body: proc_macro2::TokenStream,
+    at: Span,
+) -> proc_macro2::TokenStream {
     let mut ptx_params = Vec::new();
     let mut rebuild = Vec::new();
-    let mut checks = Vec::new();
-    for (p, arg) in sig.params.iter().zip(func.sig.inputs.iter()) {
-        let name = &p.name;
-        let ty = &p.ty;
-        checks.push(quote_spanned! {arg.span()=>
-            ::cg_core::__private::assert_pod::<#ty>();
-        });
-        match p.kind {
-            ParamKind::Value | ParamKind::ConstPtr | ParamKind::MutPtr => {
-                let full = match &arg {
-                    syn::FnArg::Typed(t) => &t.ty,
-                    syn::FnArg::Receiver(_) => unreachable!("rejected by the parser"),
-                };
-                ptx_params.push(quote!(#name: #full));
-            }
-            ParamKind::Slice => {
-                let ptr = format_ident!("__{}_ptr", name);
-                let len = format_ident!("__{}_len", name);
-                ptx_params.push(quote!(#ptr: *const #ty, #len: usize));
-                rebuild.push(quote! {
-                    // SAFETY: the host handle passes a live device allocation
-                    // of `len` elements that no parameter of this launch may
-                    // write (it holds a shared borrow of the buffer).
-                    let #name: &[#ty] = unsafe { ::core::slice::from_raw_parts(#ptr, #len) };
-                });
-            }
+    for p in &sig.params {
+        let (name, ty) = (&p.name, &p.ty);
+        let ptr = format_ident!("__{}_ptr", name);
+        let len = format_ident!("__{}_len", name);
+        ptx_params.push(p.ptx_params(&ptr, &len));
+        if p.kind == ParamKind::Slice {
+            rebuild.push(quote! {
+                // SAFETY: the host handle passes a live device allocation
+                // of `len` elements that no parameter of this launch may
+                // write (it holds a shared borrow of the buffer).
+                let #name: &[#ty] = unsafe { ::core::slice::from_raw_parts(#ptr, #len) };
+            });
         }
     }
-    let attrs = &func.attrs;
+    let record = record::statement(sig, instance_of, at);
+    let name = &sig.name;
     let vis = &func.vis;
     let unsafety = &func.sig.unsafety;
-    let ident = &func.sig.ident;
-    let body = &func.block;
-    let check_fn = format_ident!("__cg_kernel_param_checks_{}", ident);
-    Ok(quote! {
+    quote! {
         #[cfg(target_arch = "nvptx64")]
         #(#attrs)*
         #[unsafe(no_mangle)]
-        #vis #unsafety extern "ptx-kernel" fn #ident(#(#ptx_params),*) {
+        #vis #unsafety extern "ptx-kernel" fn #name(#(#ptx_params),*) {
+            #record
             #(#rebuild)*
             #body
         }
+    }
+}
 
+/// The compile-time checks that every parameter of `sig` can cross to the
+/// device (every target), each error at the parameter.
+fn param_checks(sig: &KernelSignature, args: &[&FnArg]) -> proc_macro2::TokenStream {
+    let checks = sig.params.iter().zip(args).map(|(p, arg)| {
+        let ty = &p.ty;
+        quote_spanned! {arg.span()=>
+            ::cg_core::__private::assert_pod::<#ty>();
+        }
+    });
+    let check_fn = format_ident!("__cg_kernel_param_checks_{}", sig.name);
+    quote! {
         #[allow(non_snake_case, dead_code)]
         const fn #check_fn() {
             #(#checks)*
         }
-    })
+    }
 }

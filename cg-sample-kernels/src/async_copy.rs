@@ -109,8 +109,18 @@ pub fn vadd_barrier(a: &[f32], b: &[f32], c: *mut f32) {
 
 /// Stage 4: `STAGES` chunks in flight through a pipeline; the dynamic
 /// shared memory holds a ring of `STAGES` chunks of `a`, then one of `b`.
-#[inline(always)]
-fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], c: *mut f32) {
+/// One instance per stage count, `vadd_pipelined_1` to `vadd_pipelined_8`.
+#[kernel(instances(
+    vadd_pipelined_1 = <1>,
+    vadd_pipelined_2 = <2>,
+    vadd_pipelined_3 = <3>,
+    vadd_pipelined_4 = <4>,
+    vadd_pipelined_5 = <5>,
+    vadd_pipelined_6 = <6>,
+    vadd_pipelined_7 = <7>,
+    vadd_pipelined_8 = <8>,
+))]
+pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], c: *mut f32) {
     let block = this_thread_block();
     let w = Chunks::new(&block, a.len());
     let b = &b[..w.n];
@@ -145,54 +155,6 @@ fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], c: *mut f32) {
         produce(&mut pipe, start + STAGES * w.stride);
         start += w.stride;
     }
-}
-
-/// [`vadd_pipelined`] with 1 stage.
-#[kernel]
-pub fn vadd_pipelined_1(a: &[f32], b: &[f32], c: *mut f32) {
-    vadd_pipelined::<1>(a, b, c)
-}
-
-/// [`vadd_pipelined`] with 2 stages.
-#[kernel]
-pub fn vadd_pipelined_2(a: &[f32], b: &[f32], c: *mut f32) {
-    vadd_pipelined::<2>(a, b, c)
-}
-
-/// [`vadd_pipelined`] with 3 stages.
-#[kernel]
-pub fn vadd_pipelined_3(a: &[f32], b: &[f32], c: *mut f32) {
-    vadd_pipelined::<3>(a, b, c)
-}
-
-/// [`vadd_pipelined`] with 4 stages.
-#[kernel]
-pub fn vadd_pipelined_4(a: &[f32], b: &[f32], c: *mut f32) {
-    vadd_pipelined::<4>(a, b, c)
-}
-
-/// [`vadd_pipelined`] with 5 stages.
-#[kernel]
-pub fn vadd_pipelined_5(a: &[f32], b: &[f32], c: *mut f32) {
-    vadd_pipelined::<5>(a, b, c)
-}
-
-/// [`vadd_pipelined`] with 6 stages.
-#[kernel]
-pub fn vadd_pipelined_6(a: &[f32], b: &[f32], c: *mut f32) {
-    vadd_pipelined::<6>(a, b, c)
-}
-
-/// [`vadd_pipelined`] with 7 stages.
-#[kernel]
-pub fn vadd_pipelined_7(a: &[f32], b: &[f32], c: *mut f32) {
-    vadd_pipelined::<7>(a, b, c)
-}
-
-/// [`vadd_pipelined`] with 8 stages.
-#[kernel]
-pub fn vadd_pipelined_8(a: &[f32], b: &[f32], c: *mut f32) {
-    vadd_pipelined::<8>(a, b, c)
 }
 
 /// The guide's pipelined kernel: `dest[i] = 1` when `src[i]` lies strictly

@@ -1,41 +1,52 @@
 //! Barriers in a loop, to measure what one costs: time `iters` barriers,
 //! subtract the time of none, divide.
+//!
+//! The three kernels differ only in their group, so a `macro_rules!` macro
+//! writes them; their host handles come from the `#[kernel]` records in the
+//! PTX like any other kernel's.
 
 use cg_core::prelude::*;
 
-/// `iters` grid barriers (cooperative launch).
-#[kernel(cooperative)]
-pub fn barrier_cost_grid(iters: u32, out: *mut u32) {
-    let grid = this_grid();
-    for _ in 0..iters {
-        grid.sync();
-    }
-    if grid.thread_rank() == 0 {
-        unsafe { *out = iters };
-    }
+/// `$name(iters: u32, out: *mut u32)`: `iters` barriers of the group
+/// `$make` builds (from the block, `$block`), named `$group`; then the
+/// thread for which `$first` holds writes `iters` to `out[0]`, so that the
+/// loop stays.
+macro_rules! barrier_cost {
+    ($(#[$attr:meta])* $name:ident, |$block:ident, $group:ident| $make:expr, $first:expr) => {
+        $(#[$attr])*
+        pub fn $name(iters: u32, out: *mut u32) {
+            let $block = this_thread_block();
+            let $group = $make;
+            for _ in 0..iters {
+                $group.sync();
+            }
+            if $first {
+                unsafe { *out = iters };
+            }
+        }
+    };
 }
 
-/// `iters` block barriers.
-#[kernel]
-pub fn barrier_cost_block(iters: u32, out: *mut u32) {
-    let block = this_thread_block();
-    for _ in 0..iters {
-        block.sync();
-    }
-    if block.thread_rank() == 0 && block.group_index().x == 0 {
-        unsafe { *out = iters };
-    }
-}
+barrier_cost!(
+    /// `iters` grid barriers (cooperative launch).
+    #[kernel(cooperative)]
+    barrier_cost_grid,
+    |_block, grid| this_grid(),
+    grid.thread_rank() == 0
+);
 
-/// `iters` warp-tile barriers.
-#[kernel]
-pub fn barrier_cost_tile(iters: u32, out: *mut u32) {
-    let block = this_thread_block();
-    let warp = tiled_partition::<32>(&block);
-    for _ in 0..iters {
-        warp.sync();
-    }
-    if block.thread_rank() == 0 && block.group_index().x == 0 {
-        unsafe { *out = iters };
-    }
-}
+barrier_cost!(
+    /// `iters` block barriers.
+    #[kernel]
+    barrier_cost_block,
+    |block, group| &block,
+    block.thread_rank() == 0 && block.group_index().x == 0
+);
+
+barrier_cost!(
+    /// `iters` warp-tile barriers.
+    #[kernel]
+    barrier_cost_tile,
+    |block, warp| tiled_partition::<32>(&block),
+    block.thread_rank() == 0 && block.group_index().x == 0
+);

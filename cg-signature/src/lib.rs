@@ -1,10 +1,15 @@
-//! The model of a `#[kernel]` function's signature.
+//! The model of a `#[kernel]` function's signature, and the record of it
+//! that travels in the compiled PTX.
 //!
-//! One parser serves both sides of the host/device boundary: the `#[kernel]`
-//! attribute macro uses it to lower a Rust function to a PTX entry point, and
-//! `cg-builder` uses it to generate the typed host handle that launches that
-//! entry point. Because both read the same source with the same code, the
-//! arguments a host passes always match the parameters a kernel declares.
+//! The `#[kernel]` attribute macro parses a kernel function with
+//! [`KernelDecl::parse`], lowers each of its entry points
+//! ([`KernelDecl::entries`]) to a PTX entry point, and writes each entry
+//! point's [`KernelSignature`] into the entry itself as a comment
+//! ([`record`]). `cg-builder` reads those records back from the PTX it built
+//! and generates the typed host handles from them. Both sides use this
+//! crate, so the arguments a host passes always match the parameters a
+//! kernel declares, and whatever made the kernel (a macro, a generic
+//! function and its instances) the builder sees what was compiled.
 //!
 //! A kernel parameter is one of:
 //!
@@ -18,10 +23,19 @@
 //! Anything else (references other than `&[T]`, `&mut [T]`, trait objects,
 //! `impl Trait`, patterns) is rejected with an error that points at the
 //! parameter.
+//!
+//! A generic kernel lists its instances, CUDA's explicit template
+//! instantiation: `#[kernel(instances(k_f32 = <f32, 32>, k_u32 = <u32,
+//! 64>))] fn k<T: Pod, const N: usize>(..)` has two entry points, `k_f32`
+//! and `k_u32`, each with its generic parameters replaced by the instance's
+//! arguments.
 
-use proc_macro2::Span;
+pub mod record;
+
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
-use syn::{FnArg, Ident, ItemFn, Pat, Type};
+use syn::{FnArg, GenericArgument, Ident, ItemFn, Pat, Type};
 
 /// How a kernel must be launched, from the arguments of `#[kernel(...)]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,7 +59,7 @@ pub enum ClusterShape {
 }
 
 /// What crosses the host/device boundary for one parameter.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamKind {
     /// Plain-old-data passed by value.
     Value,
@@ -69,7 +83,23 @@ pub struct Param {
     pub ty: Type,
 }
 
-/// A parsed `#[kernel]` function.
+impl Param {
+    /// The parameters of the PTX entry point for this one: `name: T`,
+    /// `name: *const T`, `name: *mut T`, or a slice's `ptr` and `len` (whose
+    /// names the caller gives).
+    pub fn ptx_params(&self, slice_ptr: &Ident, slice_len: &Ident) -> TokenStream {
+        let (name, ty) = (&self.name, &self.ty);
+        match self.kind {
+            ParamKind::Value => quote!(#name: #ty),
+            ParamKind::ConstPtr => quote!(#name: *const #ty),
+            ParamKind::MutPtr => quote!(#name: *mut #ty),
+            ParamKind::Slice => quote!(#slice_ptr: *const #ty, #slice_len: usize),
+        }
+    }
+}
+
+/// One PTX entry point: its name, launch options and parameters, every type
+/// concrete.
 #[derive(Debug, Clone)]
 pub struct KernelSignature {
     /// The entry point's name, as the PTX module exports it.
@@ -80,18 +110,88 @@ pub struct KernelSignature {
     pub params: Vec<Param>,
 }
 
-impl KernelSignature {
-    /// Reads the signature of `func`, whose `#[kernel(...)]` arguments are
-    /// `attr` (empty for a bare `#[kernel]`).
-    pub fn parse(attr: proc_macro2::TokenStream, func: &ItemFn) -> syn::Result<Self> {
-        let options = parse_options(attr)?;
-        let sig = &func.sig;
-        if let Some(g) = sig.generics.params.first() {
-            return Err(syn::Error::new(
-                g.span(),
-                "a #[kernel] cannot be generic: a PTX entry point has one concrete signature",
-            ));
+/// A generic parameter of a kernel function.
+#[derive(Debug, Clone)]
+pub enum GenericParam {
+    /// `T`.
+    Type(Ident),
+    /// `const N: usize`.
+    Const(Ident),
+}
+
+impl GenericParam {
+    fn ident(&self) -> &Ident {
+        match self {
+            GenericParam::Type(i) | GenericParam::Const(i) => i,
         }
+    }
+
+    /// What stands for this parameter once `arg` is given: a type as one
+    /// token (an invisible group keeps `&T` with `T = dyn X + Y` one type),
+    /// a const value as written (a literal, a path or a block).
+    fn replacement(&self, arg: &TokenStream) -> TokenStream {
+        match self {
+            GenericParam::Type(_) => {
+                TokenTree::Group(Group::new(Delimiter::None, arg.clone())).into()
+            }
+            GenericParam::Const(_) => arg.clone(),
+        }
+    }
+}
+
+/// One instance of a generic kernel: `name = <f32, 32>`.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// The entry point's name.
+    pub name: Ident,
+    /// The generic arguments, one per generic parameter, in order (types
+    /// and const values).
+    pub args: Vec<TokenStream>,
+    /// Where the instance is written, for errors about it.
+    pub span: Span,
+    /// The entry point: the kernel's signature with the arguments in place
+    /// of the parameters.
+    pub signature: KernelSignature,
+}
+
+impl Instance {
+    /// The arguments as Rust writes them after the function's name:
+    /// `<f32, 32>`.
+    pub fn generic_args(&self) -> TokenStream {
+        let args = &self.args;
+        quote!(<#(#args),*>)
+    }
+
+    /// The instance as Rust would name it: `k::<f32, 32>`.
+    pub fn describe(&self, function: &Ident) -> String {
+        let args: Vec<String> = self.args.iter().map(record::type_text).collect();
+        format!("{function}::<{}>", args.join(", "))
+    }
+}
+
+/// What one `#[kernel]` declares: a function and its entry points (one for
+/// a plain kernel, one per instance for a generic one).
+#[derive(Debug, Clone)]
+pub struct KernelDecl {
+    /// The Rust function's name (a plain kernel's entry point has it).
+    pub ident: Ident,
+    /// Launch requirements, shared by every entry point.
+    pub options: KernelOptions,
+    /// The parameters as declared (their types may name generic
+    /// parameters).
+    pub params: Vec<Param>,
+    /// The function's generic parameters, in order.
+    pub generics: Vec<GenericParam>,
+    /// The instances of a generic kernel (empty for a plain one).
+    pub instances: Vec<Instance>,
+}
+
+impl KernelDecl {
+    /// Reads `func`, whose `#[kernel(...)]` arguments are `attr` (empty for
+    /// a bare `#[kernel]`).
+    pub fn parse(attr: TokenStream, func: &ItemFn) -> syn::Result<Self> {
+        let (options, instances) = parse_options(attr)?;
+        let sig = &func.sig;
         if sig.asyncness.is_some() {
             return Err(syn::Error::new(sig.span(), "a #[kernel] cannot be async"));
         }
@@ -101,23 +201,270 @@ impl KernelSignature {
                 "a #[kernel] returns nothing: write results through a `*mut T` parameter",
             ));
         }
+        let generics = sig
+            .generics
+            .params
+            .iter()
+            .map(|g| match g {
+                syn::GenericParam::Type(t) => Ok(GenericParam::Type(t.ident.clone())),
+                syn::GenericParam::Const(c) => Ok(GenericParam::Const(c.ident.clone())),
+                syn::GenericParam::Lifetime(l) => Err(syn::Error::new(
+                    l.span(),
+                    "a #[kernel] takes no lifetime parameters: its parameters live for the whole launch",
+                )),
+            })
+            .collect::<syn::Result<Vec<_>>>()?;
         let params = sig
             .inputs
             .iter()
             .map(parse_param)
             .collect::<syn::Result<Vec<_>>>()?;
-        Ok(Self {
-            name: sig.ident.clone(),
+        let mut decl = Self {
+            ident: sig.ident.clone(),
             options,
             params,
+            generics,
+            instances: Vec::new(),
+        };
+        decl.instances = decl.instantiate(instances, &sig.generics)?;
+        Ok(decl)
+    }
+
+    /// Whether the function is generic (its entry points are its instances).
+    pub fn is_generic(&self) -> bool {
+        !self.generics.is_empty()
+    }
+
+    /// The entry points: the function itself for a plain kernel, every
+    /// instance for a generic one.
+    pub fn entries(&self) -> Vec<KernelSignature> {
+        if self.is_generic() {
+            self.instances.iter().map(|i| i.signature.clone()).collect()
+        } else {
+            vec![KernelSignature {
+                name: self.ident.clone(),
+                options: self.options.clone(),
+                params: self.params.clone(),
+            }]
+        }
+    }
+
+    /// Checks the instances written in `instances(..)` against the generic
+    /// parameters and substitutes their arguments.
+    fn instantiate(
+        &self,
+        written: Option<(Span, Vec<WrittenInstance>)>,
+        generics: &syn::Generics,
+    ) -> syn::Result<Vec<Instance>> {
+        let f = &self.ident;
+        let Some((span, written)) = written else {
+            if self.is_generic() {
+                return Err(syn::Error::new_spanned(
+                    generics,
+                    format!(
+                        "a generic #[kernel] lists its instances, each a PTX entry point with its own \
+                         host handle: #[kernel(instances({f}_a = <..>, {f}_b = <..>))]"
+                    ),
+                ));
+            }
+            return Ok(Vec::new());
+        };
+        if !self.is_generic() {
+            return Err(syn::Error::new(
+                span,
+                format!("instances(..) lists the instances of a generic #[kernel]; `{f}` has no generic parameters"),
+            ));
+        }
+        if written.is_empty() {
+            return Err(syn::Error::new(
+                span,
+                "instances(..) lists at least one instance",
+            ));
+        }
+        let names: Vec<String> = self
+            .generics
+            .iter()
+            .map(|g| g.ident().to_string())
+            .collect();
+        let mut out: Vec<Instance> = Vec::new();
+        for w in written {
+            if w.name == *f {
+                return Err(syn::Error::new(
+                    w.name.span(),
+                    format!(
+                        "an instance cannot be named `{f}`: the generic function has that name"
+                    ),
+                ));
+            }
+            if out.iter().any(|i| i.name == w.name) {
+                return Err(syn::Error::new(
+                    w.name.span(),
+                    format!(
+                        "two instances are named `{}`: PTX entry points share one namespace",
+                        w.name
+                    ),
+                ));
+            }
+            let given = w.args.args.len();
+            if given != self.generics.len() {
+                return Err(syn::Error::new_spanned(
+                    &w.args,
+                    format!(
+                        "`{f}` has {} generic parameter{} (<{}>), but the instance `{}` gives {given}",
+                        self.generics.len(),
+                        if self.generics.len() == 1 { "" } else { "s" },
+                        names.join(", "),
+                        w.name
+                    ),
+                ));
+            }
+            let args = self
+                .generics
+                .iter()
+                .zip(&w.args.args)
+                .map(|(g, a)| generic_arg(g, a))
+                .collect::<syn::Result<Vec<_>>>()?;
+            let map: Vec<(&Ident, TokenStream)> = self
+                .generics
+                .iter()
+                .zip(&args)
+                .map(|(g, a)| (g.ident(), g.replacement(a)))
+                .collect();
+            let params = self
+                .params
+                .iter()
+                .map(|p| {
+                    Ok(Param {
+                        ty: substitute_type(&p.ty, &map)?,
+                        ..p.clone()
+                    })
+                })
+                .collect::<syn::Result<Vec<_>>>()?;
+            out.push(Instance {
+                signature: KernelSignature {
+                    name: w.name.clone(),
+                    options: self.options.clone(),
+                    params,
+                },
+                name: w.name,
+                span: w.args.span(),
+                args,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// `name = <args>` as written in `instances(..)`.
+struct WrittenInstance {
+    name: Ident,
+    args: syn::AngleBracketedGenericArguments,
+}
+
+impl syn::parse::Parse for WrittenInstance {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<syn::Token![=]>()?;
+        if !input.peek(syn::Token![<]) {
+            return Err(input.error(
+                "an instance gives its generic arguments in angle brackets: `name = <f32, 32>`",
+            ));
+        }
+        Ok(Self {
+            name,
+            args: input.parse()?,
         })
     }
 }
 
-fn parse_options(attr: proc_macro2::TokenStream) -> syn::Result<KernelOptions> {
+/// The tokens of argument `a` for generic parameter `g`, or why it does not
+/// fit.
+fn generic_arg(g: &GenericParam, a: &GenericArgument) -> syn::Result<TokenStream> {
+    match (g, a) {
+        (GenericParam::Type(_), GenericArgument::Type(t)) => Ok(t.to_token_stream()),
+        (GenericParam::Type(p), other) => Err(syn::Error::new_spanned(
+            other,
+            format!("`{p}` is a type parameter: give a type"),
+        )),
+        (GenericParam::Const(_), GenericArgument::Const(e)) => Ok(match e {
+            syn::Expr::Lit(_) | syn::Expr::Path(_) | syn::Expr::Block(_) => e.to_token_stream(),
+            other => quote!({ #other }),
+        }),
+        // `N = SOME_CONST` parses as a type: a path names the constant
+        // (unless it names a primitive type).
+        (GenericParam::Const(_), GenericArgument::Type(Type::Path(p)))
+            if p.qself.is_none() && !is_primitive(&p.path) =>
+        {
+            Ok(p.to_token_stream())
+        }
+        (GenericParam::Const(p), other) => Err(syn::Error::new_spanned(
+            other,
+            format!("`{p}` is a const parameter: give a value, such as `32` or `{{ 2 * 16 }}`"),
+        )),
+    }
+}
+
+/// Whether `path` names one of Rust's primitive types.
+fn is_primitive(path: &syn::Path) -> bool {
+    const PRIMITIVES: [&str; 17] = [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64", "bool", "char", "str",
+    ];
+    path.get_ident()
+        .is_some_and(|i| PRIMITIVES.iter().any(|p| i == p))
+}
+
+/// `ty` with every generic parameter of `map` replaced by its argument.
+fn substitute_type(ty: &Type, map: &[(&Ident, TokenStream)]) -> syn::Result<Type> {
+    let tokens = substitute(ty.to_token_stream(), map)?;
+    syn::parse2(tokens)
+}
+
+fn substitute(ts: TokenStream, map: &[(&Ident, TokenStream)]) -> syn::Result<TokenStream> {
+    let tokens: Vec<TokenTree> = ts.into_iter().collect();
+    let punct =
+        |i: usize, c: char| matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let mut out = TokenStream::new();
+    for (i, tt) in tokens.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), substitute(g.stream(), map)?);
+                group.set_span(g.span());
+                out.extend([TokenTree::Group(group)]);
+            }
+            TokenTree::Ident(id) => {
+                // Not a segment after `::` (`other::T`), nor a lifetime.
+                let inside_path = i >= 1 && (punct(i - 1, ':') || punct(i - 1, '\''));
+                match map.iter().find(|(p, _)| *p == id) {
+                    Some((p, value)) if !inside_path => {
+                        if punct(i + 1, ':') && punct(i + 2, ':') {
+                            return Err(syn::Error::new(
+                                id.span(),
+                                format!(
+                                    "a #[kernel] parameter's type names `{p}` only whole (`{p}`, `&[{p}]`, \
+                                     `[{p}; 4]`): the host handle needs a concrete type, and `{p}::..` \
+                                     is known only to the compiler"
+                                ),
+                            ));
+                        }
+                        out.extend(value.clone());
+                    }
+                    _ => out.extend([tt.clone()]),
+                }
+            }
+            _ => out.extend([tt.clone()]),
+        }
+    }
+    Ok(out)
+}
+
+type WrittenInstances = Option<(Span, Vec<WrittenInstance>)>;
+
+fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstances)> {
     let mut options = KernelOptions::default();
+    let mut instances = None;
     if attr.is_empty() {
-        return Ok(options);
+        return Ok((options, instances));
     }
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("cooperative") {
@@ -149,13 +496,29 @@ fn parse_options(attr: proc_macro2::TokenStream) -> syn::Result<KernelOptions> {
             }
             options.cluster = Some(ClusterShape::Fixed(out));
             Ok(())
+        } else if meta.path.is_ident("instances") {
+            let span = meta.path.span();
+            if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
+                return Err(
+                    meta.error("instances(..) lists the instances: instances(k_f32 = <f32>, ..)")
+                );
+            }
+            let content;
+            syn::parenthesized!(content in meta.input);
+            let list =
+                syn::punctuated::Punctuated::<WrittenInstance, syn::Token![,]>::parse_terminated(
+                    &content,
+                )?;
+            instances = Some((span, list.into_iter().collect()));
+            Ok(())
         } else {
-            Err(meta
-                .error("unknown #[kernel] option: expected `cooperative` or `cluster(x, y, z)`"))
+            Err(meta.error(
+                "unknown #[kernel] option: expected `cooperative`, `cluster(x, y, z)` or `instances(..)`",
+            ))
         }
     });
     syn::parse::Parser::parse2(parser, attr)?;
-    Ok(options)
+    Ok((options, instances))
 }
 
 fn parse_param(arg: &FnArg) -> syn::Result<Param> {
@@ -202,6 +565,8 @@ fn classify(ty: &Type) -> syn::Result<(ParamKind, Type)> {
             Ok((kind, (*p.elem).clone()))
         }
         Type::Paren(p) => classify(&p.elem),
+        // A type a `macro_rules!` macro passes as `$t:ty`.
+        Type::Group(g) => classify(&g.elem),
         Type::Path(_) | Type::Array(_) | Type::Tuple(_) => Ok((ParamKind::Value, ty.clone())),
         _ => Err(err(
             ty.span(),
@@ -220,11 +585,12 @@ mod tests {
     use super::*;
     use quote::quote;
 
-    fn parse(
-        attr: proc_macro2::TokenStream,
-        f: proc_macro2::TokenStream,
-    ) -> syn::Result<KernelSignature> {
-        KernelSignature::parse(attr, &syn::parse2(f).unwrap())
+    fn parse(attr: TokenStream, f: TokenStream) -> syn::Result<KernelDecl> {
+        KernelDecl::parse(attr, &syn::parse2(f).unwrap())
+    }
+
+    fn text(ty: &Type) -> String {
+        record::type_text(&ty.to_token_stream())
     }
 
     #[test]
@@ -236,9 +602,12 @@ mod tests {
             ),
         )
         .unwrap();
-        assert_eq!(k.name, "k");
-        assert!(k.options.cooperative);
-        let kinds: Vec<_> = k.params.iter().map(|p| p.kind.clone()).collect();
+        let [sig] = &k.entries()[..] else {
+            panic!("one entry")
+        };
+        assert_eq!(sig.name, "k");
+        assert!(sig.options.cooperative);
+        let kinds: Vec<_> = sig.params.iter().map(|p| p.kind).collect();
         assert_eq!(
             kinds,
             [
@@ -249,8 +618,31 @@ mod tests {
                 ParamKind::Value
             ]
         );
-        let ty = &k.params[2].ty;
-        assert_eq!(quote!(#ty).to_string(), "[u32 ; 2]");
+        assert_eq!(text(&sig.params[2].ty), "[u32;2]");
+    }
+
+    #[test]
+    fn a_type_a_macro_passes_is_classified_as_written() {
+        let ty = |t: TokenStream| -> TokenStream {
+            TokenTree::Group(Group::new(Delimiter::None, t)).into()
+        };
+        let (u, pair) = (ty(quote!(u32)), ty(quote!([u16; 2])));
+        let k = parse(
+            quote!(),
+            quote!(
+                fn k(a: #u, b: *mut #pair, c: &[#u]) {}
+            ),
+        )
+        .unwrap();
+        let kinds: Vec<_> = k.params.iter().map(|p| (p.kind, text(&p.ty))).collect();
+        assert_eq!(
+            kinds,
+            [
+                (ParamKind::Value, "u32".to_string()),
+                (ParamKind::MutPtr, "[u16;2]".to_string()),
+                (ParamKind::Slice, "u32".to_string())
+            ]
+        );
     }
 
     #[test]
@@ -306,12 +698,6 @@ mod tests {
             ),
             (
                 quote!(
-                    fn k<T>(x: T) {}
-                ),
-                "cannot be generic",
-            ),
-            (
-                quote!(
                     fn k() -> u32 {
                         0
                     }
@@ -346,5 +732,151 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("at least 1"), "{e}");
+    }
+
+    #[test]
+    fn a_generic_kernel_has_one_entry_per_instance() {
+        let k = parse(
+            quote!(cooperative, instances(k_f32 = <f32, 32>, k_pair = <[u32; 2], { 4 * 16 }>)),
+            quote!(
+                fn k<T: Pod, const N: usize>(
+                    a: &[T],
+                    b: *mut [T; N],
+                    c: T,
+                    d: other::T,
+                    e: Wrap<T, N>,
+                ) {
+                }
+            ),
+        )
+        .unwrap();
+        assert!(k.is_generic());
+        let entries = k.entries();
+        let names: Vec<String> = entries.iter().map(|e| e.name.to_string()).collect();
+        assert_eq!(names, ["k_f32", "k_pair"]);
+        assert!(entries.iter().all(|e| e.options.cooperative));
+        let types =
+            |i: usize| -> Vec<String> { entries[i].params.iter().map(|p| text(&p.ty)).collect() };
+        assert_eq!(
+            types(0),
+            ["f32", "[f32;32]", "f32", "other::T", "Wrap<f32,32>"]
+        );
+        assert_eq!(
+            types(1),
+            [
+                "[u32;2]",
+                "[[u32;2];{4*16}]",
+                "[u32;2]",
+                "other::T",
+                "Wrap<[u32;2],{4*16}>"
+            ]
+        );
+        assert_eq!(k.instances[0].describe(&k.ident), "k::<f32, 32>");
+        assert_eq!(
+            k.instances[1].generic_args().to_string(),
+            "< [u32 ; 2] , { 4 * 16 } >"
+        );
+        // A constant named by a path is a const argument.
+        let k = parse(
+            quote!(instances(k8 = <EIGHT>)),
+            quote!(
+                fn k<const N: usize>(a: *mut [u32; N]) {}
+            ),
+        )
+        .unwrap();
+        assert_eq!(text(&k.entries()[0].params[0].ty), "[u32;EIGHT]");
+    }
+
+    #[test]
+    fn rejects_instances_that_do_not_fit() {
+        for (attr, f, msg) in [
+            (
+                quote!(),
+                quote!(
+                    fn k<T>(x: T) {}
+                ),
+                "a generic #[kernel] lists its instances",
+            ),
+            (
+                quote!(instances(k_u32 = <u32>)),
+                quote!(
+                    fn k(x: u32) {}
+                ),
+                "`k` has no generic parameters",
+            ),
+            (
+                quote!(instances(k_u32 = <u32>)),
+                quote!(
+                    fn k<T, const N: usize>(x: T) {}
+                ),
+                "`k` has 2 generic parameters (<T, N>), but the instance `k_u32` gives 1",
+            ),
+            (
+                quote!(instances(k_4 = <4>)),
+                quote!(
+                    fn k<T>(x: T) {}
+                ),
+                "`T` is a type parameter: give a type",
+            ),
+            (
+                quote!(instances(k_4 = <u32, u32>)),
+                quote!(
+                    fn k<T, const N: usize>(x: T) {}
+                ),
+                "`N` is a const parameter: give a value",
+            ),
+            (
+                quote!(instances(k_4 = <u32, [u8; 2]>)),
+                quote!(
+                    fn k<T, const N: usize>(x: T) {}
+                ),
+                "`N` is a const parameter: give a value",
+            ),
+            (
+                quote!(instances(a = <u32>, a = <f32>)),
+                quote!(
+                    fn k<T>(x: T) {}
+                ),
+                "two instances are named `a`",
+            ),
+            (
+                quote!(instances(k = <u32>)),
+                quote!(
+                    fn k<T>(x: T) {}
+                ),
+                "an instance cannot be named `k`",
+            ),
+            (
+                quote!(instances(k_u32 = u32)),
+                quote!(
+                    fn k<T>(x: T) {}
+                ),
+                "in angle brackets",
+            ),
+            (
+                quote!(instances()),
+                quote!(
+                    fn k<T>(x: T) {}
+                ),
+                "at least one instance",
+            ),
+            (
+                quote!(instances(k_u32 = <u32>)),
+                quote!(
+                    fn k<T: Tr>(x: T::Out) {}
+                ),
+                "names `T` only whole",
+            ),
+            (
+                quote!(instances(k_u32 = <u32>)),
+                quote!(
+                    fn k<'a, T>(x: T) {}
+                ),
+                "no lifetime parameters",
+            ),
+        ] {
+            let e = parse(attr, f).unwrap_err().to_string();
+            assert!(e.contains(msg), "{e}");
+        }
     }
 }

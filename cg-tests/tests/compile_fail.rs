@@ -1,5 +1,6 @@
 //! What the typed kernel API rejects at compile time: kernel parameters that
-//! cannot cross to the device, launches with the wrong argument types or
+//! cannot cross to the device, generic kernels without instances or with
+//! instances that do not fit, launches with the wrong argument types or
 //! count, launching a cooperative kernel without a cooperative launch, and
 //! reaching cg-core's warp instructions with a mask that may not hold the
 //! caller (raw instructions, coalesced groups from a mask, group types of

@@ -5,11 +5,12 @@
 //! have what the host needs to report them, and the launch kinds the host
 //! uses are the ones the kernels declared.
 
+use cg_ptx::Module;
 use cg_samples::kernels::{self as samples, GridSum};
-use cg_tests::kernels::{ApiGridSplitBarrier, ApiShflU32, ProbeGridRotate, ProbeGroups, PTX};
-use cooperative_groups::LaunchKind;
-use cooperative_groups::Ptx;
-use std::collections::BTreeSet;
+use cg_tests::kernels::{
+    self as kernels, ApiGridSplitBarrier, ApiShflU32, ProbeGridRotate, ProbeGroups, PTX,
+};
+use cooperative_groups::{DeviceBuffer, LaunchConfig, LaunchKind, Ptx};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -93,7 +94,7 @@ fn every_module_assembles_for_sm80_and_sm90_without_spills() {
             let entries = log.matches("Compiling entry function").count();
             assert_eq!(
                 entries,
-                cooperative_groups::launch::count_entries(m.source),
+                Module::parse(m.source).entries().count(),
                 "sm_{} module on sm_{sm}:\n{log}",
                 m.sm
             );
@@ -115,48 +116,12 @@ fn every_module_assembles_for_sm80_and_sm90_without_spills() {
     }
 }
 
-/// The functions of `ptx` declared `.noreturn`: core's panic functions and
-/// cg-core's fault report, the paths to a trap.
-fn noreturn_functions(ptx: &str) -> BTreeSet<&str> {
-    let mut out = BTreeSet::new();
-    let mut rest = ptx;
-    while let Some(i) = rest.find(".func ") {
-        let decl = &rest[i + ".func ".len()..];
-        let end = decl.find(['{', ';']).unwrap_or(decl.len());
-        if decl[..end].contains(".noreturn") {
-            let name = decl
-                .trim_start()
-                .split(|c: char| c == '(' || c.is_whitespace())
-                .next()
-                .unwrap();
-            out.insert(name);
-        }
-        rest = &decl[end..];
-    }
-    out
-}
-
-/// The names of the functions `body` calls.
-fn callees(body: &str) -> Vec<&str> {
-    body.lines()
-        .filter_map(|l| {
-            let l = l.trim_start();
-            l.strip_prefix("call.uni ")
-                .or_else(|| l.strip_prefix("call "))
-        })
-        .map(|rest| {
-            rest.trim_start()
-                .split(|c: char| c == ',' || c == ';' || c.is_whitespace())
-                .next()
-                .unwrap()
-        })
-        .collect()
-}
-
-/// The calls in `body` to functions that return: wrappers left uninlined.
-fn returning_calls<'a>(ptx: &str, body: &'a str) -> Vec<&'a str> {
-    let noreturn = noreturn_functions(ptx);
-    callees(body)
+/// The calls in `f` to functions that return: wrappers left uninlined.
+/// (The only calls allowed are to the `.noreturn` functions, core's panic
+/// functions and cg-core's fault report: the paths to a trap.)
+fn returning_calls<'a>(module: &Module<'a>, f: &cg_ptx::Function<'a>) -> Vec<&'a str> {
+    let noreturn = module.noreturn_functions();
+    f.callees()
         .into_iter()
         .filter(|c| !noreturn.contains(c))
         .collect()
@@ -172,25 +137,23 @@ fn local_depots_on_trap_paths(ptx: &str) -> u32 {
             "the module uses local memory: `{access}`"
         );
     }
-    let noreturn = noreturn_functions(ptx);
     let mut max = 0;
-    for (i, _) in ptx.match_indices("__local_depot") {
-        let line = ptx[i..].lines().next().unwrap();
-        let Some(size) = line.split_once('[').and_then(|(_, s)| s.split(']').next()) else {
-            continue;
-        };
-        let owner = ptx[..i]
-            .rmatch_indices(".func ")
-            .next()
-            .map(|(f, _)| &ptx[f + ".func ".len()..])
-            .and_then(|d| d.split(|c: char| c == '(' || c.is_whitespace()).next())
-            .unwrap_or("");
-        assert!(
-            noreturn.contains(owner)
-                && !ptx[..i].rsplit(".func ").next().unwrap().contains(".entry"),
-            "a local-memory depot outside the paths to a trap, in `{owner}`"
-        );
-        max = max.max(size.parse().unwrap());
+    for f in Module::parse(ptx).functions {
+        for depot in f
+            .statements()
+            .filter(|s| cg_ptx::opcode(s) == ".local" && s.contains("__local_depot"))
+        {
+            let size = depot
+                .split_once('[')
+                .and_then(|(_, s)| s.split(']').next())
+                .unwrap();
+            assert!(
+                f.is_noreturn() && !f.is_entry(),
+                "a local-memory depot outside the paths to a trap, in `{}`",
+                f.name
+            );
+            max = max.max(size.parse().unwrap());
+        }
     }
     max
 }
@@ -205,7 +168,8 @@ fn the_sm80_module_has_no_sm90_instructions_and_the_sm90_module_has_the_cluster_
             "cluster_reduce",
             "cluster_histogram",
         ];
-        let has = |k: &str| m.source.contains(&format!(".entry {k}("));
+        let module = Module::parse(m.source);
+        let has = |k: &str| module.entry(k).is_some();
         if m.sm < 90 {
             for needle in ["%cluster", "mapa", "shared::cluster", "barrier.cluster"] {
                 assert!(
@@ -252,12 +216,10 @@ fn has_all<'a>(sm: u32, ptx: &'a str, kernel: &str, insns: &[&str]) -> &'a str {
 
 /// The body of entry point `name` in `ptx`.
 fn entry<'a>(ptx: &'a str, name: &str) -> &'a str {
-    let start = ptx
-        .find(&format!(".entry {name}("))
-        .unwrap_or_else(|| panic!("no entry {name}"));
-    let body = &ptx[start..];
-    let end = body[1..].find(".entry ").map_or(body.len(), |e| e + 1);
-    &body[..end]
+    Module::parse(ptx)
+        .entry(name)
+        .and_then(|f| f.body)
+        .unwrap_or_else(|| panic!("no entry {name}"))
 }
 
 #[test]
@@ -266,7 +228,12 @@ fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
         let ptx = m.source;
         // Calls are only on the paths to a trap (a panic or a failed check
         // reporting where it happened): nothing that returns is left.
-        let left = returning_calls(ptx, ptx);
+        let module = Module::parse(ptx);
+        let left: Vec<&str> = module
+            .functions
+            .iter()
+            .flat_map(|f| returning_calls(&module, f))
+            .collect();
         assert!(left.is_empty(), "sm_{}: not inlined: {left:?}", m.sm);
         let sum = has_all(
             m.sm,
@@ -332,6 +299,51 @@ fn launch_kinds_follow_the_kernel_declarations() {
     assert_eq!(ApiGridSplitBarrier::KIND, LaunchKind::Cooperative);
     assert_eq!(ApiShflU32::KIND, LaunchKind::Plain);
     assert_eq!(samples::BlockReduceWarp::NAME, "block_reduce_warp");
+    // Written by a macro_rules! macro.
+    assert_eq!(samples::BarrierCostGrid::KIND, LaunchKind::Cooperative);
+    assert_eq!(samples::BarrierCostTile::KIND, LaunchKind::Plain);
+}
+
+/// The launch of an instance of a generic kernel: the instance's types.
+type AtomicU64Launch = fn(
+    &kernels::ApiAtomicU64,
+    LaunchConfig,
+    &DeviceBuffer<u64>,
+    &mut DeviceBuffer<u64>,
+    &mut DeviceBuffer<u64>,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
+) -> Result<(), cooperative_groups::Error>;
+
+/// The launch of the instance `copy_probe::<u8>`.
+type CopyProbeU8Launch = fn(
+    &kernels::CopyProbeU8,
+    LaunchConfig,
+    &DeviceBuffer<u32>,
+    &DeviceBuffer<u8>,
+    &mut DeviceBuffer<u8>,
+    u8,
+) -> Result<(), cooperative_groups::Error>;
+
+#[test]
+fn each_instance_of_a_generic_kernel_is_an_entry_point_with_its_own_types() {
+    let _: AtomicU64Launch = kernels::ApiAtomicU64::launch;
+    let _: CopyProbeU8Launch = kernels::CopyProbeU8::launch;
+    for m in by_arch() {
+        let module = Module::parse(m.source);
+        for name in (1..=8).map(|s| format!("vadd_pipelined_{s}")) {
+            // Three slices and pointers: a's pointer and length, b's, c.
+            let params = module.entry(&name).unwrap().param_types();
+            assert_eq!(params, [".u64"; 5], "sm_{}: {name}", m.sm);
+        }
+        // The generic functions themselves are no entry points.
+        for generic in ["vadd_pipelined", "api_atomic", "api_shfl", "copy_probe"] {
+            assert!(module.entry(generic).is_none(), "sm_{}: {generic}", m.sm);
+        }
+    }
 }
 
 /// The instructions that take a member mask as their last operand.
@@ -389,7 +401,8 @@ fn full_warp_operations_are_single_instructions_with_a_constant_mask() {
                 m.sm
             );
         }
-        let left = returning_calls(m.source, body);
+        let module = Module::parse(m.source);
+        let left = returning_calls(&module, module.entry("api_full_warp_ops").unwrap());
         assert!(
             left.is_empty(),
             "sm_{}: api_full_warp_ops calls {left:?}",
@@ -660,26 +673,6 @@ fn atomics_are_the_scoped_instructions_their_orderings_name() {
     }
 }
 
-/// The byte arrays of a module's constant data, by name, in order (their
-/// initializers leave out trailing zero bytes).
-fn byte_arrays(ptx: &str) -> Vec<(&str, Vec<u8>)> {
-    ptx.lines()
-        .filter_map(|l| l.strip_prefix(".global .align 1 .b8 "))
-        .filter_map(|rest| {
-            let (name, rest) = rest.split_once('[')?;
-            let (len, init) = rest.split_once("] = {")?;
-            // An array that holds an address (`generic(x)`) is no string.
-            let mut bytes: Vec<u8> = init
-                .trim_end_matches("};")
-                .split(',')
-                .map(|b| b.trim().parse().ok())
-                .collect::<Option<_>>()?;
-            bytes.resize(len.parse().unwrap(), 0);
-            Some((name, bytes))
-        })
-        .collect()
-}
-
 #[test]
 fn kernel_panics_leave_what_the_host_needs_to_name_them() {
     for m in all_modules() {
@@ -692,23 +685,26 @@ fn kernel_panics_leave_what_the_host_needs_to_name_them() {
             assert!(ptx.contains(global), "sm_{}: no `{global}`", m.sm);
         }
         // The table cg-builder appends lists every byte array, in order.
-        let arrays = byte_arrays(ptx);
-        assert_eq!(
-            arrays.len(),
-            ptx.lines()
-                .filter(|l| l.starts_with(".global .align 1 .b8 ") && l.contains("] = {"))
-                .count(),
-            "sm_{}: a byte array that is not a string",
-            m.sm
-        );
-        let table = ptx
-            .lines()
-            .find(|l| l.contains("cg_fault_strings["))
-            .unwrap();
-        let listed: Vec<&str> = table
-            .split("generic(")
-            .skip(1)
-            .map(|e| e.split(')').next().unwrap())
+        let module = Module::parse(ptx);
+        let arrays: Vec<(&str, Vec<u8>)> = module
+            .byte_arrays()
+            .map(|g| {
+                let bytes = g.bytes().unwrap_or_else(|| {
+                    panic!("sm_{}: the byte array {} is not a string", m.sm, g.name)
+                });
+                (g.name, bytes)
+            })
+            .collect();
+        let listed: Vec<String> = module
+            .global("cg_fault_strings")
+            .unwrap()
+            .init_elements()
+            .iter()
+            .map(|e| {
+                e.trim_start_matches("generic(")
+                    .trim_end_matches(')')
+                    .to_string()
+            })
             .collect();
         let names: Vec<&str> = arrays.iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, names, "sm_{}: the string table", m.sm);

@@ -204,11 +204,6 @@ pub fn cooperative_limit(per_sm: u32, sms: u32) -> u64 {
     per_sm as u64 * sms as u64
 }
 
-/// Number of `.entry` points in a PTX module.
-pub fn count_entries(ptx: &str) -> usize {
-    crate::module::entry_points(ptx).len()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

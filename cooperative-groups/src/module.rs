@@ -53,18 +53,6 @@ impl PtxSet {
     }
 }
 
-/// Names of the `.entry` points of a PTX module.
-pub fn entry_points(ptx: &str) -> Vec<&str> {
-    ptx.match_indices(".entry ")
-        .map(|(i, m)| {
-            let rest = &ptx[i + m.len()..];
-            rest.split(|c: char| c == '(' || c.is_whitespace())
-                .next()
-                .unwrap_or("")
-        })
-        .collect()
-}
-
 /// A module loaded on a [`Gpu`].
 #[derive(Clone)]
 pub struct Module {
@@ -75,7 +63,8 @@ pub struct Module {
 struct ModuleInner {
     module: ContextBound<Arc<CudaModule>>,
     sm: u32,
-    source: Arc<str>,
+    /// The names of its entry points.
+    entries: Vec<String>,
     /// Where the module's constant byte arrays lie, for naming a fault's
     /// file and message (`None`: a module built without cg-core).
     strings: Option<Arc<ModuleStrings>>,
@@ -114,9 +103,9 @@ impl Module {
             context: format!("reading the PTX file {}", path.display()),
             source,
         })?;
-        let sm = source
-            .lines()
-            .find_map(|l| l.trim().strip_prefix(".target sm_"))
+        let sm = cg_ptx::Module::parse(&source)
+            .target
+            .and_then(|t| t.strip_prefix("sm_"))
             .and_then(|t| {
                 t.trim_end_matches(|c: char| !c.is_ascii_digit())
                     .parse()
@@ -144,11 +133,16 @@ impl Module {
         if let Some(s) = &strings {
             gpu.add_strings(s.clone());
         }
+        let entries = cg_ptx::Module::parse(&source)
+            .entry_names()
+            .into_iter()
+            .map(String::from)
+            .collect();
         Ok(Self {
             inner: Arc::new(ModuleInner {
                 module,
                 sm,
-                source,
+                entries,
                 strings,
                 gpu: gpu.clone(),
             }),
@@ -160,10 +154,16 @@ impl Module {
         self.inner.sm
     }
 
+    /// The names of the module's entry points (kernels), in the order of
+    /// the PTX.
+    pub fn entry_points(&self) -> &[String] {
+        &self.inner.entries
+    }
+
     /// The kernel `name` if this module has it: a kernel gated to newer
     /// architectures is [`Error::KernelUnavailable`] here.
     pub fn function_if_built(&self, name: &str, kind: LaunchKind) -> Result<Function, Error> {
-        if !entry_points(&self.inner.source).contains(&name) {
+        if !self.entry_points().iter().any(|e| e == name) {
             return Err(Error::KernelUnavailable {
                 kernel: name.into(),
                 sm: self.inner.sm,
@@ -174,8 +174,8 @@ impl Module {
 
     /// The kernel `name`, to be launched as `kind`.
     pub fn function(&self, name: &str, kind: LaunchKind) -> Result<Function, Error> {
-        let entries = entry_points(&self.inner.source);
-        if !entries.contains(&name) {
+        let entries = self.entry_points();
+        if !entries.iter().any(|e| e == name) {
             return Err(Error::KernelNotFound {
                 name: name.into(),
                 available: entries.join(", "),
@@ -747,11 +747,5 @@ mod tests {
             load_failure(E::CUDA_ERROR_INVALID_PTX, None),
             LoadFailure::PtxRejected
         );
-    }
-
-    #[test]
-    fn lists_entry_points() {
-        let ptx = ".visible .entry foo(\n.param .u64 a\n)\n{\n}\n.visible .entry bar()\n{\n}\n.func baz()\n{\n}";
-        assert_eq!(entry_points(ptx), ["foo", "bar"]);
     }
 }

@@ -47,39 +47,19 @@ impl ModuleStrings {
 
 /// The names in the table's initializer, in order.
 pub(crate) fn table_names(ptx: &str) -> Option<Vec<&str>> {
-    let decl = format!(".u64 {STRINGS_SYMBOL}[");
-    let line = ptx.lines().rev().find(|l| l.contains(&decl))?;
-    let inner = line.split_once('{')?.1.rsplit_once('}')?.0;
-    inner
-        .split(',')
-        .map(|e| {
-            e.trim()
-                .strip_prefix("generic(")
-                .and_then(|e| e.strip_suffix(')'))
-        })
+    cg_ptx::Module::parse(ptx)
+        .global(STRINGS_SYMBOL)?
+        .init_elements()
+        .into_iter()
+        .map(|e| e.strip_prefix("generic(")?.strip_suffix(')'))
         .collect()
 }
 
 /// The contents of the byte array `name` (`.global .align 1 .b8
-/// name[N] = {b, ...};`). The initializer leaves out trailing zero bytes
-/// (LLVM's PTX does), so it is padded to the declared `N`.
+/// name[N] = {b, ...};`), padded with the zero bytes the initializer leaves
+/// out to the declared `N`.
 pub(crate) fn byte_array(ptx: &str, name: &str) -> Option<Vec<u8>> {
-    let decl = format!(".b8 {name}[");
-    let line = ptx
-        .lines()
-        .find(|l| l.starts_with(".global") && l.contains(&decl))?;
-    let (_, rest) = line.split_once(&decl)?;
-    let len: usize = rest.split(']').next()?.parse().ok()?;
-    let inner = rest.split_once("= {")?.1.rsplit_once('}')?.0;
-    let mut bytes: Vec<u8> = inner
-        .split(',')
-        .map(|b| b.trim().parse().ok())
-        .collect::<Option<_>>()?;
-    if bytes.len() > len {
-        return None;
-    }
-    bytes.resize(len, 0);
-    Some(bytes)
+    cg_ptx::Module::parse(ptx).global(name)?.bytes()
 }
 
 /// What the bytes at a panic message's address are.

@@ -1,7 +1,8 @@
 //! Atomics of every operation, type, ordering and scope, on global and
 //! shared memory, and a release/acquire message-passing litmus test.
 //!
-//! [`api_atomic_u32`] and its siblings share one body: every thread `i`
+//! [`api_atomic`] (one instance per type: `api_atomic_u32` ..) has every
+//! thread `i`
 //! applies operation `op` with `values[i]` to cell `i % cells` (contended
 //! when `cells` is small), with the ordering `order` and the scope
 //! `scope`, and writes the value the operation returned (or the value it
@@ -163,11 +164,19 @@ fn apply<T: Probed, S: Scope>(a: &AtomicRef<'_, T, S>, op: u32, v: T, o: Orderin
     })
 }
 
-/// The body every `api_atomic_*` kernel shares; `scope` 0 Block,
-/// 1 Cluster (sm_90 builds only), 2 Device, 3 System.
+/// Atomics on `T`, one instance per type: see the module docs and
+/// [`ATOMIC_OPS`]; `scope` 0 Block, 1 Cluster (sm_90 builds only),
+/// 2 Device, 3 System.
 #[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn atomic_probe<T: Probed>(
+#[kernel(instances(
+    api_atomic_u32 = <u32>,
+    api_atomic_i32 = <i32>,
+    api_atomic_u64 = <u64>,
+    api_atomic_i64 = <i64>,
+    api_atomic_f32 = <f32>,
+    api_atomic_f64 = <f64>,
+))]
+pub fn api_atomic<T: Probed>(
     values: &[T],
     cells: *mut T,
     olds: *mut T,
@@ -234,102 +243,6 @@ fn atomic_probe_in<T: Probed, S: Scope>(
     if r < n {
         unsafe { *cells.add(offset + r) = cg_core::shared::ld_shared(cell(r)) };
     }
-}
-
-/// Atomics on `u32`: see the module docs and [`ATOMIC_OPS`].
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_atomic_u32(
-    values: &[u32],
-    cells: *mut u32,
-    olds: *mut u32,
-    ncells: u32,
-    op: u32,
-    order: u32,
-    scope: u32,
-    space: u32,
-) {
-    atomic_probe::<u32>(values, cells, olds, ncells, op, order, scope, space)
-}
-
-/// Atomics on `i32`: see the module docs and [`ATOMIC_OPS`].
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_atomic_i32(
-    values: &[i32],
-    cells: *mut i32,
-    olds: *mut i32,
-    ncells: u32,
-    op: u32,
-    order: u32,
-    scope: u32,
-    space: u32,
-) {
-    atomic_probe::<i32>(values, cells, olds, ncells, op, order, scope, space)
-}
-
-/// Atomics on `u64`: see the module docs and [`ATOMIC_OPS`].
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_atomic_u64(
-    values: &[u64],
-    cells: *mut u64,
-    olds: *mut u64,
-    ncells: u32,
-    op: u32,
-    order: u32,
-    scope: u32,
-    space: u32,
-) {
-    atomic_probe::<u64>(values, cells, olds, ncells, op, order, scope, space)
-}
-
-/// Atomics on `i64`: see the module docs and [`ATOMIC_OPS`].
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_atomic_i64(
-    values: &[i64],
-    cells: *mut i64,
-    olds: *mut i64,
-    ncells: u32,
-    op: u32,
-    order: u32,
-    scope: u32,
-    space: u32,
-) {
-    atomic_probe::<i64>(values, cells, olds, ncells, op, order, scope, space)
-}
-
-/// Atomics on `f32`: see the module docs and [`ATOMIC_OPS`].
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_atomic_f32(
-    values: &[f32],
-    cells: *mut f32,
-    olds: *mut f32,
-    ncells: u32,
-    op: u32,
-    order: u32,
-    scope: u32,
-    space: u32,
-) {
-    atomic_probe::<f32>(values, cells, olds, ncells, op, order, scope, space)
-}
-
-/// Atomics on `f64`: see the module docs and [`ATOMIC_OPS`].
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_atomic_f64(
-    values: &[f64],
-    cells: *mut f64,
-    olds: *mut f64,
-    ncells: u32,
-    op: u32,
-    order: u32,
-    scope: u32,
-    space: u32,
-) {
-    atomic_probe::<f64>(values, cells, olds, ncells, op, order, scope, space)
 }
 
 /// Message passing across blocks, `trials` times per pair: block `2k`

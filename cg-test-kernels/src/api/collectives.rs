@@ -85,11 +85,23 @@ fn run<T: Pod, Op: Operator<T> + Copy>(
     }
 }
 
-/// Integer types: `op` 0 plus, 1 less, 2 greater, 3 bit_and, 4 bit_or,
-/// 5 bit_xor, 6 the closure `|a, b| a + b` (no hardware path).
-#[inline(always)]
-fn integer_probe<T>(input: &[u32], keys: &[u32], out: *mut u32, info: *mut u32, sel: u32, op: u32)
-where
+/// Per thread `[reduce, inclusive_scan, exclusive_scan]` of integers of
+/// type `T` (one or two words per value); `info` gets the group. `op`:
+/// 0 plus, 1 less, 2 greater, 3 bit_and, 4 bit_or, 5 bit_xor, 6 the
+/// closure `|a, b| a + b` (no hardware path).
+#[kernel(instances(
+    api_collective_u32 = <u32>,
+    api_collective_i32 = <i32>,
+    api_collective_u64 = <u64>,
+))]
+pub fn api_collective_integer<T>(
+    input: &[u32],
+    keys: &[u32],
+    out: *mut u32,
+    info: *mut u32,
+    sel: u32,
+    op: u32,
+) where
     T: Pod + Add<Output = T> + PartialOrd + And<Output = T> + Or<Output = T> + Xor<Output = T>,
 {
     let i = index();
@@ -107,13 +119,17 @@ where
     }
 }
 
-/// Floating-point types: `op` 0 plus, 1 less, 2 greater, 6 the closure
-/// `|a, b| a + b`.
-#[inline(always)]
-fn float_probe<T>(input: &[u32], keys: &[u32], out: *mut u32, info: *mut u32, sel: u32, op: u32)
-where
-    T: Pod + Add<Output = T> + PartialOrd,
-{
+/// As [`api_collective_integer`] for floating-point types, `op` 0 plus,
+/// 1 less, 2 greater, 6 the closure `|a, b| a + b`.
+#[kernel(instances(api_collective_f32 = <f32>, api_collective_f64 = <f64>))]
+pub fn api_collective_float<T: Pod + Add<Output = T> + PartialOrd>(
+    input: &[u32],
+    keys: &[u32],
+    out: *mut u32,
+    info: *mut u32,
+    sel: u32,
+    op: u32,
+) {
     let i = index();
     let key = Key(keys[i]);
     let v = load::<T>(input, i);
@@ -124,73 +140,6 @@ where
         6 => run(sel, key, v, |a: T, b: T| a + b, out, info, i),
         _ => {}
     }
-}
-
-/// Per thread `[reduce, inclusive_scan, exclusive_scan]` of `u32` values
-/// (see `integer_probe` for `op`); `info` gets the group.
-#[kernel]
-pub fn api_collective_u32(
-    input: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-) {
-    integer_probe::<u32>(input, keys, out, info, sel, op)
-}
-
-/// As [`api_collective_u32`] for `i32`.
-#[kernel]
-pub fn api_collective_i32(
-    input: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-) {
-    integer_probe::<i32>(input, keys, out, info, sel, op)
-}
-
-/// As [`api_collective_u32`] for `u64` (two words per value).
-#[kernel]
-pub fn api_collective_u64(
-    input: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-) {
-    integer_probe::<u64>(input, keys, out, info, sel, op)
-}
-
-/// As [`api_collective_u32`] for `f32` (ops 0, 1, 2, 6).
-#[kernel]
-pub fn api_collective_f32(
-    input: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-) {
-    float_probe::<f32>(input, keys, out, info, sel, op)
-}
-
-/// As [`api_collective_u32`] for `f64` (ops 0, 1, 2, 6; two words per
-/// value).
-#[kernel]
-pub fn api_collective_f64(
-    input: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-) {
-    float_probe::<f64>(input, keys, out, info, sel, op)
 }
 
 /// Structs with closures: `op` 0 composes [`Affine`] maps (2 words per
@@ -215,7 +164,7 @@ pub fn api_collective_struct(
 }
 
 /// Per thread, 4 words of `out`: `block_reduce` of `input[i]` with `op`
-/// (as `integer_probe`), then, on the same scratch with no barrier
+/// (as [`api_collective_integer`]), then, on the same scratch with no barrier
 /// between, `block_reduce` of `input[i] ^ 0x5555_5555` with `Plus`, then
 /// the composition of the block's [`Affine`] maps `{ a: input[i] | 1, b:
 /// input[i] >> 7 }` in rank order; `out_wide[i]`: `block_reduce` of

@@ -58,8 +58,9 @@ fn copy_share<G: AsyncCopyGroup, T: Pod, W: WarpGroup>(
     wait(group);
 }
 
-#[inline(always)]
-fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
+/// The copy probe (see the module docs), one instance per element size.
+#[kernel(instances(copy_probe_u8 = <u8>, copy_probe_u32 = <u32>, copy_probe_u64 = <u64>))]
+pub fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
     let block = this_thread_block();
     let k = this_grid().block_rank() as usize;
     let (s_off, d_off, count, mode) = (
@@ -154,24 +155,6 @@ fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
         }
         i += nt;
     }
-}
-
-/// [`copy_probe`] over bytes.
-#[kernel]
-pub fn copy_probe_u8(cases: &[u32], src: &[u8], out: *mut u8, poison: u8) {
-    copy_probe(cases, src, out, poison)
-}
-
-/// [`copy_probe`] over 4-byte words.
-#[kernel]
-pub fn copy_probe_u32(cases: &[u32], src: &[u32], out: *mut u32, poison: u32) {
-    copy_probe(cases, src, out, poison)
-}
-
-/// [`copy_probe`] over 8-byte words.
-#[kernel]
-pub fn copy_probe_u64(cases: &[u32], src: &[u64], out: *mut u64, poison: u64) {
-    copy_probe(cases, src, out, poison)
 }
 
 /// A block barrier through phases with split arrivals and early leavers:

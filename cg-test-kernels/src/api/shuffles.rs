@@ -61,10 +61,19 @@ impl<T: Pod> Probe for Shuffle<T> {
     }
 }
 
-/// The body every `api_shfl_*` kernel shares.
+/// Shuffles of `T` (see [`Shuffle`] for `op`), one instance per type;
+/// `info` gets the group.
 #[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn shuffle_probe<T: Pod>(
+#[kernel(instances(
+    api_shfl_u32 = <u32>,
+    api_shfl_i32 = <i32>,
+    api_shfl_f32 = <f32>,
+    api_shfl_u64 = <u64>,
+    api_shfl_f64 = <f64>,
+    api_shfl_mixed12 = <Mixed12>,
+    api_shfl_wide32 = <Wide32>,
+))]
+pub fn api_shfl<T: Pod>(
     input: &[u32],
     src: &[u32],
     keys: &[u32],
@@ -85,116 +94,4 @@ fn shuffle_probe<T: Pod>(
     if let Some(Some(v)) = with_group(sel, key, &probe, info, i) {
         store(out, i, v);
     }
-}
-
-/// Shuffles of `u32` (see [`Shuffle`] for `op`); `info` gets the group.
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_shfl_u32(
-    input: &[u32],
-    src: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-    arg: u32,
-) {
-    shuffle_probe::<u32>(input, src, keys, out, info, sel, op, arg)
-}
-
-/// Shuffles of `i32`.
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_shfl_i32(
-    input: &[u32],
-    src: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-    arg: u32,
-) {
-    shuffle_probe::<i32>(input, src, keys, out, info, sel, op, arg)
-}
-
-/// Shuffles of `f32`.
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_shfl_f32(
-    input: &[u32],
-    src: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-    arg: u32,
-) {
-    shuffle_probe::<f32>(input, src, keys, out, info, sel, op, arg)
-}
-
-/// Shuffles of `u64`.
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_shfl_u64(
-    input: &[u32],
-    src: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-    arg: u32,
-) {
-    shuffle_probe::<u64>(input, src, keys, out, info, sel, op, arg)
-}
-
-/// Shuffles of `f64`.
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_shfl_f64(
-    input: &[u32],
-    src: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-    arg: u32,
-) {
-    shuffle_probe::<f64>(input, src, keys, out, info, sel, op, arg)
-}
-
-/// Shuffles of a 12-byte struct ([`Mixed12`]).
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_shfl_mixed12(
-    input: &[u32],
-    src: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-    arg: u32,
-) {
-    shuffle_probe::<Mixed12>(input, src, keys, out, info, sel, op, arg)
-}
-
-/// Shuffles of a 32-byte struct ([`Wide32`]).
-#[allow(clippy::too_many_arguments)]
-#[kernel]
-pub fn api_shfl_wide32(
-    input: &[u32],
-    src: &[u32],
-    keys: &[u32],
-    out: *mut u32,
-    info: *mut u32,
-    sel: u32,
-    op: u32,
-    arg: u32,
-) {
-    shuffle_probe::<Wide32>(input, src, keys, out, info, sel, op, arg)
 }

@@ -83,18 +83,11 @@ pub fn twin_module(gpu: &Gpu, test: &str, file: &str) -> Option<cooperative_grou
     }
 }
 
-/// The types of the parameters of the PTX entry `name` (`.u64`, `.u32`);
-/// `None` when the module has no such entry. A CUDA twin must have its
-/// Rust kernel's list.
-pub fn entry_params<'a>(ptx: &'a str, name: &str) -> Option<Vec<&'a str>> {
-    let at = ptx.find(&format!(".entry {name}("))?;
-    let rest = &ptx[at..];
-    let list = &rest[rest.find('(')? + 1..rest.find(')')?];
-    Some(
-        list.split(',')
-            .filter_map(|p| p.split_whitespace().nth(1))
-            .collect(),
-    )
+/// The types of the parameters of the PTX entry `name` (`.u64`, `.u32`,
+/// `.b8[12]`); `None` when the module has no such entry. A CUDA twin must
+/// have its Rust kernel's list.
+pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<String>> {
+    Some(cg_ptx::Module::parse(ptx).entry(name)?.param_types())
 }
 
 /// A random generator whose seed is printed, and can be fixed with

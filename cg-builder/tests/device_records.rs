@@ -1,0 +1,110 @@
+//! What the builder reads from a real build: the record of every kernel,
+//! whatever wrote it (a function, an instance of a generic one, a
+//! `macro_rules!` macro), which kernels only some architectures have, and
+//! that two kernels cannot share a name.
+
+mod common;
+
+use cg_signature::ParamKind;
+
+const LIB: &str = r#"
+/// `data[i] *= factor`.
+#[kernel(instances(scale_f32 = <f32>, scale_f64 = <f64>))]
+pub fn scale<T: Pod + core::ops::Mul<Output = T>>(data: *mut T, n: u32, factor: T) {
+    let i = this_grid().thread_rank() as usize;
+    if i < n as usize {
+        unsafe { *data.add(i) = *data.add(i) * factor };
+    }
+}
+
+macro_rules! fill {
+    ($name:ident, $t:ty) => {
+        /// `out[i] = value`.
+        #[kernel]
+        pub fn $name(out: *mut $t, value: $t) {
+            unsafe { *out.add(this_grid().thread_rank() as usize) = value };
+        }
+    };
+}
+
+fill!(fill_u32, u32);
+fill!(fill_pair, [u16; 2]);
+
+/// A kernel of the sm_90 module only.
+#[cfg(target_feature = "sm_90")]
+#[kernel(cluster(2))]
+pub fn only_sm90(input: &[u32], out: *mut u32) {
+    unsafe { *out = input[0] };
+}
+"#;
+
+#[test]
+fn every_kernel_is_read_from_its_record_whatever_wrote_it() {
+    let dir = common::kernel_crate("records", LIB);
+    let modules = common::build(&dir, &[80, 90]).unwrap();
+    let kernels = cg_builder::bindings::collect(&modules).unwrap();
+    let seen: Vec<String> = kernels
+        .iter()
+        .map(|k| {
+            let r = &k.record;
+            let params: Vec<String> = r
+                .signature
+                .params
+                .iter()
+                .map(|p| {
+                    let ty = &p.ty;
+                    let ty = quote::quote!(#ty).to_string();
+                    let ty = match p.kind {
+                        ParamKind::Value => ty,
+                        ParamKind::Slice => format!("&[{ty}]"),
+                        ParamKind::ConstPtr => format!("*const {ty}"),
+                        ParamKind::MutPtr => format!("*mut {ty}"),
+                    };
+                    format!("{}: {ty}", p.name)
+                })
+                .collect();
+            format!(
+                "{} ({}) {:?} {:?} {}:{} {}",
+                r.signature.name,
+                params.join(", "),
+                k.archs,
+                r.instance_of,
+                r.file,
+                r.line,
+                if k.conditional {
+                    "conditional"
+                } else {
+                    "always"
+                }
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "fill_pair (out: *mut [u16 ; 2], value: [u16 ; 2]) [80, 90] None records/src/lib.rs:25 always",
+            "fill_u32 (out: *mut u32, value: u32) [80, 90] None records/src/lib.rs:24 always",
+            "only_sm90 (input: &[u32], out: *mut u32) [90] None records/src/lib.rs:30 conditional",
+            "scale_f32 (data: *mut f32, n: u32, factor: f32) [80, 90] Some(\"scale::<f32>\") records/src/lib.rs:7 always",
+            "scale_f64 (data: *mut f64, n: u32, factor: f64) [80, 90] Some(\"scale::<f64>\") records/src/lib.rs:7 always",
+        ]
+    );
+    let only = kernels
+        .iter()
+        .find(|k| k.record.signature.name == "only_sm90")
+        .unwrap();
+    assert_eq!(
+        only.record.signature.options.cluster,
+        Some(cg_signature::ClusterShape::Fixed([2, 1, 1]))
+    );
+}
+
+#[test]
+fn two_kernels_of_one_name_do_not_build() {
+    let dir = common::kernel_crate(
+        "same_name",
+        "\npub mod a {\n    use super::*;\n    #[kernel]\n    pub fn twice(_out: *mut u32) {}\n}\n\npub mod b {\n    use super::*;\n    #[kernel(instances(twice = <u32>))]\n    pub fn other<T: Pod>(_out: *mut T) {}\n}\n",
+    );
+    let e = common::build(&dir, &[80]).expect_err("two entry points of one name");
+    common::assert_compile_error(e, "symbol `twice` is already defined");
+}
