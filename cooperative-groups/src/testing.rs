@@ -35,7 +35,10 @@ pub fn gpu_for_test(test: &str) -> Option<Gpu> {
             if std::env::var(REQUIRE_GPU_VAR).as_deref() == Ok("1") {
                 panic!("{REQUIRE_GPU_VAR}=1 but the GPU test `{test}` cannot run: {e}");
             }
-            let _ = writeln!(std::io::stderr(), "{NOT_RUN_NOTICE}: {test}: {e}");
+            // One write of the whole line, so that parallel tests' output
+            // cannot split it (scripts count these lines).
+            let line = format!("{NOT_RUN_NOTICE}: {test}: {e}\n");
+            let _ = std::io::stderr().write_all(line.as_bytes());
             None
         }
         Err(e) => panic!("opening the GPU for `{test}` failed: {e}"),

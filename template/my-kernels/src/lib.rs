@@ -31,3 +31,39 @@ pub fn count_positive(input: &[f32], count: *mut u32) {
         unsafe { cg_core::atomic::atomic_add_u32(count, n) };
     }
 }
+
+/// Per warp, the sum of the `PER_THREAD * 32` elements its threads hold
+/// (thread `i` adds `input[i * PER_THREAD ..][..PER_THREAD]`, then the warp
+/// reduces with one `reduce`): `sums[w]` for warp `w` of the grid. One
+/// generic kernel and its instances, as CUDA's `template <typename T, int
+/// PER_THREAD> __global__` with explicit instantiations: each instance is a
+/// kernel of its own, with a typed handle of its own.
+#[kernel(instances(
+    warp_sums_u32_1 = <u32, 1>,
+    warp_sums_u32_4 = <u32, 4>,
+    warp_sums_i32_2 = <i32, 2>,
+    warp_sums_u64_8 = <u64, 8>,
+    warp_sums_f32_4 = <f32, 4>,
+    warp_sums_f64_1 = <f64, 1>,
+))]
+pub fn warp_sums<T: Pod + core::ops::Add<Output = T>, const PER_THREAD: usize>(
+    input: &[T],
+    sums: *mut T,
+) {
+    let warp = tiled_partition::<32>(&this_thread_block());
+    let i = this_grid().thread_rank() as usize;
+    let mut own = T::zeroed();
+    for k in 0..PER_THREAD {
+        if let Some(&v) = input.get(i * PER_THREAD + k) {
+            own = own + v;
+        }
+    }
+    let total = reduce(&warp, own, Plus);
+    let w = i / 32;
+    if warp.thread_rank() == 0 && w * 32 * PER_THREAD < input.len() {
+        // SAFETY: the caller passes a `sums` of one element per warp that
+        // holds input (my-app's `warp_sums` does), and only the warp's
+        // first thread writes element `w`.
+        unsafe { *sums.add(w) = total };
+    }
+}
