@@ -43,10 +43,10 @@ mod strings;
 pub mod testing;
 mod timing;
 
+pub use buffer::DeviceBuffer;
 /// What a buffer's element type must be (`#[derive(Pod, Zeroable)]` on a
 /// `#[repr(C)]` struct of your own): bytemuck's traits, re-exported.
 pub use bytemuck::{Pod, Zeroable};
-pub use buffer::DeviceBuffer;
 pub use error::Error;
 pub use gpu::{driver_present, DeviceInfo, Gpu, Graph};
 pub use launch::{Dim3, LaunchConfig, LaunchKind};

@@ -18,42 +18,12 @@ pub mod full_warp;
 pub mod grid;
 pub mod groups;
 pub mod multi_warp;
+pub mod scheme;
 pub mod segments;
 pub mod shuffles;
 pub mod votes;
 
-/// The bits of a thread's key.
-#[derive(Clone, Copy)]
-pub struct Key(pub u32);
-
-impl Key {
-    /// The predicate that splits groups (`binary_partition`, the branch
-    /// around `coalesced_threads()`): bit 0.
-    pub fn split(self) -> bool {
-        self.0 & 1 != 0
-    }
-
-    /// The label of `labeled_partition`: bits 1..3.
-    pub fn label(self) -> u32 {
-        (self.0 >> 1) & 3
-    }
-
-    /// The predicate of the votes: bit 3.
-    pub fn vote(self) -> bool {
-        self.0 & 8 != 0
-    }
-
-    /// The 32-bit value of the matches: bits 4..6.
-    pub fn matched(self) -> u32 {
-        (self.0 >> 4) & 3
-    }
-
-    /// A 64-bit label: [`label`](Self::label) in the high word, the same
-    /// low word for every thread (a 32-bit match would merge all groups).
-    pub fn wide_label(self) -> u64 {
-        (self.label() as u64) << 32 | 7
-    }
-}
+pub use scheme::{Key, GROUP_KINDS, INFO_WORDS};
 
 /// This thread's rank in the grid: the index of its inputs and outputs.
 #[inline(always)]
@@ -76,9 +46,6 @@ pub trait Probe {
     /// Runs on any warp group.
     fn group<G: WarpGroup>(&self, g: &G) -> Self::Out;
 }
-
-/// Number of group selectors [`with_group`] understands.
-pub const GROUP_KINDS: u32 = 21;
 
 /// Writes the group's info (when `info` is not null), then runs the probe
 /// on it as a tile.
@@ -174,9 +141,6 @@ pub fn with_group<P: Probe>(
         _ => return None,
     })
 }
-
-/// Words of [`write_info`] per thread.
-pub const INFO_WORDS: usize = 5;
 
 /// Writes `[thread_rank, num_threads, mask, meta_group_rank,
 /// meta_group_size]` of `g` for thread `i`.

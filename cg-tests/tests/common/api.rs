@@ -31,19 +31,12 @@ pub const SHAPES: [(Dims, Dims); 8] = [
     ((3, 1, 1), (20, 1, 1)),
 ];
 
-/// Group selectors of `with_group` (cg-test-kernels/src/api/mod.rs).
-pub const GROUP_KINDS: u32 = 21;
-/// The selector whose group is `coalesced_threads()` inside a branch.
-pub const BRANCH: u32 = 14;
-/// The selector whose group is a labeled partition of `coalesced_threads()`
-/// inside a branch.
-pub const BRANCH_LABELED: u32 = 20;
-/// Selectors of `api_group_queries` beyond `with_group`'s.
-pub const QUERY_KINDS: u32 = 41;
-/// `api_group_queries`' selector for the block itself.
-pub const BLOCK_SEL: u32 = 39;
-/// Words of group info per thread: rank, size, mask, meta rank, meta size.
-pub const INFO_WORDS: usize = 5;
+/// The selector scheme, shared with the probe kernels.
+#[path = "../../../cg-test-kernels/src/api/scheme.rs"]
+mod scheme;
+// Each test binary uses part of it.
+#[allow(unused_imports)]
+pub use scheme::{Key, BLOCK_SEL, BRANCH, BRANCH_LABELED, GROUP_KINDS, INFO_WORDS, QUERY_KINDS};
 
 /// Threads (or blocks) in an extent.
 pub fn volume(d: Dims) -> usize {
@@ -52,49 +45,28 @@ pub fn volume(d: Dims) -> usize {
 
 /// The group a selector of `with_group` or `api_group_queries` names.
 pub fn describe_sel(sel: u32) -> String {
-    match sel {
-        0..=5 => format!("tiled_partition::<{}>(block)", 1 << sel),
-        6..=11 => format!("tiled_partition_dynamic(block, {})", 1 << (sel - 6)),
-        12 => "binary_partition(warp, key)".into(),
-        13 => "labeled_partition(warp, label)".into(),
-        14 => "coalesced_threads() in a branch".into(),
-        15 => "tiled_partition_dynamic(binary_partition(warp, key), 4)".into(),
-        16 => "labeled_partition(tile<8>, label)".into(),
-        17 => "binary_partition(tile<16>, key)".into(),
-        18 => "labeled_partition(warp, 64-bit label)".into(),
-        19 => "binary_partition(labeled_partition(warp, label), key)".into(),
-        20 => "labeled_partition(coalesced_threads() in a branch, label)".into(),
-        21..=26 => format!("tiled_partition::<{}>(tile<32>)", 1 << (sel - 21)),
-        27..=32 => format!("tiled_partition_dynamic(tile<8>, {})", 1 << (sel - 27)),
-        33..=38 => format!(
-            "tiled_partition_dynamic(tiled_partition_dynamic(block, 16), {})",
-            1 << (sel - 33)
-        ),
-        39 => "this_thread_block()".into(),
-        40 => "this_thread()".into(),
-        _ => "?".into(),
-    }
+    scheme::SELECTORS
+        .get(sel as usize)
+        .map_or_else(|| format!("selector {sel}?"), |s| s.to_string())
 }
 
 // ---------------------------------------------------------------- keys
 
-/// The bits of a key, as `Key` in cg-test-kernels/src/api/mod.rs reads them.
+/// The bits of a key ([`Key`]), as free functions of the key's word.
 pub fn split(key: u32) -> bool {
-    key & 1 != 0
+    Key(key).split()
 }
 pub fn label(key: u32) -> u32 {
-    (key >> 1) & 3
+    Key(key).label()
 }
 pub fn vote(key: u32) -> bool {
-    key & 8 != 0
+    Key(key).vote()
 }
 pub fn matched(key: u32) -> u32 {
-    (key >> 4) & 3
+    Key(key).matched()
 }
-/// `Key::wide_label`: the label in the high word, the same low word for
-/// every thread.
 pub fn wide_label(key: u32) -> u64 {
-    (label(key) as u64) << 32 | 7
+    Key(key).wide_label()
 }
 
 /// Random keys, chosen per warp of each block (of `b` threads) so that
