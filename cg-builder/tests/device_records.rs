@@ -82,11 +82,11 @@ fn every_kernel_is_read_from_its_record_whatever_wrote_it() {
     assert_eq!(
         seen,
         [
-            "fill_pair (out: *mut [u16 ; 2], value: [u16 ; 2]) [80, 90] None records/src/lib.rs:25 always",
-            "fill_u32 (out: *mut u32, value: u32) [80, 90] None records/src/lib.rs:24 always",
-            "only_sm90 (input: &[u32], out: *mut u32) [90] None records/src/lib.rs:30 conditional",
-            "scale_f32 (data: *mut f32, n: u32, factor: f32) [80, 90] Some(\"scale::<f32>\") records/src/lib.rs:7 always",
-            "scale_f64 (data: *mut f64, n: u32, factor: f64) [80, 90] Some(\"scale::<f64>\") records/src/lib.rs:7 always",
+            "fill_pair (out: *mut [u16 ; 2], value: [u16 ; 2]) [80, 90] None records/src/lib.rs:24 always",
+            "fill_u32 (out: *mut u32, value: u32) [80, 90] None records/src/lib.rs:23 always",
+            "only_sm90 (input: &[u32], out: *mut u32) [90] None records/src/lib.rs:29 conditional",
+            "scale_f32 (data: *mut f32, n: u32, factor: f32) [80, 90] Some(\"scale::<f32>\") records/src/lib.rs:6 always",
+            "scale_f64 (data: *mut f64, n: u32, factor: f64) [80, 90] Some(\"scale::<f64>\") records/src/lib.rs:6 always",
         ]
     );
     let only = kernels

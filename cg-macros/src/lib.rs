@@ -172,6 +172,10 @@ fn entry_point(
     quote! {
         #[cfg(target_arch = "nvptx64")]
         #(#attrs)*
+        // A `Pod` array or struct by value is a kernel parameter like any
+        // other in PTX (`.param .align A .b8 name[N]`), whatever C's FFI
+        // would make of it.
+        #[allow(improper_ctypes_definitions)]
         #[unsafe(no_mangle)]
         #vis #unsafety extern "ptx-kernel" fn #name(#(#ptx_params),*) {
             #record

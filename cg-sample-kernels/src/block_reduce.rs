@@ -89,6 +89,19 @@ pub fn block_reduce_warp(input: &[f32], block_sums: *mut f32) {
     write_block_result(&block, block_sums, s);
 }
 
+/// The library's block collective, CUB's shape: `block_reduce_to_first` on
+/// scratch the kernel declares (one barrier; the sum in thread 0). Its
+/// twin is `cub::BlockReduce<float, 256>::Sum`.
+#[kernel]
+pub fn block_reduce_library(input: &[f32], block_sums: *mut f32) {
+    let block = this_thread_block();
+    let scratch = block_scratch!(f32);
+    let (sum, _) = block_reduce_to_first(&block, scratch, block_element(&block, input), Plus);
+    if let Some(sum) = sum {
+        write_block_result(&block, block_sums, sum);
+    }
+}
+
 /// Classic shared-memory tree (the seed's approach 1), for blocks of up to
 /// 1024 threads (a power of two).
 #[kernel]

@@ -3,6 +3,7 @@
 // pointer and a 64-bit length), so the Rust host launches both through the
 // same typed handles. Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx.
 #include <cooperative_groups.h>
+#include <cub/block/block_reduce.cuh>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
 #include <cooperative_groups/memcpy_async.h>
@@ -47,6 +48,16 @@ __device__ __forceinline__ void write_block_result(cg::thread_block block, float
 extern "C" __global__ void block_reduce_warp(const float* input, u64 n, float* block_sums) {
     cg::thread_block block = cg::this_thread_block();
     write_block_result(block, block_sums, block_sum(block, block_element(block, input, n)));
+}
+
+// The library's block reduction: CUB's BlockReduce (warp reductions, the
+// default algorithm), for the 256-thread blocks the benchmark launches.
+extern "C" __global__ void block_reduce_library(const float* input, u64 n, float* block_sums) {
+    using BlockReduce = cub::BlockReduce<float, 256>;
+    __shared__ typename BlockReduce::TempStorage temp;
+    cg::thread_block block = cg::this_thread_block();
+    float sum = BlockReduce(temp).Sum(block_element(block, input, n));
+    write_block_result(block, block_sums, sum);
 }
 
 extern "C" __global__ void block_reduce_classic(const float* input, u64 n, float* block_sums) {

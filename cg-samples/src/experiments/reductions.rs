@@ -1,11 +1,12 @@
-//! Block reductions (classic tree, warp tile, hierarchical tiles) and
+//! Block reductions (classic tree, warp tile, hierarchical tiles, the
+//! library's block collective against CUB's) and
 //! whole-array sums (cooperative, cooperative with 16-byte loads, two
 //! launches, one atomic per element, CUB).
 
 use crate::bench::{self, Bench};
 use crate::kernels::{
-    BlockReduceClassic, BlockReduceHierarchical, BlockReduceWarp, GridSum, GridSumVec4, SumAtomic,
-    SumBlockPartials, SumLastBlock, SumPartials,
+    BlockReduceClassic, BlockReduceHierarchical, BlockReduceLibrary, BlockReduceWarp, GridSum,
+    GridSumVec4, SumAtomic, SumBlockPartials, SumLastBlock, SumPartials,
 };
 use crate::results::{self, Row, Timing};
 use cooperative_groups::{DeviceBuffer, Error, LaunchConfig, LaunchKind};
@@ -31,9 +32,14 @@ macro_rules! block_reduce_handles {
         }
     )*};
 }
-block_reduce_handles!(BlockReduceClassic, BlockReduceWarp, BlockReduceHierarchical);
+block_reduce_handles!(
+    BlockReduceClassic,
+    BlockReduceWarp,
+    BlockReduceHierarchical,
+    BlockReduceLibrary
+);
 
-/// Experiment 1: one partial sum per 256-thread block, three ways.
+/// Experiment 1: one partial sum per 256-thread block, four ways.
 pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
     eprintln!("block reductions, {THREADS} threads per block");
     for &log2 in log2s {
@@ -43,7 +49,7 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let cfg = LaunchConfig::for_elements(n, THREADS);
         let blocks = cfg.num_blocks() as usize;
         // SAFETY: cg-samples/cuda/kernels.cu declares each twin with the Rust kernel's parameters.
-        let twins: [Option<Box<dyn BlockReduce>>; 3] = unsafe {
+        let twins: [Option<Box<dyn BlockReduce>>; 4] = unsafe {
             [
                 boxed(b.twin(
                     "block_reduce_classic",
@@ -60,19 +66,26 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
                     LaunchKind::Plain,
                     BlockReduceHierarchical::from_function,
                 )?),
+                boxed(b.twin(
+                    "block_reduce_library",
+                    LaunchKind::Plain,
+                    BlockReduceLibrary::from_function,
+                )?),
             ]
         };
         let names = [
             "block reduce: classic shared tree",
             "block reduce: warp tile shuffles",
             "block reduce: hierarchical tiles 4/32",
+            "block reduce: library block_reduce_to_first vs CUB",
         ];
         let mut rows = Vec::new();
         for ((name, cuda), i) in names.into_iter().zip(twins).zip(0..) {
             let rust: &dyn BlockReduce = match i {
                 0 => &b.k.block_reduce_classic,
                 1 => &b.k.block_reduce_warp,
-                _ => &b.k.block_reduce_hierarchical,
+                2 => &b.k.block_reduce_hierarchical,
+                _ => &b.k.block_reduce_library,
             };
             let mut out = b.gpu.filled(blocks, f32::NAN)?;
             let mut twin_out = b.gpu.filled(blocks, f32::NAN)?;
