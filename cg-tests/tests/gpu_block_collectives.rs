@@ -40,7 +40,7 @@ use cg_tests::kernels::{
     ApiBlockCollectivesStruct, ApiBlockCollectivesU32, ApiBlockCollectivesU64, Kernels, PTX,
 };
 use common::api::{int_words, poisoned, reset, Dims, Geometry};
-use cooperative_groups::{DeviceBuffer, Function, Gpu, LaunchConfig, LaunchKind, Module};
+use cooperative_groups::{DeviceBuffer, Error, Function, Gpu, LaunchConfig, LaunchKind, Module};
 use rand::rngs::StdRng;
 use rand::Rng;
 use std::io::Write;
@@ -167,14 +167,14 @@ trait BlockProbe {
         input: &DeviceBuffer<u32>,
         out: &mut DeviceBuffer<u32>,
         op: u32,
-    );
+    ) -> Result<(), Error>;
 }
 
 macro_rules! block_probes {
     ($($handle:ty),*) => {$(
         impl BlockProbe for $handle {
-            fn run(&self, cfg: LaunchConfig, input: &DeviceBuffer<u32>, out: &mut DeviceBuffer<u32>, op: u32) {
-                self.launch(cfg, input, out, op).unwrap()
+            fn run(&self, cfg: LaunchConfig, input: &DeviceBuffer<u32>, out: &mut DeviceBuffer<u32>, op: u32) -> Result<(), Error> {
+                self.launch(cfg, input, out, op)
             }
         }
     )*};
@@ -328,6 +328,9 @@ struct Tally {
     within: u64,
     differences: u64,
     shown: Vec<String>,
+    /// Launches the host refused before launch: blocks larger than a
+    /// kernel's registers allow (`(kernel, block threads)`).
+    refused: Vec<(&'static str, u32)>,
 }
 
 /// At most this many differences are spelled out in a failure.
@@ -351,6 +354,12 @@ impl Tally {
             self.within,
             self.differences
         );
+        for (kernel, threads) in &self.refused {
+            let _ = writeln!(
+                std::io::stderr(),
+                "{test}: NOT COMPARED: `{kernel}` in blocks of {threads} threads (more than its registers allow; the launch was refused as expected)"
+            );
+        }
         assert!(
             self.shown.is_empty(),
             "{test}: {} values differ between the Rust kernels and CUB; the first:\n{}",
@@ -404,9 +413,26 @@ fn compare_with_cub(test: &str, shapes: &[(Dims, Dims)], op_filter: impl Fn(u32)
                     poisoned(&gpu, VALUES * w * geo.total),
                     poisoned(&gpu, VALUES * w * geo.total),
                 ];
+                let mut ran = Vec::new();
                 for (side, out) in [&pair.rust, &pair.cuda].into_iter().zip(&mut outs) {
                     reset(out);
-                    side.run(cfg, &input_buf, out, op);
+                    ran.push(side.run(cfg, &input_buf, out, op));
+                }
+                let [rust_ran, cuda_ran] = [ran.remove(0), ran.remove(0)];
+                cuda_ran.unwrap_or_else(|e| panic!("{}: the CUB twin: {e}", pair.kernel));
+                if let Err(e) = rust_ran {
+                    // The one refusal expected: a block larger than the
+                    // kernel's registers allow, said before launch.
+                    let text = e.to_string();
+                    assert!(
+                        matches!(e, Error::InvalidLaunch { .. }) && text.contains("runs at most"),
+                        "{}: {text}",
+                        pair.kernel
+                    );
+                    if !tally.refused.contains(&(pair.kernel, geo.b as u32)) {
+                        tally.refused.push((pair.kernel, geo.b as u32));
+                    }
+                    continue;
                 }
                 let [rust, cuda] = outs.map(|o| o.to_vec().unwrap());
                 for block in 0..geo.total / geo.b {

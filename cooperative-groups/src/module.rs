@@ -301,6 +301,13 @@ fn connect_fault_record(
     module: &Arc<CudaModule>,
     source: &Arc<str>,
 ) -> Result<Option<Arc<ModuleStrings>>, Error> {
+    // Asked of the PTX, not the driver: a lookup of a missing symbol is an
+    // API error that compute-sanitizer reports.
+    let ptx = cg_ptx::Module::parse(source);
+    if ptx.global(RECORD_SYMBOL).is_none() {
+        return Ok(None);
+    }
+    let has_strings = ptx.global(STRINGS_SYMBOL).is_some();
     let stream = gpu.stream();
     gpu.driver(gpu.context().bind_to_thread(), || {
         "binding the context".into()
@@ -314,7 +321,12 @@ fn connect_fault_record(
     gpu.driver(stream.memcpy_htod(&address[..], &mut record), || {
         "setting the module's fault record".into()
     })?;
-    let addresses = match module.get_global(STRINGS_SYMBOL, stream) {
+    let table = if has_strings {
+        module.get_global(STRINGS_SYMBOL, stream)
+    } else {
+        Err(DriverError(sys::cudaError_enum::CUDA_ERROR_NOT_FOUND))
+    };
+    let addresses = match table {
         Ok(table) => {
             let mut bytes = vec![0u8; table.len()];
             gpu.driver(stream.memcpy_dtoh(&table, &mut bytes[..]), || {
@@ -471,6 +483,16 @@ impl Function {
         info.limits
             .check(config)
             .map_err(|reason| self.invalid(reason))?;
+        let threads = config.block_threads() as u32;
+        let most = self.max_threads_per_block()?;
+        if threads > most {
+            return Err(self.invalid(format!(
+                "blocks of {threads} threads, but this kernel runs at most {most} per block: \
+                 it uses {} registers per thread and a block's threads share one SM's 65536; \
+                 launch blocks of at most {most} threads",
+                self.registers_per_thread()?
+            )));
+        }
         self.reserve_shared_mem(config.shared_mem_bytes)?;
         let (cooperative, declared_cluster) = match kind {
             LaunchKind::Plain => (false, None),
@@ -624,6 +646,31 @@ impl Function {
             format!("cluster occupancy of `{}`", self.name)
         })?;
         Ok(n as u32)
+    }
+
+    /// The most threads a block of this kernel can have on this device
+    /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`): the device's limit, or
+    /// fewer when the kernel's registers per thread do not fit more.
+    pub fn max_threads_per_block(&self) -> Result<u32, Error> {
+        self.attribute(
+            FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            "threads per block",
+        )
+    }
+
+    /// The registers each thread of this kernel uses
+    /// (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
+    pub fn registers_per_thread(&self) -> Result<u32, Error> {
+        self.attribute(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS, "registers per thread")
+    }
+
+    fn attribute(&self, attr: FnAttr, what: &str) -> Result<u32, Error> {
+        let gpu = self.gpu();
+        let _entered = gpu.enter()?;
+        let v = gpu.driver(self.function.get_attribute(attr), || {
+            format!("reading the {what} of `{}`", self.name)
+        })?;
+        Ok(v.max(0) as u32)
     }
 
     /// Raises the kernel's dynamic shared-memory limit when a launch asks for
