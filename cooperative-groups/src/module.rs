@@ -129,15 +129,12 @@ impl Module {
         source: Arc<str>,
     ) -> Result<Self, Error> {
         let module = gpu.bind(module);
-        let strings = connect_fault_record(gpu, &module, &source)?;
+        let ptx = cg_ptx::Module::parse(&source);
+        let strings = connect_fault_record(gpu, &module, &ptx, &source)?;
         if let Some(s) = &strings {
             gpu.add_strings(s.clone());
         }
-        let entries = cg_ptx::Module::parse(&source)
-            .entry_names()
-            .into_iter()
-            .map(String::from)
-            .collect();
+        let entries = ptx.entry_names().into_iter().map(String::from).collect();
         Ok(Self {
             inner: Arc::new(ModuleInner {
                 module,
@@ -186,11 +183,18 @@ impl Module {
         let function = gpu.driver(self.inner.module.load_function(name), || {
             format!("looking up kernel `{name}`")
         })?;
+        // Fixed for the kernel on this device: read once here, not on every
+        // launch that checks against it.
+        let max_threads = gpu.driver(
+            function.get_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+            || format!("reading the threads per block of `{name}`"),
+        )?;
         Ok(Function {
             function: Arc::new(gpu.bind(function)),
             module: self.inner.clone(),
             name: name.into(),
             kind,
+            max_threads: max_threads.max(0) as u32,
         })
     }
 }
@@ -299,11 +303,11 @@ fn jit_error_log(source: &str) -> Option<String> {
 fn connect_fault_record(
     gpu: &Gpu,
     module: &Arc<CudaModule>,
+    ptx: &cg_ptx::Module<'_>,
     source: &Arc<str>,
 ) -> Result<Option<Arc<ModuleStrings>>, Error> {
     // Asked of the PTX, not the driver: a lookup of a missing symbol is an
     // API error that compute-sanitizer reports.
-    let ptx = cg_ptx::Module::parse(source);
     if ptx.global(RECORD_SYMBOL).is_none() {
         return Ok(None);
     }
@@ -358,6 +362,8 @@ pub struct Function {
     module: Arc<ModuleInner>,
     name: String,
     kind: LaunchKind,
+    /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`, read at lookup.
+    max_threads: u32,
 }
 
 impl Function {
@@ -484,7 +490,7 @@ impl Function {
             .check(config)
             .map_err(|reason| self.invalid(reason))?;
         let threads = config.block_threads() as u32;
-        let most = self.max_threads_per_block()?;
+        let most = self.max_threads_per_block();
         if threads > most {
             return Err(self.invalid(format!(
                 "blocks of {threads} threads, but this kernel runs at most {most} per block: \
@@ -651,26 +657,21 @@ impl Function {
     /// The most threads a block of this kernel can have on this device
     /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`): the device's limit, or
     /// fewer when the kernel's registers per thread do not fit more.
-    pub fn max_threads_per_block(&self) -> Result<u32, Error> {
-        self.attribute(
-            FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            "threads per block",
-        )
+    pub fn max_threads_per_block(&self) -> u32 {
+        self.max_threads
     }
 
     /// The registers each thread of this kernel uses
     /// (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
     pub fn registers_per_thread(&self) -> Result<u32, Error> {
-        self.attribute(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS, "registers per thread")
-    }
-
-    fn attribute(&self, attr: FnAttr, what: &str) -> Result<u32, Error> {
         let gpu = self.gpu();
         let _entered = gpu.enter()?;
-        let v = gpu.driver(self.function.get_attribute(attr), || {
-            format!("reading the {what} of `{}`", self.name)
-        })?;
-        Ok(v.max(0) as u32)
+        let n = gpu.driver(
+            self.function
+                .get_attribute(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS),
+            || format!("reading the registers per thread of `{}`", self.name),
+        )?;
+        Ok(n.max(0) as u32)
     }
 
     /// Raises the kernel's dynamic shared-memory limit when a launch asks for
