@@ -17,9 +17,9 @@
 #include <cooperative_groups/scan.h>
 #include <utility>
 
+#include "words.cuh"
+
 namespace cg = cooperative_groups;
-typedef unsigned int u32;
-typedef unsigned long long u64;
 
 /// Every twin is built for blocks of up to 1024 threads, as the tests launch
 /// them (without the bound, nvcc may use more registers than such a block
@@ -52,26 +52,6 @@ __device__ __forceinline__ u32 lane_id() {
     u32 lane;
     asm("mov.u32 %0, %%laneid;" : "=r"(lane));
     return lane;
-}
-
-/// Element `i` of an array of `T` stored as 32-bit words (`load` in mod.rs).
-template <class T>
-__device__ T load(const u32* words, u64 i) {
-    constexpr unsigned n = sizeof(T) / 4;
-    u32 w[n];
-    for (unsigned k = 0; k < n; ++k) w[k] = words[i * n + k];
-    T v;
-    memcpy(&v, w, sizeof(T));
-    return v;
-}
-
-/// Writes element `i` of an array of `T` stored as 32-bit words.
-template <class T>
-__device__ void store(u32* words, u64 i, const T& v) {
-    constexpr unsigned n = sizeof(T) / 4;
-    u32 w[n];
-    memcpy(w, &v, sizeof(T));
-    for (unsigned k = 0; k < n; ++k) words[i * n + k] = w[k];
 }
 
 /// `g.num_threads()`.

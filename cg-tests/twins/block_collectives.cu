@@ -33,9 +33,9 @@
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 
+#include "words.cuh"
+
 namespace cg = cooperative_groups;
-typedef unsigned int u32;
-typedef unsigned long long u64;
 
 /// Every twin is built for blocks of up to 1024 threads, as the test
 /// launches them.
@@ -100,28 +100,6 @@ struct Merge {
         return Stats{x.sum + y.sum, x.min < y.min ? x.min : y.min, x.max > y.max ? x.max : y.max};
     }
 };
-
-// ---- words -----------------------------------------------------------------
-
-/// Element `i` of an array of `T` stored as 32-bit words.
-template <class T>
-__device__ T load(const u32* words, u64 i) {
-    constexpr unsigned n = sizeof(T) / 4;
-    u32 w[n];
-    for (unsigned k = 0; k < n; ++k) w[k] = words[i * n + k];
-    T v;
-    memcpy(&v, w, sizeof(T));
-    return v;
-}
-
-/// Writes element `i` of an array of `T` stored as 32-bit words.
-template <class T>
-__device__ void store(u32* words, u64 i, const T& v) {
-    constexpr unsigned n = sizeof(T) / 4;
-    u32 w[n];
-    memcpy(w, &v, sizeof(T));
-    for (unsigned k = 0; k < n; ++k) words[i * n + k] = w[k];
-}
 
 // ---- the probe ---------------------------------------------------------------
 
