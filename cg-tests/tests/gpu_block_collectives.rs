@@ -233,17 +233,7 @@ macro_rules! twin {
 /// `GPU TEST NOT RUN` notice when there is no GPU or no twins.
 fn open(test: &str) -> Option<(Gpu, Vec<Pair>)> {
     let gpu = common::gpu(test)?;
-    let Some(path) = common::twins_path("block_collectives.ptx") else {
-        let why = "the CUDA C++ twins are missing: CG_TWINS_DIR must name a folder holding \
-                   block_collectives.ptx (nvcc -O3 -arch=sm_90 -ptx -o \
-                   $CG_TWINS_DIR/block_collectives.ptx cg-tests/twins/block_collectives.cu; \
-                   scripts/gpu-run builds it)";
-        if std::env::var("CG_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("CG_REQUIRE_GPU=1 but `{test}` cannot run: {why}");
-        }
-        let _ = writeln!(std::io::stderr(), "GPU TEST NOT RUN: {test}: {why}");
-        return None;
-    };
+    let path = common::twins_path(test, "block_collectives.ptx", "GPU TEST NOT RUN")?;
     static TWINS: OnceLock<Twins> = OnceLock::new();
     let twins = TWINS.get_or_init(|| Twins {
         module: Module::from_ptx_file(&gpu, &path)

@@ -392,19 +392,8 @@ macro_rules! twin {
 /// notice when there is no GPU or no twins (with `CG_REQUIRE_GPU=1`, a
 /// failure).
 fn open(test: &str) -> Option<(Gpu, Kernels, &'static Twins)> {
-    let Some(path) = common::twins_path("api.ptx") else {
-        let why = "the CUDA C++ twins are missing: CG_TWINS_DIR must name a folder holding \
-                   api.ptx (nvcc -O3 -arch=sm_90 -ptx -o $CG_TWINS_DIR/api.ptx \
-                   cg-tests/twins/api.cu; scripts/gpu-run builds it)";
-        if std::env::var("CG_REQUIRE_GPU").as_deref() == Ok("1") {
-            // Fails first when the GPU is missing too.
-            common::gpu(test)?;
-            panic!("CG_REQUIRE_GPU=1 but `{test}` cannot run: {why}");
-        }
-        report(&format!("GPU TEST NOT RUN: {test}: {why}"));
-        return None;
-    };
     let gpu = common::gpu(test)?;
+    let path = common::twins_path(test, "api.ptx", "GPU TEST NOT RUN")?;
     static TWINS: OnceLock<Twins> = OnceLock::new();
     let twins = TWINS.get_or_init(|| Twins::load(&gpu, &path));
     let kernels = Kernels::load(&gpu).unwrap();

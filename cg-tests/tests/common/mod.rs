@@ -5,6 +5,7 @@
 
 pub mod api;
 
+use cooperative_groups::testing::REQUIRE_GPU_VAR;
 use cooperative_groups::Gpu;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -54,33 +55,38 @@ macro_rules! gpu_or_return {
     };
 }
 
-/// `$CG_TWINS_DIR/{file}`, when it exists (scripts/gpu-run builds
-/// cg-tests/twins/*.cu there).
-pub fn twins_path(file: &str) -> Option<std::path::PathBuf> {
-    let path = std::path::Path::new(&std::env::var_os("CG_TWINS_DIR")?).join(file);
-    path.exists().then_some(path)
+/// `$CG_TWINS_DIR/{file}`, the nvcc-built CUDA C++ twins (scripts/gpu-run
+/// builds cg-tests/twins/*.cu there), or `None` after the line
+/// `{notice}: {test}: no CUDA twins (...)` on stderr; with
+/// `CG_REQUIRE_GPU=1` missing twins fail the test, since CUDA is the judge.
+/// `notice` says what the test does without them (`GPU TEST NOT RUN` when
+/// it returns).
+pub fn twins_path(test: &str, file: &str, notice: &str) -> Option<std::path::PathBuf> {
+    let found = std::env::var_os("CG_TWINS_DIR")
+        .map(|dir| std::path::Path::new(&dir).join(file))
+        .filter(|path| path.exists());
+    if found.is_none() {
+        let why = format!(
+            "{test}: no CUDA twins ({file} under CG_TWINS_DIR; scripts/gpu-run builds \
+             cg-tests/twins/*.cu with nvcc -O3 -arch=sm_90 -ptx)"
+        );
+        if std::env::var(REQUIRE_GPU_VAR).as_deref() == Ok("1") {
+            panic!("{REQUIRE_GPU_VAR}=1 but {why}");
+        }
+        // One write of the whole line, which scripts count.
+        let _ = std::io::stderr().write_all(format!("{notice}: {why}\n").as_bytes());
+    }
+    found
 }
 
-/// The nvcc-built CUDA C++ twins in `$CG_TWINS_DIR/{file}` (scripts/gpu-run
-/// builds cg-tests/twins/*.cu there), or `None` after a loud notice; with
-/// `CG_REQUIRE_GPU=1` missing twins fail the test, since CUDA is the judge.
+/// The twins' module, loaded (see [`twins_path`]); the test goes on
+/// without them after the notice `CUDA TWINS NOT LOADED`.
 pub fn twin_module(gpu: &Gpu, test: &str, file: &str) -> Option<cooperative_groups::Module> {
-    match twins_path(file) {
-        Some(p) => Some(
-            cooperative_groups::Module::from_ptx_file(gpu, &p)
-                .unwrap_or_else(|e| panic!("loading the CUDA twins {}: {e}", p.display())),
-        ),
-        _ => {
-            let why = format!(
-                "{test}: no CUDA twins ({file} under CG_TWINS_DIR; scripts/gpu-run builds cg-tests/twins/*.cu with nvcc)"
-            );
-            if std::env::var("CG_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("CG_REQUIRE_GPU=1 but {why}");
-            }
-            let _ = writeln!(std::io::stderr(), "CUDA TWINS NOT LOADED: {why}");
-            None
-        }
-    }
+    let p = twins_path(test, file, "CUDA TWINS NOT LOADED")?;
+    Some(
+        cooperative_groups::Module::from_ptx_file(gpu, &p)
+            .unwrap_or_else(|e| panic!("loading the CUDA twins {}: {e}", p.display())),
+    )
 }
 
 /// The types of the parameters of the PTX entry `name` (`.u64`, `.u32`,
