@@ -128,10 +128,14 @@ fn handle(k: &Kernel) -> TokenStream {
                     values.push((l.clone(), quote!(let #l: u64 = #pn.len() as u64;)));
                 }
             }
-            ParamKind::MutPtr => {
+            ParamKind::MutPtr | ParamKind::Buffer => {
                 host_params.push(quote!(#pn: &mut ::cooperative_groups::DeviceBuffer<#ty>));
                 let v = format_ident!("__{}_ptr", pn);
                 values.push((v.clone(), quote!(let #v: u64 = #pn.launch_address()?;)));
+                if p.kind == ParamKind::Buffer {
+                    let l = format_ident!("__{}_len", pn);
+                    values.push((l.clone(), quote!(let #l: u64 = #pn.len() as u64;)));
+                }
             }
         }
     }

@@ -10,10 +10,11 @@ use cg_signature::ParamKind;
 const LIB: &str = r#"
 /// `data[i] *= factor`.
 #[kernel(instances(scale_f32 = <f32>, scale_f64 = <f64>))]
-pub fn scale<T: Pod + core::ops::Mul<Output = T>>(data: *mut T, n: u32, factor: T) {
-    let i = this_grid().thread_rank() as usize;
-    if i < n as usize {
-        unsafe { *data.add(i) = *data.add(i) * factor };
+pub fn scale<T: Pod + core::ops::Mul<Output = T>>(mut data: Output<T>, n: u32, factor: T) {
+    for (i, x) in data.grid_stride(&this_grid()) {
+        if i < n as usize {
+            *x = *x * factor;
+        }
     }
 }
 
@@ -21,8 +22,10 @@ macro_rules! fill {
     ($name:ident, $t:ty) => {
         /// `out[i] = value`.
         #[kernel]
-        pub fn $name(out: *mut $t, value: $t) {
-            unsafe { *out.add(this_grid().thread_rank() as usize) = value };
+        pub fn $name(mut out: Output<$t>, value: $t) {
+            if let Some(x) = out.thread_element(&this_grid()) {
+                *x = value;
+            }
         }
     };
 }
@@ -59,6 +62,7 @@ fn every_kernel_is_read_from_its_record_whatever_wrote_it() {
                         ParamKind::Slice => format!("&[{ty}]"),
                         ParamKind::ConstPtr => format!("*const {ty}"),
                         ParamKind::MutPtr => format!("*mut {ty}"),
+                        ParamKind::Buffer => format!("buffer of {ty}"),
                     };
                     format!("{}: {ty}", p.name)
                 })
@@ -82,11 +86,11 @@ fn every_kernel_is_read_from_its_record_whatever_wrote_it() {
     assert_eq!(
         seen,
         [
-            "fill_pair (out: *mut [u16 ; 2], value: [u16 ; 2]) [80, 90] None records/src/lib.rs:24 always",
-            "fill_u32 (out: *mut u32, value: u32) [80, 90] None records/src/lib.rs:23 always",
-            "only_sm90 (input: &[u32], out: *mut u32) [90] None records/src/lib.rs:29 conditional",
-            "scale_f32 (data: *mut f32, n: u32, factor: f32) [80, 90] Some(\"scale::<f32>\") records/src/lib.rs:6 always",
-            "scale_f64 (data: *mut f64, n: u32, factor: f64) [80, 90] Some(\"scale::<f64>\") records/src/lib.rs:6 always",
+            "fill_pair (out: buffer of [u16 ; 2], value: [u16 ; 2]) [80, 90] None records/src/lib.rs:27 always",
+            "fill_u32 (out: buffer of u32, value: u32) [80, 90] None records/src/lib.rs:26 always",
+            "only_sm90 (input: &[u32], out: *mut u32) [90] None records/src/lib.rs:32 conditional",
+            "scale_f32 (data: buffer of f32, n: u32, factor: f32) [80, 90] Some(\"scale::<f32>\") records/src/lib.rs:6 always",
+            "scale_f64 (data: buffer of f64, n: u32, factor: f64) [80, 90] Some(\"scale::<f64>\") records/src/lib.rs:6 always",
         ]
     );
     let only = kernels

@@ -669,6 +669,21 @@ impl<'a, T: AtomicValue, S: Scope> AtomicSlice<'a, T, S> {
         self.len == 0
     }
 
+    /// The first `len` elements (panics when the slice is shorter): one
+    /// check, after which indices below `len` need none.
+    #[inline(always)]
+    pub fn prefix(&self, len: usize) -> Self {
+        assert!(len <= self.len, "AtomicSlice::prefix: the slice is shorter");
+        AtomicSlice { len, ..*self }
+    }
+
+    /// Element `i`, or `None` when `i >= len`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> Option<AtomicRef<'a, T, S>> {
+        // SAFETY: in bounds of the slice the constructor vouched for.
+        (i < self.len).then(|| unsafe { AtomicRef::from_ptr(self.ptr.add(i)) })
+    }
+
     /// Element `i` (panics when `i >= len`).
     #[inline(always)]
     pub fn at(&self, i: usize) -> AtomicRef<'a, T, S> {

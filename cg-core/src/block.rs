@@ -97,14 +97,29 @@ impl GroupSync for ThreadBlock {
     }
 }
 
+/// The most threads a block can have, on every architecture CUDA supports.
+pub const MAX_BLOCK_THREADS: u32 = 1024;
+
+/// Ranks and sizes inside a block tell the compiler what the hardware
+/// guarantees (at most [`MAX_BLOCK_THREADS`] threads), so an index derived
+/// from them into an array of that many elements (a warp's slot of 32, a
+/// thread's slot of 1024) needs no bounds check.
 impl ThreadGroup for ThreadBlock {
     #[inline(always)]
     fn num_threads(&self) -> u32 {
-        self.dim_threads().volume()
+        let n = self.dim_threads().volume();
+        // SAFETY: a launch cannot have a block of more threads (the driver
+        // refuses it), nor of none.
+        unsafe { core::hint::assert_unchecked((1..=MAX_BLOCK_THREADS).contains(&n)) };
+        n
     }
 
     #[inline(always)]
     fn thread_rank(&self) -> u32 {
-        self.dim_threads().linear(self.thread_index())
+        let r = self.dim_threads().linear(self.thread_index());
+        // SAFETY: a rank is below the block's size, which is at most
+        // MAX_BLOCK_THREADS.
+        unsafe { core::hint::assert_unchecked(r < MAX_BLOCK_THREADS) };
+        r
     }
 }

@@ -86,6 +86,7 @@ mod intrinsics;
 mod lanes;
 pub mod memcpy_async;
 pub mod multi_warp;
+pub mod output;
 pub mod pipeline;
 pub mod segments;
 pub mod shared;
@@ -117,6 +118,7 @@ pub mod prelude {
     pub use crate::kernel;
     pub use crate::memcpy_async::{memcpy_async, wait, wait_prior, AsyncCopyGroup};
     pub use crate::multi_warp::MultiWarpTile;
+    pub use crate::output::{LeaderSlot, Output, Synced, Window};
     pub use crate::pipeline::{make_pipeline, Pipeline};
     pub use crate::segments::WarpSegments;
     pub use crate::shared::{dynamic_shared, SharedArray, SharedSlice};
@@ -132,6 +134,54 @@ pub mod __private {
     /// Compile-time check behind `#[kernel]`: every parameter type (or
     /// element type) must be plain old data to cross to the device.
     pub const fn assert_pod<T: bytemuck::Pod>() {}
+
+    /// A buffer parameter of a `#[kernel]` (`Output<T>`, `Synced<T>`,
+    /// `AtomicSlice<T>`): the PTX entry point takes a pointer and a length,
+    /// and the macro rebuilds the parameter from them.
+    ///
+    /// # Safety
+    /// Implemented only for views whose `from_raw_parts` contract a
+    /// `&mut DeviceBuffer` of the host meets.
+    pub unsafe trait KernelBuffer {
+        /// The element type.
+        type Elem: bytemuck::Pod;
+        /// The view of the buffer the host passed.
+        ///
+        /// # Safety
+        /// `ptr` and `len` are a device buffer the launch borrowed mutably.
+        unsafe fn from_kernel_buffer(ptr: *mut Self::Elem, len: usize) -> Self;
+    }
+
+    // SAFETY (all three): the host's `&mut DeviceBuffer` is this launch's
+    // only way to the buffer, which is each constructor's contract.
+    unsafe impl<T: bytemuck::Pod> KernelBuffer for crate::output::Output<T> {
+        type Elem = T;
+        #[inline(always)]
+        unsafe fn from_kernel_buffer(ptr: *mut T, len: usize) -> Self {
+            // SAFETY: see above.
+            unsafe { Self::from_raw_parts(ptr, len) }
+        }
+    }
+
+    unsafe impl<T: bytemuck::Pod> KernelBuffer for crate::output::Synced<T> {
+        type Elem = T;
+        #[inline(always)]
+        unsafe fn from_kernel_buffer(ptr: *mut T, len: usize) -> Self {
+            // SAFETY: see above.
+            unsafe { Self::from_raw_parts(ptr, len) }
+        }
+    }
+
+    unsafe impl<T: crate::atomic::AtomicValue, S: crate::atomic::Scope> KernelBuffer
+        for crate::atomic::AtomicSlice<'_, T, S>
+    {
+        type Elem = T;
+        #[inline(always)]
+        unsafe fn from_kernel_buffer(ptr: *mut T, len: usize) -> Self {
+            // SAFETY: see above.
+            unsafe { Self::from_raw_parts(ptr, len) }
+        }
+    }
 
     /// FNV-1a over a string, at compile time: gives each `shared_array!`
     /// declaration a symbol unique to its file and module.

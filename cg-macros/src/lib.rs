@@ -15,8 +15,9 @@
 //! ```
 //!
 //! On `nvptx64` the function becomes `#[no_mangle] extern "ptx-kernel"` with
-//! its name kept; a `&[T]` parameter becomes a pointer and a length in PTX and
-//! is rebuilt as a slice before the body runs. Every parameter type must be
+//! its name kept; a `&[T]` parameter or a buffer view (`Output<T>`,
+//! `Synced<T>`, `AtomicSlice<T>`) becomes a pointer and a length in PTX and
+//! is rebuilt before the body runs. Every parameter type must be
 //! `bytemuck::Pod` (for pointers and slices, the element type); a type that is
 //! not is a compile error pointing at the parameter.
 //!
@@ -151,19 +152,57 @@ fn entry_point(
 ) -> proc_macro2::TokenStream {
     let mut ptx_params = Vec::new();
     let mut rebuild = Vec::new();
-    for p in &sig.params {
+    // A plain kernel's body runs in the entry point itself: its parameters
+    // keep the `mut` they were declared with, and a buffer view the type
+    // it was written with (an instance's generic function takes them as
+    // declared, so the types come from the call).
+    let written: Vec<Option<(bool, &syn::Type)>> = func
+        .sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            FnArg::Typed(t) if instance_of.is_none() => {
+                let mutable = matches!(&*t.pat, syn::Pat::Ident(p) if p.mutability.is_some());
+                Some((mutable, &*t.ty))
+            }
+            _ => None,
+        })
+        .collect();
+    for (i, p) in sig.params.iter().enumerate() {
         let (name, ty) = (&p.name, &p.ty);
         let ptr = format_ident!("__{}_ptr", name);
         let len = format_ident!("__{}_len", name);
-        ptx_params.push(p.ptx_params(&ptr, &len));
-        if p.kind == ParamKind::Slice {
-            rebuild.push(quote! {
+        let (mutable, written_ty) = match written.get(i).copied().flatten() {
+            Some((m, t)) => (m, Some(t)),
+            None => (false, None),
+        };
+        let mutability = mutable.then(|| quote!(mut));
+        match p.kind {
+            ParamKind::Slice => rebuild.push(quote! {
                 // SAFETY: the host handle passes a live device allocation
                 // of `len` elements that no parameter of this launch may
                 // write (it holds a shared borrow of the buffer).
-                let #name: &[#ty] = unsafe { ::core::slice::from_raw_parts(#ptr, #len) };
-            });
+                let #mutability #name: &[#ty] = unsafe { ::core::slice::from_raw_parts(#ptr, #len) };
+            }),
+            ParamKind::Buffer => {
+                let annotation = written_ty.map(|t| quote!(: #t));
+                rebuild.push(quote! {
+                    // SAFETY: the host handle passes a live device
+                    // allocation of `len` elements that it borrowed
+                    // mutably for this launch alone.
+                    let #mutability #name #annotation = unsafe {
+                        ::cg_core::__private::KernelBuffer::from_kernel_buffer(#ptr.as_ptr(), #len)
+                    };
+                });
+            }
+            // A pointer or a value is the PTX parameter itself.
+            _ => {
+                let ptx = p.ptx_params(&ptr, &len);
+                ptx_params.push(quote!(#mutability #ptx));
+                continue;
+            }
         }
+        ptx_params.push(p.ptx_params(&ptr, &len));
     }
     let record = record::statement(sig, instance_of, at);
     let name = &sig.name;

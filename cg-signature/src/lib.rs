@@ -19,6 +19,11 @@
 //! | `x: &[T]` | `.u64` pointer, `.u64` length | `&DeviceBuffer<T>` |
 //! | `x: *const T` | `.u64` pointer | `&DeviceBuffer<T>` |
 //! | `x: *mut T` | `.u64` pointer | `&mut DeviceBuffer<T>` |
+//! | `x: Output<T>`, `x: Synced<T>`, `x: AtomicSlice<T>` (cg-core's buffer views) | `.u64` pointer, `.u64` length | `&mut DeviceBuffer<T>` |
+//!
+//! A buffer view is recognised by the last segment of its path (`Output`,
+//! `Synced`, `AtomicSlice`, also written `cg_core::output::Output<T>`); its
+//! first type argument is the element type.
 //!
 //! Anything else (references other than `&[T]`, `&mut [T]`, trait objects,
 //! `impl Trait`, patterns) is rejected with an error that points at the
@@ -69,7 +74,13 @@ pub enum ParamKind {
     ConstPtr,
     /// A writable device pointer `*mut T`.
     MutPtr,
+    /// A buffer view of cg-core (`Output<T>`, `Synced<T>`,
+    /// `AtomicSlice<T>`), passed as pointer and length.
+    Buffer,
 }
+
+/// The names of cg-core's buffer views a `#[kernel]` parameter may have.
+pub const BUFFER_VIEWS: [&str; 3] = ["Output", "Synced", "AtomicSlice"];
 
 /// One kernel parameter.
 #[derive(Debug, Clone)]
@@ -79,7 +90,7 @@ pub struct Param {
     /// Its kind.
     pub kind: ParamKind,
     /// For [`ParamKind::Value`] the parameter's type; otherwise the element
-    /// type behind the pointer or slice.
+    /// type behind the pointer, slice or buffer view.
     pub ty: Type,
 }
 
@@ -94,6 +105,12 @@ impl Param {
             ParamKind::ConstPtr => quote!(#name: *const #ty),
             ParamKind::MutPtr => quote!(#name: *mut #ty),
             ParamKind::Slice => quote!(#slice_ptr: *const #ty, #slice_len: usize),
+            // Never null (the host allocates at least one byte): saying so
+            // lets the compiler drop the null test of every `Option<&mut T>`
+            // a buffer view hands out.
+            ParamKind::Buffer => {
+                quote!(#slice_ptr: ::core::ptr::NonNull<#ty>, #slice_len: usize)
+            }
         }
     }
 }
@@ -198,7 +215,7 @@ impl KernelDecl {
         if let syn::ReturnType::Type(_, ty) = &sig.output {
             return Err(syn::Error::new(
                 ty.span(),
-                "a #[kernel] returns nothing: write results through a `*mut T` parameter",
+                "a #[kernel] returns nothing: write results through an `Output<T>` parameter",
             ));
         }
         let generics = sig
@@ -548,7 +565,8 @@ fn classify(ty: &Type) -> syn::Result<(ParamKind, Type)> {
             (Type::Slice(_), Some(_)) => Err(err(
                 ty.span(),
                 "`&mut [T]` cannot be a kernel parameter: every thread would hold the same \
-                 unique reference. Take `*mut T` and write each element from one thread",
+                 unique reference. Take `Output<T>` (each element written by its owner) or \
+                 `AtomicSlice<T>` (updated atomically)",
             )),
             _ => Err(err(
                 ty.span(),
@@ -567,11 +585,43 @@ fn classify(ty: &Type) -> syn::Result<(ParamKind, Type)> {
         Type::Paren(p) => classify(&p.elem),
         // A type a `macro_rules!` macro passes as `$t:ty`.
         Type::Group(g) => classify(&g.elem),
-        Type::Path(_) | Type::Array(_) | Type::Tuple(_) => Ok((ParamKind::Value, ty.clone())),
+        Type::Path(p) => match buffer_element(p)? {
+            Some(elem) => Ok((ParamKind::Buffer, elem)),
+            None => Ok((ParamKind::Value, ty.clone())),
+        },
+        Type::Array(_) | Type::Tuple(_) => Ok((ParamKind::Value, ty.clone())),
         _ => Err(err(
             ty.span(),
             "this type cannot cross to the device: kernel parameters are `T: Pod` by value, \
-             `&[T]`, `*const T` or `*mut T`",
+             `&[T]`, `*const T`, `*mut T` or a buffer view (`Output<T>`, `Synced<T>`, `AtomicSlice<T>`)",
+        )),
+    }
+}
+
+/// The element type of a buffer view (`Output<T>`, `Synced<T>`,
+/// `AtomicSlice<T, S>`), `None` for any other path.
+fn buffer_element(p: &syn::TypePath) -> syn::Result<Option<Type>> {
+    let Some(last) = p.path.segments.last() else {
+        return Ok(None);
+    };
+    if p.qself.is_some() || !BUFFER_VIEWS.iter().any(|v| last.ident == v) {
+        return Ok(None);
+    }
+    let elem = match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        }),
+        _ => None,
+    };
+    match elem {
+        Some(t) => Ok(Some(t)),
+        None => Err(err(
+            p.span(),
+            &format!(
+                "`{}` is a buffer view: give its element type, as in `{}<f32>`",
+                last.ident, last.ident
+            ),
         )),
     }
 }
@@ -598,7 +648,18 @@ mod tests {
         let k = parse(
             quote!(cooperative),
             quote!(
-                pub unsafe fn k(a: &[f32], b: *const u8, c: *mut [u32; 2], d: u64, e: Pair) {}
+                pub unsafe fn k(
+                    a: &[f32],
+                    b: *const u8,
+                    c: *mut [u32; 2],
+                    d: u64,
+                    e: Pair,
+                    f: Output<f32>,
+                    g: cg_core::Synced<[u8; 4]>,
+                    h: AtomicSlice<u32, System>,
+                    i: Outputs<f32>,
+                ) {
+                }
             ),
         )
         .unwrap();
@@ -615,10 +676,16 @@ mod tests {
                 ParamKind::ConstPtr,
                 ParamKind::MutPtr,
                 ParamKind::Value,
+                ParamKind::Value,
+                ParamKind::Buffer,
+                ParamKind::Buffer,
+                ParamKind::Buffer,
                 ParamKind::Value
             ]
         );
         assert_eq!(text(&sig.params[2].ty), "[u32;2]");
+        let elems: Vec<String> = sig.params[5..8].iter().map(|p| text(&p.ty)).collect();
+        assert_eq!(elems, ["f32", "[u8;4]", "u32"]);
     }
 
     #[test]
@@ -709,6 +776,12 @@ mod tests {
                     fn k((a, b): (u32, u32)) {}
                 ),
                 "plain name",
+            ),
+            (
+                quote!(
+                    fn k(x: Output) {}
+                ),
+                "give its element type",
             ),
         ] {
             let e = parse(quote!(), f).unwrap_err().to_string();

@@ -90,6 +90,7 @@ fn head(sig: &KernelSignature, instance_of: Option<&str>) -> String {
             ParamKind::Slice => "slice",
             ParamKind::ConstPtr => "const",
             ParamKind::MutPtr => "mut",
+            ParamKind::Buffer => "buffer",
         };
         let ty = type_text(&p.ty.to_token_stream());
         out += &format!(" param={}:{kind}:{}", p.name, escape(&ty));
@@ -151,6 +152,7 @@ fn decode_fields(rest: &str) -> Result<KernelRecord, String> {
                     "slice" => ParamKind::Slice,
                     "const" => ParamKind::ConstPtr,
                     "mut" => ParamKind::MutPtr,
+                    "buffer" => ParamKind::Buffer,
                     _ => return Err(format!("parameter kind `{k}`")),
                 };
                 let text = unescape(t)?;
@@ -262,7 +264,14 @@ mod tests {
         let [sig] = &entries(
             quote!(cooperative, cluster(2, 1, 1)),
             quote!(
-                fn k(a: &[f32], b: *const (u8, u16), c: *mut [u32; 2], d: Pair<{ 1 + 2 }>) {}
+                fn k(
+                    a: &[f32],
+                    b: *const (u8, u16),
+                    c: *mut [u32; 2],
+                    d: Pair<{ 1 + 2 }>,
+                    e: cg_core::output::Output<u64>,
+                ) {
+                }
             ),
         )[..] else {
             panic!()
@@ -272,7 +281,7 @@ mod tests {
             text,
             "cg-kernel v1 name=k cooperative=1 cluster=2,1,1 param=a:slice:f32 \
              param=b:const:(u8,u16) param=c:mut:[u32;2] param=d:value:Pair<%7B1+2%7D> \
-             at=42:kernels/src/a b.rs"
+             param=e:buffer:u64 at=42:kernels/src/a b.rs"
         );
         let r = decode(&text).unwrap().unwrap();
         assert_eq!(r.signature.name, "k");
@@ -293,7 +302,8 @@ mod tests {
                 ParamKind::Slice,
                 ParamKind::ConstPtr,
                 ParamKind::MutPtr,
-                ParamKind::Value
+                ParamKind::Value,
+                ParamKind::Buffer
             ]
         );
     }

@@ -27,6 +27,8 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     /// the device has no room.
     pub(crate) fn uninit(gpu: &Gpu, len: usize) -> Result<Self, Error> {
         let _entered = gpu.enter()?;
+        // At least one byte, so that even an empty buffer has an address:
+        // kernels take buffer views' pointers as non-null.
         let n = len.checked_mul(size_of::<T>()).map(|n| n.max(1));
         let out_of_memory = |bytes: u64| {
             let (free, total) = gpu.memory().unwrap_or((0, 0));

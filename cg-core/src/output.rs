@@ -1,0 +1,969 @@
+//! Kernel outputs written without `unsafe`: buffers whose elements are
+//! handed out only in patterns where no two threads can reach one element.
+//!
+//! A `#[kernel]` parameter `out: Output<T>` is a device buffer the host
+//! passes as `&mut DeviceBuffer<T>` (no other parameter of the launch can
+//! name it). Every thread holds its own `Output`, and gets `&mut T` to an
+//! element only through a pattern derived from its own coordinates:
+//!
+//! | pattern | method | element(s) of this thread |
+//! |---|---|---|
+//! | one per thread of the grid | [`thread_element`](Output::thread_element) | `grid.thread_rank()` |
+//! | one per thread of a 2-D / 3-D launch | [`thread_element_2d`](Output::thread_element_2d), [`thread_element_3d`](Output::thread_element_3d) | `y * width + x` of `grid.thread_index()` |
+//! | grid-stride loop | [`grid_stride`](Output::grid_stride) | `i ≡ grid.thread_rank() (mod grid.num_threads())` |
+//! | grid-stride over a 2-D window | [`grid_stride_window`](Output::grid_stride_window) | the window's points, numbered row by row, grid-stride |
+//! | a 5-point stencil sweep | [`grid_stride_stencil`](Output::grid_stride_stencil) | the interior's points, grid-stride, with their neighbours in a source array |
+//! | one per group, its leader writes | [`leader_element`](Output::leader_element) | the group's index in the grid (block, tile, cluster) |
+//! | a contiguous chunk per block | [`block_chunk`](Output::block_chunk), [`block_chunks`](Output::block_chunks) | `[c * len, (c + 1) * len)`, then one element or a block stride per thread |
+//!
+//! Each method borrows the `Output` mutably, so one thread never holds two
+//! `&mut` to one element either. Bounds are checked once per pattern (the
+//! loop condition of a stride is its bound check); an element beyond the
+//! buffer is not handed out (`None`, or the loop ends).
+//!
+//! **Reading what other threads wrote** needs a grid barrier between the
+//! writes and the reads. [`Output::sync`] is that barrier: it consumes the
+//! write view and returns a [`Synced`] read view (`Deref<Target = [T]>`)
+//! after `grid.sync()`, so no `&mut T` can outlive it (a borrow of the
+//! `Output` kept across `sync` is a compile error).
+//! [`Synced::into_output`] turns it back into a write view after another
+//! barrier, and [`Output::sync_swap`] does both for a pair of buffers with
+//! one barrier (ping-pong sweeps). A `#[kernel]` parameter can also start
+//! as `Synced<T>`: readable from the start, writable after a barrier.
+//!
+//! **Atomics** need no ownership: a `#[kernel]` parameter
+//! `bins: AtomicSlice<T>` (see [`atomic`](crate::atomic)) is a buffer every
+//! thread may update atomically, and only atomically: a buffer is either an
+//! `Output` or an `AtomicSlice` for the whole launch, so plain and atomic
+//! accesses to one element cannot race.
+//!
+//! The guarantee rests on the rule CUDA states for its barriers as well:
+//! every thread of the grid reaches the same `grid.sync()` calls (a thread
+//! that writes after its own barrier while another thread reads after a
+//! different one is barrier divergence, undefined in CUDA and not caught
+//! here). Where an ordering comes from atomics instead of a barrier (the
+//! last block of a "last block done" reduction reads every block's
+//! partial), [`Output::assume_synced`] is the `unsafe` escape hatch; so is
+//! [`Output::as_mut_ptr`].
+
+use crate::block::ThreadBlock;
+use crate::grid::{this_grid, GridGroup};
+use crate::group::{GroupSync, ThreadGroup};
+use crate::multi_warp::MultiWarpTile;
+use crate::tile::ThreadBlockTile;
+use crate::Pod;
+use core::marker::PhantomData;
+
+/// A kernel output buffer of `T`, written by its owners only (see the
+/// module docs). Not `Copy`: each thread has one.
+pub struct Output<T: Pod> {
+    ptr: *mut T,
+    len: usize,
+}
+
+/// A buffer every thread may read: the writes before the barrier that
+/// made it are visible. Read it as a slice (`Deref<Target = [T]>`).
+pub struct Synced<T: Pod> {
+    ptr: *mut T,
+    len: usize,
+}
+
+impl<T: Pod> Output<T> {
+    /// The `len` elements at `ptr` as an output.
+    ///
+    /// # Safety
+    /// `ptr` points to `len` valid elements of `T` that, during the kernel,
+    /// no thread reaches except through this `Output` (or the copies other
+    /// threads of the launch hold of it). `#[kernel]` builds its `Output`
+    /// parameters with this, from a `&mut DeviceBuffer` of the host.
+    #[inline(always)]
+    pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        Output { ptr, len }
+    }
+
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer is empty.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Keeps only the first `len` elements (no change when the buffer is
+    /// shorter): every pattern after it stops there.
+    #[inline(always)]
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
+    /// The buffer's address, for code the patterns do not cover. Writing
+    /// through it is `unsafe`: the caller shows that no other thread writes
+    /// or reads the same element meanwhile.
+    #[inline(always)]
+    pub fn as_mut_ptr(&mut self) -> *mut T {
+        self.ptr
+    }
+
+    /// # Safety
+    /// `i < self.len`, and no other live reference reaches element `i`.
+    #[inline(always)]
+    unsafe fn element(&mut self, i: usize) -> &mut T {
+        // SAFETY: the caller's contract.
+        unsafe { element_at(self.ptr, i) }
+    }
+
+    /// The element of this thread of the grid, `grid.thread_rank()`, or
+    /// `None` when the buffer is shorter than that.
+    #[inline(always)]
+    pub fn thread_element(&mut self, grid: &GridGroup) -> Option<&mut T> {
+        let i = grid.thread_rank();
+        if i < self.len as u64 {
+            // SAFETY: in bounds; thread ranks are unique in the grid.
+            Some(unsafe { self.element(i as usize) })
+        } else {
+            None
+        }
+    }
+
+    /// The element `y * width + x` of a row-major `width`-wide array, where
+    /// `(x, y)` is this thread's position in the grid's threads
+    /// (`grid.thread_index()`), or `None` when `x >= width` or the element
+    /// lies beyond the buffer.
+    #[inline(always)]
+    pub fn thread_element_2d(&mut self, grid: &GridGroup, width: usize) -> Option<&mut T> {
+        let t = grid.thread_index();
+        self.position(t.x as usize, t.y as usize, 0, width, usize::MAX)
+    }
+
+    /// The element `(z * height + y) * width + x` of a row-major array of
+    /// `width` x `height` planes, where `(x, y, z)` is this thread's position
+    /// in the grid's threads, or `None` when `x >= width`, `y >= height` or
+    /// the element lies beyond the buffer.
+    #[inline(always)]
+    pub fn thread_element_3d(
+        &mut self,
+        grid: &GridGroup,
+        width: usize,
+        height: usize,
+    ) -> Option<&mut T> {
+        let t = grid.thread_index();
+        self.position(t.x as usize, t.y as usize, t.z as usize, width, height)
+    }
+
+    #[inline(always)]
+    fn position(
+        &mut self,
+        x: usize,
+        y: usize,
+        z: usize,
+        width: usize,
+        height: usize,
+    ) -> Option<&mut T> {
+        if x >= width || y >= height {
+            return None;
+        }
+        let i = z
+            .checked_mul(height)
+            .and_then(|p| p.checked_add(y))
+            .and_then(|r| r.checked_mul(width))
+            .and_then(|r| r.checked_add(x))?;
+        if i < self.len {
+            // SAFETY: in bounds; distinct (x, y, z) with x < width and
+            // y < height give distinct indices, and each thread has its
+            // own (x, y, z).
+            Some(unsafe { self.element(i) })
+        } else {
+            None
+        }
+    }
+
+    /// This thread's elements in a grid-stride loop: `(i, &mut out[i])`
+    /// for `i = grid.thread_rank()`, then every `grid.num_threads()` after
+    /// it, below `len()`.
+    ///
+    /// ```ignore
+    /// for (i, y) in out.grid_stride(&grid) {
+    ///     *y = a * x[i] + *y;
+    /// }
+    /// ```
+    #[inline(always)]
+    pub fn grid_stride(&mut self, grid: &GridGroup) -> GridStride<'_, T> {
+        GridStride::new(
+            self.ptr,
+            self.len,
+            grid.thread_rank() as usize,
+            grid.num_threads() as usize,
+        )
+    }
+
+    /// This thread's points of a 2-D window of a row-major array `width`
+    /// elements wide, grid-stride: the window's points are numbered row by
+    /// row and thread `r` of `S` takes numbers `r, r + S, ...`. Each item is
+    /// the point (with its index in the buffer) and `&mut` to its element.
+    /// Index arithmetic is 32-bit, with one division before the loop.
+    ///
+    /// Panics (a fault the host reports) unless the window lies inside
+    /// the buffer (`x.end <= width`, `y.end * width <= len()`) and the
+    /// window's rows plus the grid's threads fit in `u32`
+    /// (`y.end * width + grid.num_threads() <= u32::MAX`).
+    #[inline(always)]
+    pub fn grid_stride_window(&mut self, grid: &GridGroup, window: Window) -> WindowStride<'_, T> {
+        let Window { width, x, y } = window;
+        let rows_end = (y.end as u64) * (width as u64);
+        assert!(
+            x.start <= x.end && y.start <= y.end && x.end <= width && rows_end <= self.len as u64,
+            "Output::grid_stride_window: the window lies outside the buffer"
+        );
+        assert!(
+            rows_end + grid.num_threads() <= u32::MAX as u64,
+            "Output::grid_stride_window: the buffer or the grid is too large for 32-bit indices"
+        );
+        let w = x.end - x.start;
+        let points = w * (y.end - y.start);
+        let (rank, stride) = (grid.thread_rank() as u32, grid.num_threads() as u32);
+        let (dy, dx, y0, x0) = match (stride.checked_div(w), rank.checked_div(w)) {
+            (Some(dy), Some(y0)) => (dy, stride % w, y0, rank % w),
+            _ => (0, 0, 0, 0),
+        };
+        WindowStride {
+            ptr: self.ptr,
+            width,
+            x_start: x.start,
+            w,
+            k: rank.wrapping_sub(stride),
+            points,
+            stride,
+            dx,
+            dy,
+            x: x0,
+            y: y0 + y.start,
+            _out: PhantomData,
+        }
+    }
+
+    /// A 5-point stencil sweep, grid-stride: this thread's points of the
+    /// interior of a `width` x `height` row-major array
+    /// ([`Window::interior`]), each with its four neighbours in `src` (an
+    /// array of the same shape) and `&mut` to its element here.
+    ///
+    /// ```ignore
+    /// for (n, u) in dst.grid_stride_stencil(&grid, &src, nx, ny) {
+    ///     *u = 0.25 * (((n.west() + n.east()) + n.north()) + n.south());
+    /// }
+    /// ```
+    ///
+    /// Checked once: both arrays hold `width * height` elements (panics
+    /// otherwise), and the window's conditions of
+    /// [`grid_stride_window`](Self::grid_stride_window); the neighbours'
+    /// loads then need no checks.
+    #[inline(always)]
+    pub fn grid_stride_stencil<'s>(
+        &mut self,
+        grid: &GridGroup,
+        src: &'s [T],
+        width: u32,
+        height: u32,
+    ) -> StencilStride<'_, 's, T> {
+        let points = width as u64 * height as u64;
+        assert!(
+            points <= self.len as u64 && points <= src.len() as u64,
+            "Output::grid_stride_stencil: an array holds fewer than width * height elements"
+        );
+        StencilStride {
+            points: self.grid_stride_window(grid, Window::interior(width, height)),
+            src: src.as_ptr(),
+            width,
+            _src: PhantomData,
+        }
+    }
+
+    /// The element of `group` (a block, a static tile, a cluster): `Some`
+    /// for the group's leader (its rank 0 thread) when the group's index
+    /// in the grid is below `len()`, `None` for every other thread.
+    ///
+    /// ```ignore
+    /// let s = block_reduce(&block, &scratch, v, Plus);
+    /// if let Some(slot) = block_sums.leader_element(&block) {
+    ///     *slot = s;
+    /// }
+    /// ```
+    #[inline(always)]
+    pub fn leader_element<G: LeaderSlot>(&mut self, group: &G) -> Option<&mut T> {
+        if !group.is_leader() {
+            return None;
+        }
+        let i = group.slot();
+        if i < self.len as u64 {
+            // SAFETY: in bounds; each group of the grid has its own slot
+            // (`LeaderSlot`) and one leader.
+            Some(unsafe { self.element(i as usize) })
+        } else {
+            None
+        }
+    }
+
+    /// The chunk `[c * len, (c + 1) * len)` of this block, `c` its rank in
+    /// the grid (clipped to the buffer; `None` when it starts beyond it).
+    /// Its threads then take one element each or a block stride of it.
+    #[inline(always)]
+    pub fn block_chunk(&mut self, block: &ThreadBlock, len: usize) -> Option<Chunk<'_, T>> {
+        let c = this_grid().block_rank() as usize;
+        let start = c.checked_mul(len)?;
+        if start >= self.len {
+            return None;
+        }
+        Some(Chunk {
+            ptr: self.ptr,
+            start,
+            len,
+            buffer: self.len,
+            rank: block.thread_rank() as usize,
+            threads: block.num_threads() as usize,
+            _out: PhantomData,
+        })
+    }
+
+    /// This block's chunks of `len` elements, grid-stride: chunks `c`,
+    /// `c + B`, `c + 2B`, ... for block rank `c` of `B` blocks (the last
+    /// chunk clipped to the buffer).
+    #[inline(always)]
+    pub fn block_chunks(&mut self, block: &ThreadBlock, len: usize) -> BlockChunks<'_, T> {
+        let grid = this_grid();
+        let (c, blocks) = (grid.block_rank() as usize, grid.num_blocks() as usize);
+        BlockChunks {
+            ptr: self.ptr,
+            buffer: self.len,
+            len,
+            next: c.saturating_mul(len),
+            // A block with one chunk at most steps past the buffer at once
+            // (and `next + step` cannot wrap: both are below isize::MAX).
+            step: blocks.saturating_mul(len).min(self.len),
+            rank: block.thread_rank() as usize,
+            threads: block.num_threads() as usize,
+            _out: PhantomData,
+        }
+    }
+
+    /// `grid.sync()`, then the buffer as every thread may read it. The
+    /// write view is consumed: no element can be written again until
+    /// [`Synced::into_output`] (another barrier).
+    #[inline(always)]
+    pub fn sync(self, grid: &GridGroup) -> Synced<T> {
+        grid.sync();
+        Synced {
+            ptr: self.ptr,
+            len: self.len,
+        }
+    }
+
+    /// One `grid.sync()` for a pair of ping-pong buffers: this one becomes
+    /// readable and `read` (done being read) writable.
+    ///
+    /// ```ignore
+    /// for _ in 0..sweeps {
+    ///     sweep(&src, &mut dst);
+    ///     (src, dst) = dst.sync_swap(src, &grid);
+    /// }
+    /// ```
+    #[inline(always)]
+    pub fn sync_swap(self, read: Synced<T>, grid: &GridGroup) -> (Synced<T>, Output<T>) {
+        grid.sync();
+        (
+            Synced {
+                ptr: self.ptr,
+                len: self.len,
+            },
+            Output {
+                ptr: read.ptr,
+                len: read.len,
+            },
+        )
+    }
+
+    /// The buffer as a read view, without a barrier.
+    ///
+    /// # Safety
+    /// Every write to the buffer by other threads happens before this
+    /// thread's reads (an atomic's acquire, a fence), and no thread writes
+    /// the buffer while the view is alive.
+    #[inline(always)]
+    pub unsafe fn assume_synced(self) -> Synced<T> {
+        Synced {
+            ptr: self.ptr,
+            len: self.len,
+        }
+    }
+}
+
+impl<T: Pod> Synced<T> {
+    /// The `len` elements at `ptr` as a read view.
+    ///
+    /// # Safety
+    /// `ptr` points to `len` valid elements of `T` that no thread writes
+    /// while this view or a copy of the buffer's `Output` could read them.
+    /// `#[kernel]` builds its `Synced` parameters with this, from a
+    /// `&mut DeviceBuffer` of the host.
+    #[inline(always)]
+    pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        Synced { ptr, len }
+    }
+
+    /// `grid.sync()` (every thread is done reading), then the buffer as a
+    /// write view again.
+    #[inline(always)]
+    pub fn into_output(self, grid: &GridGroup) -> Output<T> {
+        grid.sync();
+        Output {
+            ptr: self.ptr,
+            len: self.len,
+        }
+    }
+}
+
+impl<T: Pod> core::ops::Deref for Synced<T> {
+    type Target = [T];
+
+    #[inline(always)]
+    fn deref(&self) -> &[T] {
+        // SAFETY: `len` valid elements that nobody writes while the view
+        // lives (the barrier that made it, or the constructor's contract).
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// `&mut` to element `i` of the array at `ptr`, for a caller that hands
+/// out references in one of this module's patterns.
+///
+/// # Safety
+/// `i` is in bounds of a live array at `ptr` that no other reference
+/// reaches at that element for `'a`.
+#[inline(always)]
+unsafe fn element_at<'a, T>(ptr: *mut T, i: usize) -> &'a mut T {
+    // SAFETY: an array with an element in bounds is live, so its address
+    // is not null. Saying so (of the loop-invariant base, and of the
+    // element) lets the compiler drop the null test an `Option<&mut T>`
+    // would otherwise cost per element (its `None` is the null pointer).
+    unsafe { core::hint::assert_unchecked(!ptr.is_null()) };
+    // SAFETY: the caller's contract.
+    let p = unsafe { ptr.add(i) };
+    // SAFETY: as above.
+    unsafe { core::hint::assert_unchecked(!p.is_null()) };
+    // SAFETY: the caller's contract.
+    unsafe { &mut *p }
+}
+
+/// The elements of one thread in a grid-stride loop
+/// ([`Output::grid_stride`]).
+pub struct GridStride<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    /// The index last handed out (one stride before the first at first).
+    last: usize,
+    stride: usize,
+    _out: PhantomData<&'a mut T>,
+}
+
+impl<T> GridStride<'_, T> {
+    /// Indices `first`, `first + stride`, ... below `len` of the array at
+    /// `ptr`.
+    #[inline(always)]
+    fn new(ptr: *mut T, len: usize, first: usize, stride: usize) -> Self {
+        GridStride {
+            ptr,
+            len,
+            last: first.wrapping_sub(stride),
+            stride,
+            _out: PhantomData,
+        }
+    }
+}
+
+impl<'a, T> Iterator for GridStride<'a, T> {
+    type Item = (usize, &'a mut T);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        // The step comes first (from one stride before the first index),
+        // as in a `while i < len { ..; i += stride }` loop: the compiler
+        // then makes the same loop of both.
+        let i = self.last.wrapping_add(self.stride);
+        if i < self.len {
+            self.last = i;
+            // SAFETY: in bounds; this thread's indices are distinct from
+            // every other thread's (distinct ranks modulo the stride) and
+            // from each other.
+            Some((i, unsafe { element_at(self.ptr, i) }))
+        } else {
+            None
+        }
+    }
+}
+
+/// A rectangle of a row-major array `width` elements wide: columns `x`,
+/// rows `y` ([`Output::grid_stride_window`]).
+#[derive(Clone, Debug)]
+pub struct Window {
+    /// Elements per row of the array.
+    pub width: u32,
+    /// The window's columns.
+    pub x: core::ops::Range<u32>,
+    /// The window's rows.
+    pub y: core::ops::Range<u32>,
+}
+
+impl Window {
+    /// The interior of a `width` x `height` array: every point but the
+    /// outermost rows and columns (a stencil's points with all four
+    /// neighbours). Empty when either side is below 3.
+    #[inline(always)]
+    pub fn interior(width: u32, height: u32) -> Self {
+        let (w, h) = if width < 3 || height < 3 {
+            (1, 1)
+        } else {
+            (width - 1, height - 1)
+        };
+        Window {
+            width,
+            x: 1..w,
+            y: 1..h,
+        }
+    }
+}
+
+/// A point of a [`Window`]: its coordinates and its index in the array.
+#[derive(Clone, Copy, Debug)]
+pub struct Point {
+    /// Column.
+    pub x: u32,
+    /// Row.
+    pub y: u32,
+    /// `y * width + x`.
+    pub index: u32,
+    _niche: Niche,
+}
+
+/// A byte with one valid value. An item that holds one gives `Option` of
+/// it a tag of its own (a constant the compiler folds into the branch
+/// that made it) instead of the null pointer of the `&mut T` beside it,
+/// which the compiler cannot always prove non-null and would then test
+/// per element.
+#[derive(Clone, Copy, Debug)]
+#[repr(u8)]
+enum Niche {
+    Some = 1,
+}
+
+/// One thread's points of a window ([`Output::grid_stride_window`]).
+pub struct WindowStride<'a, T> {
+    ptr: *mut T,
+    width: u32,
+    x_start: u32,
+    w: u32,
+    k: u32,
+    points: u32,
+    stride: u32,
+    dx: u32,
+    dy: u32,
+    x: u32,
+    y: u32,
+    _out: PhantomData<&'a mut T>,
+}
+
+impl<T> WindowStride<'_, T> {
+    /// Moves to this thread's next point: `false` past the window's last.
+    /// (The step comes first, from one stride before the first number, as
+    /// in a `while k < n { ..; k += stride }` loop: the compiler then makes
+    /// the same loop of both.)
+    #[inline(always)]
+    fn advance(&mut self) -> bool {
+        let k = self.k.wrapping_add(self.stride);
+        if k >= self.points {
+            return false;
+        }
+        self.k = k;
+        true
+    }
+
+    /// The point [`advance`](Self::advance) moved to (coordinates and
+    /// index); moves the coordinates on to the next one.
+    #[inline(always)]
+    fn point(&mut self) -> (u32, u32, u32) {
+        let (x, y) = (self.x_start + self.x, self.y);
+        let index = y * self.width + x;
+        // The next point: `stride` further in row-major window order.
+        self.x += self.dx;
+        self.y += self.dy;
+        if self.x >= self.w {
+            self.x -= self.w;
+            self.y += 1;
+        }
+        (x, y, index)
+    }
+}
+
+impl<'a, T> Iterator for WindowStride<'a, T> {
+    type Item = (Point, &'a mut T);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        if !self.advance() {
+            return None;
+        }
+        let (x, y, index) = self.point();
+        // SAFETY: the window lies inside the buffer (checked when the
+        // iterator was made); points are numbered one-to-one and each
+        // thread takes its own residue class of numbers.
+        let element = unsafe { element_at(self.ptr, index as usize) };
+        let point = Point {
+            x,
+            y,
+            index,
+            _niche: Niche::Some,
+        };
+        Some((point, element))
+    }
+}
+
+/// A stencil point: reads its four neighbours from the source array
+/// ([`Output::grid_stride_stencil`]), each without a bounds check (the
+/// window was checked once).
+#[derive(Clone, Copy)]
+pub struct Neighbours<'s, T> {
+    src: *const T,
+    index: usize,
+    width: usize,
+    _src: PhantomData<&'s [T]>,
+    _niche: Niche,
+}
+
+impl<T: Copy> Neighbours<'_, T> {
+    /// The point's index in the arrays.
+    #[inline(always)]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// `(x - 1, y)`.
+    #[inline(always)]
+    pub fn west(&self) -> T {
+        // SAFETY: see `StencilStride::next`.
+        unsafe { *self.src.add(self.index - 1) }
+    }
+
+    /// `(x + 1, y)`.
+    #[inline(always)]
+    pub fn east(&self) -> T {
+        // SAFETY: see `StencilStride::next`.
+        unsafe { *self.src.add(self.index + 1) }
+    }
+
+    /// `(x, y - 1)`.
+    #[inline(always)]
+    pub fn north(&self) -> T {
+        // SAFETY: see `StencilStride::next`.
+        unsafe { *self.src.add(self.index - self.width) }
+    }
+
+    /// `(x, y + 1)`.
+    #[inline(always)]
+    pub fn south(&self) -> T {
+        // SAFETY: see `StencilStride::next`.
+        unsafe { *self.src.add(self.index + self.width) }
+    }
+}
+
+/// One thread's points of a stencil sweep ([`Output::grid_stride_stencil`]).
+pub struct StencilStride<'a, 's, T> {
+    points: WindowStride<'a, T>,
+    src: *const T,
+    width: u32,
+    _src: PhantomData<&'s [T]>,
+}
+
+impl<'a, 's, T: Copy> StencilStride<'a, 's, T> {
+    /// The point [`WindowStride::advance`] moved to.
+    #[inline(always)]
+    fn item(&mut self) -> (Neighbours<'s, T>, &'a mut T) {
+        let (_, _, index) = self.points.point();
+        let i = index as usize;
+        // SAFETY: as in `WindowStride::next`.
+        let element = unsafe { element_at(self.points.ptr, i) };
+        // The neighbours' reads are in bounds: the point is an interior
+        // one (1 <= x < width - 1, 1 <= y < height - 1) and `src` holds
+        // width * height elements (both checked when the iterator was
+        // made); `src` is borrowed shared for 's.
+        let n = Neighbours {
+            src: self.src,
+            index: i,
+            width: self.width as usize,
+            _src: PhantomData,
+            _niche: Niche::Some,
+        };
+        (n, element)
+    }
+}
+
+impl<'a, 's, T: Copy> Iterator for StencilStride<'a, 's, T> {
+    type Item = (Neighbours<'s, T>, &'a mut T);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        if !self.points.advance() {
+            return None;
+        }
+        Some(self.item())
+    }
+
+    /// Internal iteration (what `for_each` uses): no `Option` per point
+    /// for the compiler to see through. Inside an outer loop with a
+    /// barrier (a persistent kernel's sweeps) `for_each` compiles to the
+    /// hand-written loop where `for` keeps one extra never-taken branch
+    /// per point.
+    #[inline(always)]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        while self.points.advance() {
+            let item = self.item();
+            acc = f(acc, item);
+        }
+        acc
+    }
+}
+
+/// A block's chunk of an output ([`Output::block_chunk`]).
+pub struct Chunk<'a, T> {
+    ptr: *mut T,
+    start: usize,
+    /// The chunk's length as asked for (the buffer may end before).
+    len: usize,
+    /// The buffer's length: the chunk ends at `min(start + len, buffer)`.
+    buffer: usize,
+    rank: usize,
+    threads: usize,
+    _out: PhantomData<&'a mut T>,
+}
+
+impl<'a, T> Chunk<'a, T> {
+    /// Where the chunk starts in the buffer.
+    #[inline(always)]
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// Number of elements (the last chunk may be short).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len.min(self.buffer - self.start)
+    }
+
+    /// Whether the chunk is empty.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The element of this thread, `block.thread_rank()` of the chunk
+    /// (`None` beyond it).
+    #[inline(always)]
+    pub fn thread_element(self) -> Option<Owned<'a, T>> {
+        // Two tests rather than one against `len()`: the first is the same
+        // for every chunk of a loop.
+        if self.rank < self.len && self.start + self.rank < self.buffer {
+            // SAFETY: in the chunk; thread ranks are unique in the block,
+            // and the chunk is this block's alone.
+            Some(unsafe { Owned::new(self.ptr, self.start, self.rank) })
+        } else {
+            None
+        }
+    }
+
+    /// This thread's elements of the chunk, block-stride: `(j, &mut
+    /// chunk[j])` for `j = rank, rank + threads, ...`.
+    #[inline(always)]
+    pub fn block_stride(self) -> GridStride<'a, T> {
+        // SAFETY: `start` is inside the buffer.
+        let ptr = unsafe { self.ptr.add(self.start) };
+        GridStride::new(ptr, self.len(), self.rank, self.threads)
+    }
+}
+
+impl<'a, T> Chunk<'a, T> {
+    /// The chunk in rounds of one element per thread, every thread of the
+    /// block taking every round (so a block collective can run inside the
+    /// loop): round `k` gives `Some` of element `j = k * threads + rank`,
+    /// or `None` when `j` is past the chunk.
+    #[inline(always)]
+    pub fn block_rounds(self) -> Rounds<'a, T> {
+        let len = self.len();
+        Rounds {
+            ptr: self.ptr,
+            start: self.start,
+            len,
+            next: self.rank,
+            end: len.div_ceil(self.threads) * self.threads + self.rank,
+            stride: self.threads,
+            _out: PhantomData,
+        }
+    }
+}
+
+/// A chunk in rounds ([`Chunk::block_rounds`]).
+pub struct Rounds<'a, T> {
+    ptr: *mut T,
+    start: usize,
+    len: usize,
+    next: usize,
+    end: usize,
+    stride: usize,
+    _out: PhantomData<&'a mut T>,
+}
+
+impl<'a, T> Iterator for Rounds<'a, T> {
+    type Item = Option<Owned<'a, T>>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        let j = self.next;
+        if j >= self.end {
+            return None;
+        }
+        self.next = j + self.stride;
+        // SAFETY: in bounds; `j` is this thread's (its rank modulo the
+        // block's size) in this block's chunk.
+        Some((j < self.len).then(|| unsafe { Owned::new(self.ptr, self.start, j) }))
+    }
+}
+
+/// An element a thread owns in a block's chunk, and its index in the
+/// chunk ([`Chunk::thread_element`], [`Chunk::block_rounds`]).
+pub struct Owned<'a, T> {
+    /// The element's index in the chunk.
+    pub index: usize,
+    /// The element.
+    pub value: &'a mut T,
+    _niche: Niche,
+}
+
+impl<'a, T> Owned<'a, T> {
+    /// # Safety
+    /// As [`element_at`] for element `start + index`.
+    #[inline(always)]
+    unsafe fn new(ptr: *mut T, start: usize, index: usize) -> Self {
+        Owned {
+            index,
+            // SAFETY: the caller's contract.
+            value: unsafe { element_at(ptr, start + index) },
+            _niche: Niche::Some,
+        }
+    }
+}
+
+/// One block's chunks, grid-stride ([`Output::block_chunks`]).
+pub struct BlockChunks<'a, T> {
+    ptr: *mut T,
+    buffer: usize,
+    len: usize,
+    next: usize,
+    step: usize,
+    rank: usize,
+    threads: usize,
+    _out: PhantomData<&'a mut T>,
+}
+
+impl<'a, T> Iterator for BlockChunks<'a, T> {
+    type Item = Chunk<'a, T>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Chunk<'a, T>> {
+        let start = self.next;
+        if start >= self.buffer || self.len == 0 {
+            return None;
+        }
+        self.next = start + self.step;
+        Some(Chunk {
+            ptr: self.ptr,
+            start,
+            len: self.len,
+            buffer: self.buffer,
+            rank: self.rank,
+            threads: self.threads,
+            _out: PhantomData,
+        })
+    }
+}
+
+/// A group with one output slot of its own in the grid and one leader to
+/// write it ([`Output::leader_element`]): the block (slot: its rank in the
+/// grid), a static tile of `N` threads (slot: its index among the grid's
+/// tiles of `N`, block by block) and, on sm_90, a cluster (slot: its rank
+/// among the grid's clusters). Coalesced groups, labeled partitions and
+/// dynamic tiles have no slot: many of them can share indices.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no output slot of its own",
+    label = "several groups of this kind can share an index, so their leaders could write one element",
+    note = "give each block, static tile or cluster an element with `leader_element`, or add into one element through an `AtomicSlice`"
+)]
+pub trait LeaderSlot: GroupSync {
+    /// The group's slot: unique among the grid's groups of this kind.
+    fn slot(&self) -> u64;
+    /// Whether this thread is the group's leader (rank 0).
+    fn is_leader(&self) -> bool;
+}
+
+impl LeaderSlot for ThreadBlock {
+    #[inline(always)]
+    fn slot(&self) -> u64 {
+        this_grid().block_rank() as u64
+    }
+    #[inline(always)]
+    fn is_leader(&self) -> bool {
+        self.thread_rank() == 0
+    }
+}
+
+/// The slot of this thread's `n`-thread tile: tiles of `n` cover a block
+/// in rank order, `ceil(threads / n)` per block.
+#[inline(always)]
+fn tile_slot(n: u32) -> u64 {
+    let block = crate::block::this_thread_block();
+    let per_block = block.num_threads().div_ceil(n) as u64;
+    this_grid().block_rank() as u64 * per_block + (block.thread_rank() / n) as u64
+}
+
+impl<const N: u32> LeaderSlot for ThreadBlockTile<N> {
+    #[inline(always)]
+    fn slot(&self) -> u64 {
+        tile_slot(N)
+    }
+    #[inline(always)]
+    fn is_leader(&self) -> bool {
+        self.thread_rank() == 0
+    }
+}
+
+impl<const N: u32> LeaderSlot for MultiWarpTile<N> {
+    #[inline(always)]
+    fn slot(&self) -> u64 {
+        tile_slot(N)
+    }
+    #[inline(always)]
+    fn is_leader(&self) -> bool {
+        self.thread_rank() == 0
+    }
+}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+impl LeaderSlot for crate::cluster::ClusterGroup {
+    #[inline(always)]
+    fn slot(&self) -> u64 {
+        self.dim_clusters().linear(self.cluster_index()) as u64
+    }
+    #[inline(always)]
+    fn is_leader(&self) -> bool {
+        self.thread_rank() == 0
+    }
+}
