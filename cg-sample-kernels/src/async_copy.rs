@@ -4,8 +4,10 @@
 //! Every kernel walks the arrays in block-sized chunks, grid-stride, and
 //! stages each chunk of `a` and `b` in dynamic shared memory (launch with
 //! `2 * block * 4` bytes, times the stage count for the pipelined ones).
-//! The last chunk may be partial. `b` must be at least as long as `a`, and
-//! `c` as well; the length of `a` is the problem size.
+//! The last chunk may be partial. `b` must be at least as long as `a`; the
+//! length of `a` is the problem size (elements of `a` past the end of `c`
+//! are not added). Each chunk of `c` is the block's
+//! ([`Output::block_chunks`]), each element of it one thread's.
 
 use cg_core::prelude::*;
 
@@ -37,7 +39,7 @@ impl Chunks {
 /// Stage 1: each thread copies its element of `a` and `b` into shared
 /// memory by hand, the block syncs, adds, and syncs again.
 #[kernel]
-pub fn vadd_sync(a: &[f32], b: &[f32], c: *mut f32) {
+pub fn vadd_sync(a: &[f32], b: &[f32], mut c: Output<f32>) {
     let block = this_thread_block();
     let w = Chunks::new(&block, a.len());
     // One length for both inputs: a shorter `b` traps here, and no index
@@ -45,65 +47,64 @@ pub fn vadd_sync(a: &[f32], b: &[f32], c: *mut f32) {
     let b = &b[..w.n];
     let smem = dynamic_shared::<f32>();
     let (sa, sb) = (smem.subslice(0, w.block), smem.subslice(w.block, w.block));
-    let mut start = w.first;
-    while start < w.n {
-        let i = start + w.t;
+    c.truncate(w.n);
+    for chunk in c.block_chunks(&block, w.block) {
+        let i = chunk.start() + w.t;
         if i < w.n {
             sa.set(w.t, a[i]);
             sb.set(w.t, b[i]);
         }
         block.sync();
-        if i < w.n {
-            unsafe { *c.add(i) = sa.get(w.t) + sb.get(w.t) };
+        if let Some(c) = chunk.thread_element() {
+            *c.value = sa.get(c.index) + sb.get(c.index);
         }
         block.sync();
-        start += w.stride;
     }
 }
 
 /// Stage 2: the block copies each chunk with `memcpy_async` (what fits of
 /// `a[start..]` in a block-sized buffer) and `wait`s.
 #[kernel]
-pub fn vadd_memcpy_async(a: &[f32], b: &[f32], c: *mut f32) {
+pub fn vadd_memcpy_async(a: &[f32], b: &[f32], mut c: Output<f32>) {
     let block = this_thread_block();
     let w = Chunks::new(&block, a.len());
     let b = &b[..w.n];
     let smem = dynamic_shared::<f32>();
     let (sa, sb) = (smem.subslice(0, w.block), smem.subslice(w.block, w.block));
-    let mut start = w.first;
-    while start < w.n {
-        let len = memcpy_async(&block, sa, &a[start..]);
+    c.truncate(w.n);
+    for chunk in c.block_chunks(&block, w.block) {
+        let start = chunk.start();
+        memcpy_async(&block, sa, &a[start..]);
         memcpy_async(&block, sb, &b[start..]);
         wait(&block);
-        if w.t < len {
-            unsafe { *c.add(start + w.t) = sa.get(w.t) + sb.get(w.t) };
+        if let Some(c) = chunk.thread_element() {
+            *c.value = sa.get(c.index) + sb.get(c.index);
         }
         // The next chunk's copy overwrites what this one read.
         block.sync();
-        start += w.stride;
     }
 }
 
 /// Stage 3: the copies complete on a block barrier; `arrive_and_wait`
 /// before reading and again before the next copy overwrites.
 #[kernel]
-pub fn vadd_barrier(a: &[f32], b: &[f32], c: *mut f32) {
+pub fn vadd_barrier(a: &[f32], b: &[f32], mut c: Output<f32>) {
     let block = this_thread_block();
     let w = Chunks::new(&block, a.len());
     let b = &b[..w.n];
     let smem = dynamic_shared::<f32>();
     let (sa, sb) = (smem.subslice(0, w.block), smem.subslice(w.block, w.block));
     let bar = block_barrier!(&block, block.num_threads());
-    let mut start = w.first;
-    while start < w.n {
-        let len = bar.memcpy_async(&block, sa, &a[start..]);
+    c.truncate(w.n);
+    for chunk in c.block_chunks(&block, w.block) {
+        let start = chunk.start();
+        bar.memcpy_async(&block, sa, &a[start..]);
         bar.memcpy_async(&block, sb, &b[start..]);
         bar.arrive_and_wait();
-        if w.t < len {
-            unsafe { *c.add(start + w.t) = sa.get(w.t) + sb.get(w.t) };
+        if let Some(c) = chunk.thread_element() {
+            *c.value = sa.get(c.index) + sb.get(c.index);
         }
         bar.arrive_and_wait();
-        start += w.stride;
     }
 }
 
@@ -120,7 +121,7 @@ pub fn vadd_barrier(a: &[f32], b: &[f32], c: *mut f32) {
     vadd_pipelined_7 = <7>,
     vadd_pipelined_8 = <8>,
 ))]
-pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], c: *mut f32) {
+pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], mut c: Output<f32>) {
     let block = this_thread_block();
     let w = Chunks::new(&block, a.len());
     let b = &b[..w.n];
@@ -141,19 +142,18 @@ pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], c: *mut f32) {
     for s in 0..STAGES {
         produce(&mut pipe, w.first + s * w.stride);
     }
-    let mut start = w.first;
-    while start < w.n {
+    c.truncate(w.n);
+    for chunk in c.block_chunks(&block, w.block) {
+        let start = chunk.start();
         let slot = pipe.consumer_wait();
         block.sync();
-        let i = start + w.t;
-        if i < w.n {
+        if let Some(c) = chunk.thread_element() {
             let (sa, sb) = (ring_a.stage(slot), ring_b.stage(slot));
-            unsafe { *c.add(i) = sa.get(w.t) + sb.get(w.t) };
+            *c.value = sa.get(c.index) + sb.get(c.index);
         }
         block.sync();
         pipe.consumer_release();
         produce(&mut pipe, start + STAGES * w.stride);
-        start += w.stride;
     }
 }
 
@@ -163,7 +163,7 @@ pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], c: *mut f32) {
 /// pipeline, 4 stages deep (launch with `4 * block * 4` bytes of dynamic
 /// shared memory). In a partial last chunk "last" is its last element.
 #[kernel]
-pub fn in_between_pipelined(src: &[i32], dest: *mut i32) {
+pub fn in_between_pipelined(src: &[i32], mut dest: Output<i32>) {
     const STAGES: usize = 4;
     let block = this_thread_block();
     let me = this_thread();
@@ -181,19 +181,18 @@ pub fn in_between_pipelined(src: &[i32], dest: *mut i32) {
     for k in 0..STAGES {
         produce(&mut pipe, w.first + k * w.stride);
     }
-    let mut start = w.first;
-    while start < w.n {
+    dest.truncate(w.n);
+    for chunk in dest.block_chunks(&block, w.block) {
+        let (start, len) = (chunk.start(), chunk.len());
         let s = ring.stage(pipe.consumer_wait());
         block.sync();
-        let len = w.block.min(w.n - start);
-        if w.t < len {
-            let v = s.get(w.t);
+        if let Some(d) = chunk.thread_element() {
+            let v = s.get(d.index);
             let between = s.get(0) < v && v < s.get(len - 1);
-            unsafe { *dest.add(start + w.t) = between as i32 };
+            *d.value = between as i32;
         }
         block.sync();
         pipe.consumer_release();
         produce(&mut pipe, start + STAGES * w.stride);
-        start += w.stride;
     }
 }

@@ -7,21 +7,23 @@
 
 use cg_core::prelude::*;
 
-/// `$name(iters: u32, out: *mut u32)`: `iters` barriers of the group
+/// `$name(iters: u32, out: Output<u32>)`: `iters` barriers of the group
 /// `$make` builds (from the block, `$block`), named `$group`; then the
 /// thread for which `$first` holds writes `iters` to `out[0]`, so that the
 /// loop stays.
 macro_rules! barrier_cost {
     ($(#[$attr:meta])* $name:ident, |$block:ident, $group:ident| $make:expr, $first:expr) => {
         $(#[$attr])*
-        pub fn $name(iters: u32, out: *mut u32) {
+        pub fn $name(iters: u32, mut out: Output<u32>) {
             let $block = this_thread_block();
             let $group = $make;
             for _ in 0..iters {
                 $group.sync();
             }
             if $first {
-                unsafe { *out = iters };
+                if let Some(o) = out.thread_element(&this_grid()) {
+                    *o = iters;
+                }
             }
         }
     };

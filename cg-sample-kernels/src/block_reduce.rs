@@ -29,16 +29,16 @@ pub fn sum_warp_totals(
     totals: &WarpTotals,
     v: f32,
 ) -> f32 {
-    // SAFETY (both accesses): a block has at most 1024 threads, so at most
-    // 32 warps, and warp ranks and lane ranks are below 32.
+    // A block has at most 1024 threads, so at most 32 warps: the warp's
+    // rank is a valid slot (and the compiler knows it, so no check).
     if warp.thread_rank() == 0 {
-        unsafe { totals.set_unchecked(warp.meta_group_rank() as usize, v) };
+        totals.set(warp.meta_group_rank() as usize, v);
     }
     block.sync();
     let mut v = v;
     if warp.meta_group_rank() == 0 {
         v = if warp.thread_rank() < warp.meta_group_size() {
-            unsafe { totals.get_unchecked(warp.thread_rank() as usize) }
+            totals.get(warp.thread_rank() as usize)
         } else {
             0.0
         };
@@ -64,69 +64,61 @@ pub fn warp_sum(warp: &ThreadBlockTile<32>, mut v: f32) -> f32 {
 pub fn block_element(block: &ThreadBlock, input: &[f32]) -> f32 {
     let i = block.group_index().x as usize * block.num_threads() as usize
         + block.thread_rank() as usize;
-    if i < input.len() {
-        unsafe { *input.get_unchecked(i) }
-    } else {
-        0.0
-    }
+    input.get(i).copied().unwrap_or(0.0)
 }
 
-/// Writes the block's result from thread 0.
+/// Writes the block's result from thread 0, into the block's element.
 #[inline(always)]
-pub fn write_block_result(block: &ThreadBlock, block_sums: *mut f32, s: f32) {
-    if block.thread_rank() == 0 {
-        unsafe { *block_sums.add(block.group_index().x as usize) = s };
+pub fn write_block_result(block: &ThreadBlock, block_sums: &mut Output<f32>, s: f32) {
+    if let Some(slot) = block_sums.leader_element(block) {
+        *slot = s;
     }
 }
 
 /// Warp-tile reduction (the seed's approach 2): one partial sum per block,
 /// `block_sums[b] = sum(input[b * blockDim .. (b + 1) * blockDim])`.
 #[kernel]
-pub fn block_reduce_warp(input: &[f32], block_sums: *mut f32) {
+pub fn block_reduce_warp(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let totals = shared_array!(f32; 32);
     let s = block_sum(&block, &totals, block_element(&block, input));
-    write_block_result(&block, block_sums, s);
+    write_block_result(&block, &mut block_sums, s);
 }
 
 /// The library's block collective, CUB's shape: `block_reduce_to_first` on
 /// scratch the kernel declares (one barrier; the sum in thread 0). Its
 /// twin is `cub::BlockReduce<float, 256>::Sum`.
 #[kernel]
-pub fn block_reduce_library(input: &[f32], block_sums: *mut f32) {
+pub fn block_reduce_library(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let scratch = block_scratch!(f32);
     let (sum, _) = block_reduce_to_first(&block, scratch, block_element(&block, input), Plus);
     if let Some(sum) = sum {
-        write_block_result(&block, block_sums, sum);
+        write_block_result(&block, &mut block_sums, sum);
     }
 }
 
 /// Classic shared-memory tree (the seed's approach 1), for blocks of up to
 /// 1024 threads (a power of two).
 #[kernel]
-pub fn block_reduce_classic(input: &[f32], block_sums: *mut f32) {
+pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; 1024);
+    // Every index below is under blockDim <= 1024, which the compiler
+    // knows from the block's rank and size: no bounds checks.
     let tid = block.thread_rank();
-    // SAFETY (every access below): indices are below blockDim <= 1024.
-    unsafe { sdata.set_unchecked(tid as usize, block_element(&block, input)) };
+    sdata.set(tid as usize, block_element(&block, input));
     block.sync();
     let mut s = block.num_threads() / 2;
     while s > 0 {
         if tid < s {
-            let (a, b) = unsafe {
-                (
-                    sdata.get_unchecked(tid as usize),
-                    sdata.get_unchecked((tid + s) as usize),
-                )
-            };
-            unsafe { sdata.set_unchecked(tid as usize, a + b) };
+            let (i, j) = (tid as usize, (tid + s) as usize);
+            sdata.set(i, sdata.get(i) + sdata.get(j));
         }
         block.sync();
         s >>= 1;
     }
-    write_block_result(&block, block_sums, unsafe { sdata.get_unchecked(0) });
+    write_block_result(&block, &mut block_sums, sdata.get(0));
 }
 
 /// Hierarchical tiles (the seed's approach 3): 4-thread tiles, then the
@@ -136,7 +128,7 @@ pub fn block_reduce_classic(input: &[f32], block_sums: *mut f32) {
 /// 4-lane tiles are [`WarpSegments`]: one full-warp shuffle serves all
 /// eight (CUDA's `thread_block_tile<4>` issues one per tile mask).
 #[kernel]
-pub fn block_reduce_hierarchical(input: &[f32], block_sums: *mut f32) {
+pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
     let tile4 = warp.segments::<4>();
@@ -148,5 +140,5 @@ pub fn block_reduce_hierarchical(input: &[f32], block_sums: *mut f32) {
     v += warp.shfl_down(v, 4);
     let totals = shared_array!(f32; 32);
     let s = sum_warp_totals(&block, &warp, &totals, v);
-    write_block_result(&block, block_sums, s);
+    write_block_result(&block, &mut block_sums, s);
 }

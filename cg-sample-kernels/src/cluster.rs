@@ -5,7 +5,7 @@
 //! Compiled only into modules for sm_90 and newer.
 
 use crate::block_reduce::{block_element, block_sum};
-use cg_core::atomic::atomic_add_u32;
+use cg_core::atomic::{AtomicSlice, Ordering};
 use cg_core::cluster::this_cluster;
 use cg_core::prelude::*;
 
@@ -13,7 +13,7 @@ use cg_core::prelude::*;
 /// the same thread of the next block of the cluster (rank + 1, wrapping),
 /// read from that block's shared memory. Blocks of at most 1024 threads.
 #[kernel(cluster(2))]
-pub fn cluster_neighbour_sum(data: &[f32], out: *mut f32) {
+pub fn cluster_neighbour_sum(data: &[f32], mut out: Output<f32>) {
     let cluster = this_cluster();
     let block = this_thread_block();
     let local = shared_array!(f32; 1024);
@@ -21,9 +21,8 @@ pub fn cluster_neighbour_sum(data: &[f32], out: *mut f32) {
     local.set(t, block_element(&block, data));
     cluster.sync();
     let peer = cluster.map_shared_rank(&local, (cluster.block_rank() + 1) % cluster.num_blocks());
-    let i = block.group_index().x as usize * block.num_threads() as usize + t;
-    if i < data.len() {
-        unsafe { *out.add(i) = local.get(t) + peer.get(t) };
+    if let Some(o) = out.thread_element(&this_grid()) {
+        *o = local.get(t) + peer.get(t);
     }
     // No block may leave while a neighbour still reads its shared memory.
     cluster.sync();
@@ -37,7 +36,7 @@ pub fn cluster_neighbour_sum(data: &[f32], out: *mut f32) {
 /// has started: the split barrier's arrive/wait brackets the block's own
 /// reduction, so waiting for the others costs little.
 #[kernel(cluster(4))]
-pub fn cluster_reduce(input: &[f32], cluster_sums: *mut f32) {
+pub fn cluster_reduce(input: &[f32], mut cluster_sums: Output<f32>) {
     let cluster = this_cluster();
     let block = this_thread_block();
     let slots = shared_array!(f32; 8);
@@ -51,13 +50,12 @@ pub fn cluster_reduce(input: &[f32], cluster_sums: *mut f32) {
             .set(cluster.block_rank() as usize, s);
     }
     cluster.sync();
-    if cluster.block_rank() == 0 && block.thread_rank() == 0 {
+    if let Some(sum) = cluster_sums.leader_element(&cluster) {
         let mut total = 0.0f32;
         for r in 0..cluster.num_blocks() as usize {
             total += slots.get(r);
         }
-        let c = cluster.dim_clusters().linear(cluster.cluster_index());
-        unsafe { *cluster_sums.add(c as usize) = total };
+        *sum = total;
     }
 }
 
@@ -69,7 +67,7 @@ pub const HISTOGRAM_BINS_PER_BLOCK: usize = 2048;
 /// every thread adds its values' counts there (atomically, through
 /// distributed shared memory), then each block adds its bins into `bins`.
 #[kernel(cluster(4))]
-pub fn cluster_histogram(values: &[u32], bins: *mut u32) {
+pub fn cluster_histogram(values: &[u32], bins: AtomicSlice<u32>) {
     let cluster = this_cluster();
     let block = this_thread_block();
     let local = shared_array!(u32; HISTOGRAM_BINS_PER_BLOCK);
@@ -92,11 +90,12 @@ pub fn cluster_histogram(values: &[u32], bins: *mut u32) {
     }
     cluster.sync();
     let base = cluster.block_rank() as usize * HISTOGRAM_BINS_PER_BLOCK;
+    let bins = bins.prefix(base + HISTOGRAM_BINS_PER_BLOCK);
     let mut b = t;
     while b < HISTOGRAM_BINS_PER_BLOCK {
         let n = local.get(b);
         if n != 0 {
-            unsafe { atomic_add_u32(bins.add(base + b), n) };
+            bins.at(base + b).add(n, Ordering::Relaxed);
         }
         b += nt;
     }

@@ -4,7 +4,7 @@
 //! element.
 
 use crate::block_reduce::{block_sum, write_block_result, WarpTotals};
-use cg_core::atomic::{atomic_add_f32, fence, AtomicRef, Device, Ordering};
+use cg_core::atomic::{fence, AtomicSlice, Device, Ordering};
 use cg_core::prelude::*;
 
 /// After each thread has its partial `v`: block sums to `partials`,
@@ -16,33 +16,40 @@ fn finish_grid_sum(
     block: &ThreadBlock,
     totals: &WarpTotals,
     v: f32,
-    partials: *mut f32,
-    out: *mut f32,
+    mut partials: Output<f32>,
+    mut out: Output<f32>,
 ) {
     let s = block_sum(block, totals, v);
-    if block.thread_rank() == 0 {
-        unsafe { *partials.add(grid.block_rank() as usize) = s };
-    }
-    grid.sync();
+    write_block_result(block, &mut partials, s);
+    let partials = partials.sync(grid);
     if grid.block_rank() == 0 {
-        let nb = grid.num_blocks();
-        let mut j = block.thread_rank();
-        let mut v = 0.0f32;
-        while j < nb {
-            v += unsafe { *partials.add(j as usize) };
-            j += block.num_threads();
-        }
-        let s = block_sum(block, totals, v);
-        if block.thread_rank() == 0 {
-            unsafe { *out = s };
-        }
+        let s = block_sum(
+            block,
+            totals,
+            block_stride_sum(block, &partials, grid.num_blocks()),
+        );
+        write_block_result(block, &mut out, s);
     }
+}
+
+/// This thread's part of `sum(values[..n])` (`n` clipped to the slice),
+/// block-stride.
+#[inline(always)]
+fn block_stride_sum(block: &ThreadBlock, values: &[f32], n: u32) -> f32 {
+    let values = &values[..values.len().min(n as usize)];
+    let mut j = block.thread_rank() as usize;
+    let mut v = 0.0f32;
+    while j < values.len() {
+        v += values[j];
+        j += block.num_threads() as usize;
+    }
+    v
 }
 
 /// `out[0] = sum(input)`: each thread sums a grid-stride slice, one load at
 /// a time (the seed's kernel). `partials` holds one value per block.
 #[kernel(cooperative)]
-pub fn grid_sum(input: &[f32], partials: *mut f32, out: *mut f32) {
+pub fn grid_sum(input: &[f32], partials: Output<f32>, out: Output<f32>) {
     let grid = this_grid();
     let block = this_thread_block();
     let n = input.len();
@@ -50,7 +57,7 @@ pub fn grid_sum(input: &[f32], partials: *mut f32, out: *mut f32) {
     let mut i = grid.thread_rank() as usize;
     let mut v = 0.0f32;
     while i < n {
-        v += unsafe { *input.get_unchecked(i) };
+        v += input[i];
         i += stride;
     }
     finish_grid_sum(&grid, &block, &shared_array!(f32; 32), v, partials, out);
@@ -58,7 +65,7 @@ pub fn grid_sum(input: &[f32], partials: *mut f32, out: *mut f32) {
 
 /// Four floats, 16-byte aligned: one `ld.global.v4.f32`.
 #[repr(C, align(16))]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct F4([f32; 4]);
 
 impl F4 {
@@ -77,25 +84,24 @@ fn vec4_partial(input: &[f32], rank: usize, stride: usize) -> f32 {
     let (mut a, mut b) = (0.0f32, 0.0f32);
     // Device allocations are 256-byte aligned; anything else takes the
     // scalar path below for every element.
-    let n4 = if (input.as_ptr() as usize) % 16 == 0 {
-        n / 4
-    } else {
-        0
-    };
-    let v4 = input.as_ptr() as *const F4;
+    let v4: &[F4] = bytemuck::try_cast_slice(&input[..n / 4 * 4]).unwrap_or(&[]);
+    let n4 = v4.len();
     let mut i = rank;
     while i + stride < n4 {
-        let (x, y) = unsafe { (*v4.add(i), *v4.add(i + stride)) };
+        // SAFETY: i < i + stride < n4. Indexing would check `i` again: the
+        // compiler cannot tell that `i + stride` does not wrap, and the
+        // extra compare-and-branch per iteration is measurable here.
+        let (x, y) = unsafe { (*v4.get_unchecked(i), *v4.get_unchecked(i + stride)) };
         a += x.sum();
         b += y.sum();
         i += 2 * stride;
     }
     if i < n4 {
-        a += unsafe { *v4.add(i) }.sum();
+        a += v4[i].sum();
     }
     let mut t = 4 * n4 + rank;
     while t < n {
-        b += unsafe { *input.get_unchecked(t) };
+        b += input[t];
         t += stride;
     }
     a + b
@@ -104,7 +110,7 @@ fn vec4_partial(input: &[f32], rank: usize, stride: usize) -> f32 {
 /// `out[0] = sum(input)` at memory speed: 16-byte loads, two of them in
 /// flight per thread per iteration, then the cooperative finish.
 #[kernel(cooperative)]
-pub fn grid_sum_vec4(input: &[f32], partials: *mut f32, out: *mut f32) {
+pub fn grid_sum_vec4(input: &[f32], partials: Output<f32>, out: Output<f32>) {
     let grid = this_grid();
     let block = this_thread_block();
     let v = vec4_partial(
@@ -121,7 +127,12 @@ pub fn grid_sum_vec4(input: &[f32], partials: *mut f32, out: *mut f32) {
 /// `fetch_add(AcqRel)`) adds them up and resets `counter` to 0 (CUDA's
 /// "threadFenceReduction"). `counter` is 0 before the first launch.
 #[kernel]
-pub fn sum_last_block(input: &[f32], partials: *mut f32, counter: *mut u32, out: *mut f32) {
+pub fn sum_last_block(
+    input: &[f32],
+    mut partials: Output<f32>,
+    counter: AtomicSlice<u32>,
+    out: AtomicSlice<f32>,
+) {
     let grid = this_grid();
     let block = this_thread_block();
     let v = vec4_partial(
@@ -135,10 +146,9 @@ pub fn sum_last_block(input: &[f32], partials: *mut f32, counter: *mut u32, out:
     let s = block_sum(&block, &totals, v);
     let last = shared_array!(u32; 1);
     let nb = grid.num_blocks();
-    // SAFETY: `counter` is one u32, touched only atomically.
-    let tickets = unsafe { AtomicRef::<u32>::from_ptr(counter) };
-    if block.thread_rank() == 0 {
-        unsafe { *partials.add(grid.block_rank() as usize) = s };
+    let tickets = counter.at(0);
+    if let Some(partial) = partials.leader_element(&block) {
+        *partial = s;
         // Release: this block's partial is visible to whoever acquires a
         // later ticket; acquire: the last block sees every partial.
         let ticket = tickets.fetch_add(1, Ordering::AcqRel);
@@ -147,15 +157,14 @@ pub fn sum_last_block(input: &[f32], partials: *mut f32, counter: *mut u32, out:
     block.sync();
     if last.get(0) != 0 {
         fence::<Device>(Ordering::Acquire);
-        let mut j = block.thread_rank();
-        let mut v = 0.0f32;
-        while j < nb {
-            v += unsafe { *partials.add(j as usize) };
-            j += block.num_threads();
-        }
-        let s = block_sum(&block, &totals, v);
+        // SAFETY: the ordering comes from atomics, not a barrier: every
+        // block wrote its partial before its ticket (release), this block
+        // took the last ticket (acquire) and the fence extends that to its
+        // other threads; nobody writes `partials` again in this launch.
+        let partials = unsafe { partials.assume_synced() };
+        let s = block_sum(&block, &totals, block_stride_sum(&block, &partials, nb));
         if block.thread_rank() == 0 {
-            unsafe { *out = s };
+            out.at(0).store(s, Ordering::Relaxed);
             tickets.store(0, Ordering::Relaxed);
         }
     }
@@ -165,7 +174,7 @@ pub fn sum_last_block(input: &[f32], partials: *mut f32, counter: *mut u32, out:
 /// of [`grid_sum_vec4`] on a grid that fills the GPU once, one block sum per
 /// block into `partials`.
 #[kernel]
-pub fn sum_block_partials(input: &[f32], partials: *mut f32) {
+pub fn sum_block_partials(input: &[f32], mut partials: Output<f32>) {
     let grid = this_grid();
     let block = this_thread_block();
     let v = vec4_partial(
@@ -174,31 +183,26 @@ pub fn sum_block_partials(input: &[f32], partials: *mut f32) {
         grid.num_threads() as usize,
     );
     let s = block_sum(&block, &shared_array!(f32; 32), v);
-    write_block_result(&block, partials, s);
+    write_block_result(&block, &mut partials, s);
 }
 
 /// Second launch of the two-launch sum: one block adds the block partials
 /// into `out[0]`.
 #[kernel]
-pub fn sum_partials(partials: &[f32], out: *mut f32) {
+pub fn sum_partials(partials: &[f32], mut out: Output<f32>) {
     let block = this_thread_block();
-    let mut j = block.thread_rank() as usize;
-    let mut v = 0.0f32;
-    while j < partials.len() {
-        v += unsafe { *partials.get_unchecked(j) };
-        j += block.num_threads() as usize;
-    }
+    let v = block_stride_sum(&block, partials, u32::MAX);
     let s = block_sum(&block, &shared_array!(f32; 32), v);
-    write_block_result(&block, out, s);
+    write_block_result(&block, &mut out, s);
 }
 
 /// `out[0] += input[i]` by every thread, atomically: the baseline.
 #[kernel]
-pub fn sum_atomic(input: &[f32], out: *mut f32) {
+pub fn sum_atomic(input: &[f32], out: AtomicSlice<f32>) {
     let block = this_thread_block();
     let i = block.group_index().x as usize * block.num_threads() as usize
         + block.thread_rank() as usize;
-    if i < input.len() {
-        unsafe { atomic_add_f32(out, *input.get_unchecked(i)) };
+    if let Some(&x) = input.get(i) {
+        out.at(0).add(x, Ordering::Relaxed);
     }
 }

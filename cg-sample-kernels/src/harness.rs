@@ -6,11 +6,11 @@
 use cg_core::prelude::*;
 
 /// Reads every word of `lines` (a buffer twice the L2's size), so that
-/// nothing an earlier run left in L2 is there for the next one; writes
-/// `out[0]` only if the sum is a value that random data never gives, so the
-/// reads cannot be optimised away.
+/// nothing an earlier run left in L2 is there for the next one; writes its
+/// element of `out` only if the sum is a value that random data never
+/// gives, so the reads cannot be optimised away.
 #[kernel]
-pub fn harness_evict_l2(lines: &[u32], out: *mut u32) {
+pub fn harness_evict_l2(lines: &[u32], mut out: Output<u32>) {
     let grid = this_grid();
     let stride = grid.num_threads() as usize;
     let mut i = grid.thread_rank() as usize;
@@ -19,8 +19,10 @@ pub fn harness_evict_l2(lines: &[u32], out: *mut u32) {
         acc ^= lines[i];
         i += stride;
     }
-    if acc == 0x5EED_F00D && grid.thread_rank() == 0 {
-        unsafe { *out = acc };
+    if acc == 0x5EED_F00D {
+        if let Some(o) = out.thread_element(&grid) {
+            *o = acc;
+        }
     }
 }
 

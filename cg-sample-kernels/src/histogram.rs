@@ -1,7 +1,7 @@
 //! A histogram in each block's shared memory, counted with block-scope
 //! shared-memory atomics: the baseline of the cluster histogram.
 
-use cg_core::atomic::{atomic_add_u32, Ordering};
+use cg_core::atomic::{AtomicSlice, Ordering};
 use cg_core::prelude::*;
 
 /// Bins of [`shared_histogram`]: the cluster histogram's 8192, in one
@@ -13,7 +13,7 @@ pub const SHARED_HISTOGRAM_BINS: usize = 8192;
 /// (`red.relaxed.cta.shared.add.u32`), then adds its non-zero bins into
 /// `bins` (`red.relaxed.gpu.global.add.u32`).
 #[kernel]
-pub fn shared_histogram(values: &[u32], bins: *mut u32) {
+pub fn shared_histogram(values: &[u32], bins: AtomicSlice<u32>) {
     let block = this_thread_block();
     let local = shared_array!(u32; SHARED_HISTOGRAM_BINS);
     let t = block.thread_rank() as usize;
@@ -32,11 +32,12 @@ pub fn shared_histogram(values: &[u32], bins: *mut u32) {
         i += stride;
     }
     block.sync();
+    let bins = bins.prefix(SHARED_HISTOGRAM_BINS);
     let mut b = t;
     while b < SHARED_HISTOGRAM_BINS {
         let n = local.get(b);
         if n != 0 {
-            unsafe { atomic_add_u32(bins.add(b), n) };
+            bins.at(b).add(n, Ordering::Relaxed);
         }
         b += nt;
     }

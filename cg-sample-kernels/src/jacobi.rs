@@ -4,70 +4,42 @@
 
 use cg_core::prelude::*;
 
-/// One sweep over the interior points owned by thread `rank` of `stride`:
-/// the mean of each point's four neighbours, from `src` into `dst`.
+/// One sweep over this thread's interior points: the mean of each point's
+/// four neighbours, from `src` into `dst`.
 ///
-/// The interior points are numbered row by row (`k = y * w + x` over the
-/// `w = nx - 2` by `ny - 2` interior), and the thread walks them with a
-/// grid stride; its coordinates advance by the stride's own quotient and
-/// remainder, so the loop has one division before it and none inside, and
-/// all index arithmetic is 32-bit.
+/// The interior points are numbered row by row and the thread walks them
+/// with a grid stride ([`Output::grid_stride_stencil`]): its coordinates
+/// advance by the stride's own quotient and remainder, so the loop has one
+/// division before it and none inside, all index arithmetic is 32-bit,
+/// and the array bounds are checked once, before the loop.
 #[inline(always)]
-fn sweep(src: *const f32, dst: *mut f32, nx: u32, ny: u32, rank: u32, stride: u32) {
-    if nx < 3 || ny < 3 {
-        return;
-    }
-    let w = nx - 2;
-    let n = w * (ny - 2);
-    let (dy, dx) = (stride / w, stride % w);
-    let (mut y, mut x) = (rank / w, rank % w);
-    let mut k = rank;
-    while k < n {
-        let i = ((y + 1) * nx + x + 1) as usize;
-        let nx = nx as usize;
-        unsafe {
-            let s = ((*src.add(i - 1) + *src.add(i + 1)) + *src.add(i - nx)) + *src.add(i + nx);
-            *dst.add(i) = 0.25 * s;
-        }
-        k += stride;
-        x += dx;
-        y += dy;
-        if x >= w {
-            x -= w;
-            y += 1;
-        }
-    }
+fn sweep(grid: &GridGroup, src: &[f32], dst: &mut Output<f32>, nx: u32, ny: u32) {
+    // `for_each` (internal iteration) rather than `for`: inside the
+    // persistent kernel's loop of sweeps it compiles to the hand-written
+    // loop, where `for` would keep one never-taken branch per point.
+    dst.grid_stride_stencil(grid, src, nx, ny)
+        .for_each(|(n, u)| *u = 0.25 * (((n.west() + n.east()) + n.north()) + n.south()));
 }
 
 /// `sweeps` sweeps in one launch, ping-ponging between `a` and `b` (the
 /// result is in `b` after an odd number of sweeps, in `a` after an even
-/// one). Both must hold the same boundary values. The grid has at most
-/// 2^32 threads and the field at most 2^32 points.
+/// one). Both must hold the same boundary values. The field and the grid's
+/// threads together stay below 2^32 (checked).
 #[kernel(cooperative)]
-pub fn jacobi_persistent(a: *mut f32, b: *mut f32, nx: u32, ny: u32, sweeps: u32) {
+pub fn jacobi_persistent(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32) {
     let grid = this_grid();
-    let (rank, stride) = (grid.thread_rank() as u32, grid.num_threads() as u32);
-    for s in 0..sweeps {
-        let (src, dst) = if s % 2 == 0 { (a, b) } else { (b, a) };
-        sweep(src, dst, nx, ny, rank, stride);
-        grid.sync();
+    let (mut src, mut dst) = (a, b);
+    for _ in 0..sweeps {
+        sweep(&grid, &src, &mut dst, nx, ny);
+        // One barrier: what this sweep wrote becomes the next one's
+        // source, and the old source the next one's destination.
+        (src, dst) = dst.sync_swap(src, &grid);
     }
 }
 
 /// One sweep from `u` into `u_new` (launch at least as many threads as
 /// interior points, or rely on the grid-stride loop).
 #[kernel]
-pub fn jacobi_sweep(u: &[f32], u_new: *mut f32, nx: u32, ny: u32) {
-    let grid = this_grid();
-    if u.len() < nx as usize * ny as usize {
-        return;
-    }
-    sweep(
-        u.as_ptr(),
-        u_new,
-        nx,
-        ny,
-        grid.thread_rank() as u32,
-        grid.num_threads() as u32,
-    );
+pub fn jacobi_sweep(u: &[f32], mut u_new: Output<f32>, nx: u32, ny: u32) {
+    sweep(&this_grid(), u, &mut u_new, nx, ny);
 }

@@ -3,20 +3,20 @@
 //! `labeled_partition`, and a prefix sum over the whole array in one
 //! cooperative kernel.
 
-use cg_core::atomic::{atomic_add_f32, AtomicRef, Ordering};
+use cg_core::atomic::{AtomicSlice, Ordering};
 use cg_core::prelude::*;
 
 /// `results[w] += sum of data[i]` over the elements `i` of warp `w` (32
 /// consecutive grid threads) whose flag is set: the threads with a set
 /// flag form a coalesced group in the branch, reduce, and one of them adds.
 #[kernel]
-pub fn divergent_sum(flags: &[u32], data: &[f32], results: *mut f32) {
+pub fn divergent_sum(flags: &[u32], data: &[f32], results: AtomicSlice<f32>) {
     let i = this_grid().thread_rank() as usize;
     if i < data.len() && flags[i] != 0 {
         let active = coalesced_threads();
         let s = reduce(&active, data[i], Plus);
         if active.thread_rank() == 0 {
-            unsafe { atomic_add_f32(results.add(i / 32), s) };
+            results.at(i / 32).add(s, Ordering::Relaxed);
         }
     }
 }
@@ -28,16 +28,24 @@ pub fn divergent_sum(flags: &[u32], data: &[f32], results: *mut f32) {
 /// the base (the Programming Guide's warp-aggregated atomic). `count` is 0
 /// before the launch.
 #[kernel]
-pub fn compact_positive(input: &[f32], out: *mut f32, count: *mut u32) {
+pub fn compact_positive(input: &[f32], mut out: Output<f32>, count: AtomicSlice<u32>) {
     let i = this_grid().thread_rank() as usize;
     if i < input.len() && input[i] > 0.0 {
         let active = coalesced_threads();
-        // SAFETY: `count` is one u32, touched only atomically.
-        let slots = unsafe { AtomicRef::<u32>::from_ptr(count) };
+        let slots = count.at(0);
         let base = invoke_one_broadcast(&active, || {
             slots.fetch_add(active.num_threads(), Ordering::Relaxed)
         });
-        unsafe { *out.add((base + active.thread_rank()) as usize) = input[i] };
+        let slot = (base + active.thread_rank()) as usize;
+        assert!(
+            slot < out.len(),
+            "compact_positive: `out` is shorter than the input"
+        );
+        // SAFETY: ownership from an atomic, which `Output` cannot see: the
+        // group's `fetch_add` reserved `num_threads` slots from `base` for
+        // this group alone (`count` only grows during the launch), and
+        // each member takes the slot of its rank; in bounds (checked).
+        unsafe { *out.as_mut_ptr().add(slot) = input[i] };
     }
 }
 
@@ -55,7 +63,7 @@ pub const COMPACT_PER_THREAD: u32 = 16;
 /// order across blocks). Launch `ceil(n / 4096)` blocks of 256 threads;
 /// `count` is 0 before the launch.
 #[kernel]
-pub fn compact_positive_tiles(input: &[f32], out: *mut f32, count: *mut u32) {
+pub fn compact_positive_tiles(input: &[f32], mut out: Output<f32>, count: AtomicSlice<u32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
     let t = block.thread_rank();
@@ -83,16 +91,24 @@ pub fn compact_positive_tiles(input: &[f32], out: *mut f32, count: *mut u32) {
         all += n;
     }
     if t == 0 {
-        // SAFETY: `count` is one u32, touched only atomically.
-        let slots = unsafe { AtomicRef::<u32>::from_ptr(count) };
-        totals.set(8, slots.fetch_add(all, Ordering::Relaxed));
+        totals.set(8, count.at(0).fetch_add(all, Ordering::Relaxed));
     }
     block.sync();
-    let mut slot = totals.get(8) + before + within_warp;
+    let first_slot = (totals.get(8) + before + within_warp) as usize;
+    assert!(
+        first_slot + kept as usize <= out.len(),
+        "compact_positive_tiles: `out` is shorter than the input"
+    );
+    let out = out.as_mut_ptr();
+    let mut slot = first_slot;
     for k in 0..COMPACT_PER_THREAD {
         if let Some(&x) = input.get(at(k)) {
             if x > 0.0 {
-                unsafe { *out.add(slot as usize) = x };
+                // SAFETY: ownership from an atomic, which `Output` cannot
+                // see: the block's `fetch_add` reserved `all` slots, the
+                // block scan gave this thread `kept` of them from
+                // `first_slot` (checked in bounds above).
+                unsafe { *out.add(slot) = x };
                 slot += 1;
             }
         }
@@ -104,7 +120,7 @@ pub fn compact_positive_tiles(input: &[f32], out: *mut f32, count: *mut u32) {
 /// reduces, and its first thread adds. Launch whole warps (the grid may run
 /// past the data: those threads add nothing).
 #[kernel]
-pub fn category_sums(categories: &[u32], values: &[f32], sums: *mut f32) {
+pub fn category_sums(categories: &[u32], values: &[f32], sums: AtomicSlice<f32>) {
     let warp = tiled_partition::<32>(&this_thread_block());
     let i = this_grid().thread_rank() as usize;
     let (c, v) = if i < values.len() {
@@ -115,7 +131,7 @@ pub fn category_sums(categories: &[u32], values: &[f32], sums: *mut f32) {
     let same = labeled_partition(&warp, c);
     let s = reduce(&same, v, Plus);
     if same.thread_rank() == 0 && c != u32::MAX {
-        unsafe { atomic_add_f32(sums.add(c as usize), s) };
+        sums.at(c as usize).add(s, Ordering::Relaxed);
     }
 }
 
@@ -127,33 +143,30 @@ fn block_inclusive_scan(block: &ThreadBlock, v: u32) -> (u32, u32) {
     let before = shared_array!(u32; 32);
     let total = shared_array!(u32; 1);
     let x = inclusive_scan(&warp, v, Plus);
-    // SAFETY (all accesses): at most 32 warps, lane ranks below 32.
+    // Every index is a warp's rank or a lane (below 32, which the compiler
+    // knows: no bounds checks).
     if warp.thread_rank() == 31 {
-        unsafe { before.set_unchecked(warp.meta_group_rank() as usize, x) };
+        before.set(warp.meta_group_rank() as usize, x);
     }
     block.sync();
     if warp.meta_group_rank() == 0 {
         let lane = warp.thread_rank() as usize;
         let t = if warp.thread_rank() < warp.meta_group_size() {
-            unsafe { before.get_unchecked(lane) }
+            before.get(lane)
         } else {
             0
         };
         let up_to = inclusive_scan(&warp, t, Plus);
-        unsafe { before.set_unchecked(lane, up_to - t) };
+        before.set(lane, up_to - t);
         if lane == 31 {
-            unsafe { total.set_unchecked(0, up_to) };
+            total.set(0, up_to);
         }
     }
     block.sync();
-    let r = unsafe {
-        (
-            before
-                .get_unchecked(warp.meta_group_rank() as usize)
-                .wrapping_add(x),
-            total.get_unchecked(0),
-        )
-    };
+    let r = (
+        before.get(warp.meta_group_rank() as usize).wrapping_add(x),
+        total.get(0),
+    );
     // The arrays are reused by the next call.
     block.sync();
     r
@@ -164,46 +177,44 @@ fn block_inclusive_scan(block: &ThreadBlock, v: u32) -> (u32, u32) {
 /// carry; `grid.sync()`; each block adds the totals of the blocks before it.
 /// `block_totals` holds one value per block.
 #[kernel(cooperative)]
-pub fn grid_prefix_sum(input: &[u32], block_totals: *mut u32, out: *mut u32) {
+pub fn grid_prefix_sum(input: &[u32], mut block_totals: Output<u32>, mut out: Output<u32>) {
     let grid = this_grid();
     let block = this_thread_block();
-    let n = input.len();
+    let n = input.len().min(out.len());
     let nb = grid.num_blocks() as usize;
-    let b = grid.block_rank() as usize;
     let bt = block.num_threads() as usize;
-    let t = block.thread_rank() as usize;
     let chunk = n.div_ceil(nb).div_ceil(bt) * bt;
-    let (start, end) = ((b * chunk).min(n), ((b + 1) * chunk).min(n));
     let mut carry = 0u32;
-    let mut base = start;
-    while base < end {
-        let i = base + t;
-        let v = if i < end {
-            unsafe { *input.get_unchecked(i) }
-        } else {
-            0
-        };
-        let (x, total) = block_inclusive_scan(&block, v);
-        if i < end {
-            unsafe { *out.add(i) = carry.wrapping_add(x) };
+    if let Some(mine) = out.block_chunk(&block, chunk) {
+        let start = mine.start();
+        // Every thread takes every round: the scan inside is collective.
+        for element in mine.block_rounds() {
+            let v = match &element {
+                Some(e) => input.get(start + e.index).copied().unwrap_or(0),
+                None => 0,
+            };
+            let (x, total) = block_inclusive_scan(&block, v);
+            if let Some(e) = element {
+                *e.value = carry.wrapping_add(x);
+            }
+            carry = carry.wrapping_add(total);
         }
-        carry = carry.wrapping_add(total);
-        base += bt;
     }
-    if t == 0 {
-        unsafe { *block_totals.add(b) = carry };
+    if let Some(total) = block_totals.leader_element(&block) {
+        *total = carry;
     }
-    grid.sync();
-    let mut j = t;
+    let block_totals = block_totals.sync(&grid);
+    let b = grid.block_rank() as usize;
+    let mut j = block.thread_rank() as usize;
     let mut before = 0u32;
-    while j < b {
-        before = before.wrapping_add(unsafe { *block_totals.add(j) });
+    while j < b.min(block_totals.len()) {
+        before = before.wrapping_add(block_totals[j]);
         j += bt;
     }
     let offset = block_reduce(&block, &block_scratch!(u32), before, Plus);
-    let mut i = start + t;
-    while i < end {
-        unsafe { *out.add(i) = (*out.add(i)).wrapping_add(offset) };
-        i += bt;
+    if let Some(mine) = out.block_chunk(&block, chunk) {
+        for (_, x) in mine.block_stride() {
+            *x = x.wrapping_add(offset);
+        }
     }
 }

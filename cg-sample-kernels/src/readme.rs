@@ -4,19 +4,23 @@ use cg_core::prelude::*;
 /// grid-wide barrier between them: each thread's second phase reads what
 /// another block wrote in the first.
 #[kernel(cooperative)]
-pub fn scale_neighbour_sum(input: &[f32], scaled: *mut f32, out: *mut f32, factor: f32) {
+pub fn scale_neighbour_sum(
+    input: &[f32],
+    mut scaled: Output<f32>,
+    mut out: Output<f32>,
+    factor: f32,
+) {
     let grid = this_grid();
-    let n = input.len();
-    let stride = grid.num_threads() as usize;
-    let mut i = grid.thread_rank() as usize;
-    while i < n {
-        unsafe { *scaled.add(i) = factor * input[i] };
-        i += stride;
+    scaled.truncate(input.len());
+    for (i, s) in scaled.grid_stride(&grid) {
+        *s = factor * input[i];
     }
-    grid.sync();
-    let mut i = grid.thread_rank() as usize;
-    while i < n {
-        unsafe { *out.add(i) = *scaled.add(i) + *scaled.add((i + 1) % n) };
-        i += stride;
+    // The barrier: every thread's `scaled` is written, and from here on
+    // every thread may read all of it (and none may write it).
+    let scaled = scaled.sync(&grid);
+    let n = scaled.len();
+    out.truncate(n);
+    for (i, o) in out.grid_stride(&grid) {
+        *o = scaled[i] + scaled[(i + 1) % n];
     }
 }

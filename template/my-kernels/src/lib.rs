@@ -3,16 +3,17 @@
 //! a typed launch handle on the host.
 #![no_std]
 
+use cg_core::atomic::{AtomicSlice, Ordering};
 use cg_core::prelude::*;
 
-/// `out[i] = a * x[i] + y[i]`, one element per thread.
+/// `out[i] = a * x[i] + y[i]`, one element per thread. Each thread owns
+/// one element of `out` (`thread_element`), so no `unsafe` is needed.
 #[kernel]
-pub fn saxpy(a: f32, x: &[f32], y: &[f32], out: *mut f32) {
-    let i = this_grid().thread_rank() as usize;
-    if i < x.len() && i < y.len() {
-        // SAFETY: the caller passes an `out` of at least `x.len()` elements
-        // (my-app's `saxpy` does), and only thread `i` writes element `i`.
-        unsafe { *out.add(i) = a * x[i] + y[i] };
+pub fn saxpy(a: f32, x: &[f32], y: &[f32], mut out: Output<f32>) {
+    let grid = this_grid();
+    let i = grid.thread_rank() as usize;
+    if let (Some(o), Some(&x), Some(&y)) = (out.thread_element(&grid), x.get(i), y.get(i)) {
+        *o = a * x + y;
     }
 }
 
@@ -20,21 +21,21 @@ pub fn saxpy(a: f32, x: &[f32], y: &[f32], out: *mut f32) {
 /// its flags with `reduce` (one `redux.sync`), and its first thread adds the
 /// tile's count to `count[0]`.
 #[kernel]
-pub fn count_positive(input: &[f32], count: *mut u32) {
+pub fn count_positive(input: &[f32], count: AtomicSlice<u32>) {
     let block = this_thread_block();
     let tile = tiled_partition::<32>(&block);
     let i = this_grid().thread_rank() as usize;
     let positive = (i < input.len() && input[i] > 0.0) as u32;
     let n = reduce(&tile, positive, Plus);
     if tile.thread_rank() == 0 && n > 0 {
-        // SAFETY: `count` points to at least one u32 (the host allocates it).
-        unsafe { cg_core::atomic::atomic_add_u32(count, n) };
+        count.at(0).add(n, Ordering::Relaxed);
     }
 }
 
 /// Per warp, the sum of the `PER_THREAD * 32` elements its threads hold
 /// (thread `i` adds `input[i * PER_THREAD ..][..PER_THREAD]`, then the warp
-/// reduces with one `reduce`): `sums[w]` for warp `w` of the grid. One
+/// reduces with one `reduce`): `sums[w]` for warp `w` of the grid, written
+/// by the warp's leader (`leader_element`). One
 /// generic kernel and its instances, as CUDA's `template <typename T, int
 /// PER_THREAD> __global__` with explicit instantiations: each instance is a
 /// kernel of its own, with a typed handle of its own.
@@ -48,7 +49,7 @@ pub fn count_positive(input: &[f32], count: *mut u32) {
 ))]
 pub fn warp_sums<T: Pod + core::ops::Add<Output = T>, const PER_THREAD: usize>(
     input: &[T],
-    sums: *mut T,
+    mut sums: Output<T>,
 ) {
     let warp = tiled_partition::<32>(&this_thread_block());
     let i = this_grid().thread_rank() as usize;
@@ -60,10 +61,9 @@ pub fn warp_sums<T: Pod + core::ops::Add<Output = T>, const PER_THREAD: usize>(
     }
     let total = reduce(&warp, own, Plus);
     let w = i / 32;
-    if warp.thread_rank() == 0 && w * 32 * PER_THREAD < input.len() {
-        // SAFETY: the caller passes a `sums` of one element per warp that
-        // holds input (my-app's `warp_sums` does), and only the warp's
-        // first thread writes element `w`.
-        unsafe { *sums.add(w) = total };
+    if w * 32 * PER_THREAD < input.len() {
+        if let Some(sum) = sums.leader_element(&warp) {
+            *sum = total;
+        }
     }
 }
