@@ -1,5 +1,6 @@
 //! The kernels behind the GPU tests: the API probes compared with CUDA
-//! (`api`), the foundation probes, the planted bugs the sanitizers must
+//! (`api`), the foundation probes, the safe output patterns beside their
+//! raw-pointer forms (`outputs`), the planted bugs the sanitizers must
 //! catch and the kernels that fault on purpose. Each `#[kernel]` here gets
 //! a typed host handle in `cg_tests::kernels`.
 #![no_std]
@@ -8,5 +9,6 @@ pub mod api;
 #[cfg(target_feature = "sm_90")]
 pub mod cluster_probes;
 pub mod faults;
+pub mod outputs;
 pub mod planted;
 pub mod probes;

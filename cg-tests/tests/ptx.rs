@@ -335,9 +335,9 @@ fn each_instance_of_a_generic_kernel_is_an_entry_point_with_its_own_types() {
     for m in by_arch() {
         let module = Module::parse(m.source);
         for name in (1..=8).map(|s| format!("vadd_pipelined_{s}")) {
-            // Three slices and pointers: a's pointer and length, b's, c.
+            // Three buffers, each a pointer and a length: a's, b's, c's.
             let params = module.entry(&name).unwrap().param_types();
-            assert_eq!(params, [".u64"; 5], "sm_{}: {name}", m.sm);
+            assert_eq!(params, [".u64"; 6], "sm_{}: {name}", m.sm);
         }
         // The generic functions themselves are no entry points.
         for generic in ["vadd_pipelined", "api_atomic", "api_shfl", "copy_probe"] {
@@ -722,10 +722,11 @@ fn kernel_panics_leave_what_the_host_needs_to_name_them() {
         );
         // Source files are named as the project names them, wherever it is
         // checked out.
-        // (A sample's shared array checks its bounds in cg-core; a fault
+        // (A sample's shared array checks its bounds in cg-core, the
+        // compaction checks its output's length in its own file; a fault
         // probe panics in its own file.)
         let wants = if m.source.contains(".entry grid_sum(") {
-            ["cg-sample-kernels/src/grid_sum.rs", "cg-core/src/shared.rs"]
+            ["cg-sample-kernels/src/patterns.rs", "cg-core/src/shared.rs"]
         } else {
             ["cg-test-kernels/src/faults.rs", "cg-core/src/tile.rs"]
         };
@@ -743,6 +744,91 @@ fn kernel_panics_leave_what_the_host_needs_to_name_them() {
                 "sm_{}: {name} is an absolute path: {text}",
                 m.sm
             );
+        }
+    }
+}
+
+/// `setp.lt.u64` and `setp.ge.u64` are one instruction: the comparison
+/// does not count, the type does (`setp.u64`).
+fn comparison_agnostic(op: &str) -> String {
+    match op.strip_prefix("setp.").and_then(|r| r.split_once('.')) {
+        Some((_, ty)) => format!("setp.{ty}"),
+        None => op.to_string(),
+    }
+}
+
+/// The innermost loops of a function body (from a label to a branch back
+/// to it, holding no other such loop), in order, each as its opcodes
+/// (comparisons as one), sorted, with register copies (`mov`, which ptxas
+/// folds away) left out.
+fn innermost_loops(body: &str) -> Vec<Vec<String>> {
+    let lines: Vec<&str> = body.lines().map(str::trim).collect();
+    let label_at = |name: &str| lines.iter().position(|l| *l == format!("{name}:"));
+    let mut loops: Vec<(usize, usize)> = Vec::new();
+    for (end, line) in lines.iter().enumerate() {
+        let target = line
+            .trim_end_matches(';')
+            .rsplit(|c: char| c.is_whitespace())
+            .next()
+            .filter(|t| t.starts_with("$L") && cg_ptx::opcode(line).starts_with("bra"));
+        if let Some(start) = target.and_then(label_at).filter(|&s| s < end) {
+            loops.push((start, end));
+        }
+    }
+    let innermost = |&(s, e): &(usize, usize)| {
+        !loops
+            .iter()
+            .any(|&(s2, e2)| (s2, e2) != (s, e) && s <= s2 && e2 <= e)
+    };
+    loops
+        .iter()
+        .filter(|l| innermost(l))
+        .map(|&(s, e)| {
+            let mut ops: Vec<String> = lines[s..=e]
+                .iter()
+                .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.ends_with(':'))
+                .map(|l| comparison_agnostic(cg_ptx::opcode(l)))
+                .filter(|op| !op.starts_with("mov") && !op.is_empty())
+                .collect();
+            ops.sort();
+            ops
+        })
+        .collect()
+}
+
+/// The safe output patterns against the same loops through raw pointers:
+/// the grid stride and the stencil sweep cost nothing (no instruction the
+/// raw loop lacks, no more of any); a block's chunks cost two predicated
+/// branches per chunk and no arithmetic (the test of `rank < len`, the
+/// same in every chunk, and a second test of the `Option` tag that the
+/// compiler does not fold).
+#[test]
+fn safe_output_patterns_cost_nothing_in_their_loops() {
+    for m in by_arch() {
+        for (safe, raw, extra_branches) in [
+            ("cost_stride_safe", "cost_stride_raw", 0),
+            ("cost_stencil_safe", "cost_stencil_raw", 0),
+            ("cost_chunks_safe", "cost_chunks_raw", 2),
+        ] {
+            let (s, r) = (
+                innermost_loops(entry(m.source, safe)),
+                innermost_loops(entry(m.source, raw)),
+            );
+            assert!(!r.is_empty(), "sm_{}: {raw} has no loop", m.sm);
+            assert_eq!(s.len(), r.len(), "sm_{}: {safe} and {raw}: loops", m.sm);
+            // Loop by loop, the safe form has no instruction the raw one
+            // lacks, and no more of any.
+            for (s, r) in s.iter().zip(&r) {
+                let count = |ops: &[String], op: &str| ops.iter().filter(|o| *o == op).count();
+                for op in s {
+                    let allowed = if op == "bra" { extra_branches } else { 0 };
+                    assert!(
+                        count(s, op) <= count(r, op) + allowed,
+                        "sm_{}: {safe} has more `{op}` in a loop than {raw}:\n{s:?}\n{r:?}",
+                        m.sm
+                    );
+                }
+            }
         }
     }
 }

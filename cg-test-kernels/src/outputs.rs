@@ -1,0 +1,212 @@
+//! The ownership patterns of `Output`: probes that write, through each
+//! pattern, the rank of the thread each element is handed to (the GPU
+//! tests check every element against the pattern's map, and that nothing
+//! else is written), the barrier phases of `Output`/`Synced`, and each hot
+//! loop beside the same loop through a raw pointer (the PTX tests compare
+//! their instructions; the GPU tests their results).
+
+use cg_core::prelude::*;
+
+/// Through pattern `pattern` (the GPU test's `PATTERNS` names them), each
+/// element handed to a thread gets that thread's grid rank + 1. `a` and
+/// `b` are the pattern's sizes (a width and a height, or a chunk length).
+#[kernel]
+pub fn output_probe(pattern: u32, a: u32, b: u32, mut out: Output<u32>) {
+    let grid = this_grid();
+    let block = this_thread_block();
+    let me = grid.thread_rank() as u32 + 1;
+    let (a, b) = (a as usize, b as usize);
+    let put = |x: Option<&mut u32>| {
+        if let Some(x) = x {
+            *x = me;
+        }
+    };
+    match pattern {
+        0 => put(out.thread_element(&grid)),
+        1 => put(out.thread_element_2d(&grid, a)),
+        2 => put(out.thread_element_3d(&grid, a, b)),
+        3 => out.grid_stride(&grid).for_each(|(_, x)| *x = me),
+        4 => {
+            let window = Window::interior(a as u32, b as u32);
+            out.grid_stride_window(&grid, window)
+                .for_each(|(_, x)| *x = me)
+        }
+        5 => {
+            let window = Window {
+                width: a as u32,
+                x: 2..a as u32 - 1,
+                y: 0..b as u32,
+            };
+            for (p, x) in out.grid_stride_window(&grid, window) {
+                // The point's coordinates agree with its index.
+                *x = if p.index == p.y * a as u32 + p.x {
+                    me
+                } else {
+                    u32::MAX
+                };
+            }
+        }
+        6 => put(out.leader_element(&block)),
+        7 => put(out.leader_element(&tiled_partition::<4>(&block))),
+        8 => put(out.leader_element(&tiled_partition::<32>(&block))),
+        9 => put(out.leader_element(&tiled_partition::<64>(&block))),
+        10 => put(out
+            .block_chunk(&block, a)
+            .and_then(|c| c.thread_element())
+            .map(|e| e.value)),
+        11 => {
+            if let Some(c) = out.block_chunk(&block, a) {
+                c.block_stride().for_each(|(_, x)| *x = me);
+            }
+        }
+        12 => {
+            for c in out.block_chunks(&block, a) {
+                put(c.thread_element().map(|e| e.value));
+            }
+        }
+        13 => {
+            if let Some(c) = out.block_chunk(&block, a) {
+                // Every thread of the block takes every round: a block
+                // barrier inside is reached by all of them.
+                for e in c.block_rounds() {
+                    block.sync();
+                    put(e.map(|e| e.value));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The barrier phases, each reading what other blocks wrote before it:
+/// `a[i] = 3i + 1`; `sync`; `b[i] = a[i] + a[(i + 1) % n]`; `sync_swap`;
+/// `a[i] = b[n - 1 - i]`; `sync`, `into_output`; `b[i] = a[i] ^ 0xffff`.
+/// Both buffers hold `n` elements.
+#[kernel(cooperative)]
+pub fn output_phases(mut a: Output<u32>, mut b: Output<u32>) {
+    let grid = this_grid();
+    for (i, x) in a.grid_stride(&grid) {
+        *x = 3 * i as u32 + 1;
+    }
+    let a = a.sync(&grid);
+    let n = a.len();
+    b.truncate(n);
+    for (i, x) in b.grid_stride(&grid) {
+        *x = a[i].wrapping_add(a[(i + 1) % n]);
+    }
+    let (b, mut a) = b.sync_swap(a, &grid);
+    for (i, x) in a.grid_stride(&grid) {
+        *x = b[n - 1 - i];
+    }
+    let a = a.sync(&grid);
+    let mut b = b.into_output(&grid);
+    for (i, x) in b.grid_stride(&grid) {
+        *x = a[i] ^ 0xffff;
+    }
+}
+
+/// `out[i] = a * x[i]`, grid-stride, through `Output::grid_stride`.
+#[kernel]
+pub fn cost_stride_safe(x: &[f32], mut out: Output<f32>, a: f32) {
+    let grid = this_grid();
+    out.truncate(x.len());
+    for (i, y) in out.grid_stride(&grid) {
+        *y = a * x[i];
+    }
+}
+
+/// [`cost_stride_safe`] through a raw pointer.
+#[kernel]
+pub fn cost_stride_raw(x: &[f32], out: *mut f32, a: f32) {
+    let grid = this_grid();
+    let stride = grid.num_threads() as usize;
+    let mut i = grid.thread_rank() as usize;
+    while i < x.len() {
+        // SAFETY: the host passes `out` as long as `x`; thread ranks are
+        // distinct modulo the stride.
+        unsafe { *out.add(i) = a * x[i] };
+        i += stride;
+    }
+}
+
+/// `sweeps` Jacobi sweeps of an `nx` x `ny` field, ping-pong, through
+/// `Output::grid_stride_stencil` and `sync_swap`.
+#[kernel(cooperative)]
+pub fn cost_stencil_safe(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32) {
+    let grid = this_grid();
+    let (mut src, mut dst) = (a, b);
+    for _ in 0..sweeps {
+        dst.grid_stride_stencil(&grid, &src, nx, ny)
+            .for_each(|(n, u)| *u = 0.25 * (((n.west() + n.east()) + n.north()) + n.south()));
+        (src, dst) = dst.sync_swap(src, &grid);
+    }
+}
+
+/// [`cost_stencil_safe`] through raw pointers, the interior walked with
+/// the same 32-bit arithmetic.
+#[kernel(cooperative)]
+pub fn cost_stencil_raw(a: *mut f32, b: *mut f32, nx: u32, ny: u32, sweeps: u32) {
+    let grid = this_grid();
+    let (rank, stride) = (grid.thread_rank() as u32, grid.num_threads() as u32);
+    for s in 0..sweeps {
+        let (src, dst) = if s % 2 == 0 { (a, b) } else { (b, a) };
+        if nx >= 3 && ny >= 3 {
+            let w = nx - 2;
+            let n = w * (ny - 2);
+            let (dy, dx) = (stride / w, stride % w);
+            let (mut y, mut x) = (rank / w, rank % w);
+            let mut k = rank;
+            while k < n {
+                let i = ((y + 1) * nx + x + 1) as usize;
+                let nx = nx as usize;
+                // SAFETY: an interior point of an nx * ny field the host
+                // allocated twice; each thread its own points.
+                unsafe {
+                    let s =
+                        ((*src.add(i - 1) + *src.add(i + 1)) + *src.add(i - nx)) + *src.add(i + nx);
+                    *dst.add(i) = 0.25 * s;
+                }
+                k += stride;
+                x += dx;
+                y += dy;
+                if x >= w {
+                    x -= w;
+                    y += 1;
+                }
+            }
+        }
+        grid.sync();
+    }
+}
+
+/// `out[i] = 2 * x[i]`, in block-sized chunks walked grid-stride, through
+/// `Output::block_chunks`.
+#[kernel]
+pub fn cost_chunks_safe(x: &[f32], mut out: Output<f32>) {
+    let block = this_thread_block();
+    out.truncate(x.len());
+    for chunk in out.block_chunks(&block, block.num_threads() as usize) {
+        let start = chunk.start();
+        if let Some(e) = chunk.thread_element() {
+            *e.value = 2.0 * x[start + e.index];
+        }
+    }
+}
+
+/// [`cost_chunks_safe`] through a raw pointer.
+#[kernel]
+pub fn cost_chunks_raw(x: &[f32], out: *mut f32) {
+    let block = this_thread_block();
+    let grid = this_grid();
+    let size = block.num_threads() as usize;
+    let t = block.thread_rank() as usize;
+    let mut start = grid.block_rank() as usize * size;
+    while start < x.len() {
+        let i = start + t;
+        if i < x.len() {
+            // SAFETY: `out` is as long as `x`; each element one thread's.
+            unsafe { *out.add(i) = 2.0 * x[i] };
+        }
+        start += grid.num_blocks() as usize * size;
+    }
+}
