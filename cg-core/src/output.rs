@@ -8,16 +8,19 @@
 //!
 //! | pattern | method | element(s) of this thread |
 //! |---|---|---|
-//! | one per thread of the grid | [`thread_element`](Output::thread_element) | `grid.thread_rank()` |
+//! | one per thread of the grid | [`thread_element`](Output::thread_element), [`for_thread`](Output::for_thread) | `grid.thread_rank()` |
 //! | one per thread of a 2-D / 3-D launch | [`thread_element_2d`](Output::thread_element_2d), [`thread_element_3d`](Output::thread_element_3d) | `y * width + x` of `grid.thread_index()` |
 //! | grid-stride loop | [`grid_stride`](Output::grid_stride) | `i ≡ grid.thread_rank() (mod grid.num_threads())` |
 //! | grid-stride over a 2-D window | [`grid_stride_window`](Output::grid_stride_window) | the window's points, numbered row by row, grid-stride |
 //! | a 5-point stencil sweep | [`grid_stride_stencil`](Output::grid_stride_stencil) | the interior's points, grid-stride, with their neighbours in a source array |
-//! | one per group, its leader writes | [`leader_element`](Output::leader_element) | the group's index in the grid (block, tile, cluster) |
+//! | one per group, its leader writes | [`leader_element`](Output::leader_element), [`for_leader`](Output::for_leader) | the group's index in the grid (block, tile, cluster) |
 //! | a contiguous chunk per block | [`block_chunk`](Output::block_chunk), [`block_chunks`](Output::block_chunks) | `[c * len, (c + 1) * len)`, then one element or a block stride per thread |
 //!
 //! Each method borrows the `Output` mutably, so one thread never holds two
-//! `&mut` to one element either. Bounds are checked once per pattern (the
+//! `&mut` to one element either. The `for_*` forms (`for_thread`,
+//! `for_leader`, `Chunk::for_thread`) call a closure instead of returning
+//! an `Option<&mut T>`: they compile to a predicated store, where the
+//! compiler does not always fold the `Option`'s null test. Bounds are checked once per pattern (the
 //! loop condition of a stride is its bound check); an element beyond the
 //! buffer is not handed out (`None`, or the loop ends).
 //!
@@ -129,13 +132,29 @@ impl<T: Pod> Output<T> {
         }
     }
 
+    /// Calls `f` with this thread's element, `grid.thread_rank()`, when the
+    /// buffer has it ([`thread_element`](Self::thread_element) without the
+    /// `Option`: a predicated store).
+    #[inline(always)]
+    pub fn for_thread(&mut self, grid: &GridGroup, f: impl FnOnce(&mut T)) {
+        let i = grid.thread_rank();
+        if i < self.len as u64 {
+            // SAFETY: as in `thread_element`.
+            f(unsafe { self.element(i as usize) })
+        }
+    }
+
     /// The element `y * width + x` of a row-major `width`-wide array, where
     /// `(x, y)` is this thread's position in the grid's threads
-    /// (`grid.thread_index()`), or `None` when `x >= width` or the element
-    /// lies beyond the buffer.
+    /// (`grid.thread_index()`), or `None` when `x >= width`, the element
+    /// lies beyond the buffer, or the thread is not in the launch's first
+    /// plane (`z > 0`: in a 3-D launch the planes would share elements).
     #[inline(always)]
     pub fn thread_element_2d(&mut self, grid: &GridGroup, width: usize) -> Option<&mut T> {
         let t = grid.thread_index();
+        if t.z != 0 {
+            return None;
+        }
         self.position(t.x as usize, t.y as usize, 0, width, usize::MAX)
     }
 
@@ -206,29 +225,51 @@ impl<T: Pod> Output<T> {
     /// the point (with its index in the buffer) and `&mut` to its element.
     /// Index arithmetic is 32-bit, with one division before the loop.
     ///
-    /// Panics (a fault the host reports) unless the window lies inside
-    /// the buffer (`x.end <= width`, `y.end * width <= len()`) and the
-    /// window's rows plus the grid's threads fit in `u32`
-    /// (`y.end * width + grid.num_threads() <= u32::MAX`).
+    /// Panics (a fault the host reports, at the caller's line) unless the
+    /// window lies inside the buffer (`x.end <= width`,
+    /// `y.end * width <= len()`) and the window's rows plus the grid's
+    /// threads fit in `u32` (`y.end * width + grid.num_threads() <=
+    /// u32::MAX`).
     #[inline(always)]
+    #[track_caller]
     pub fn grid_stride_window(&mut self, grid: &GridGroup, window: Window) -> WindowStride<'_, T> {
+        let threads = grid.num_threads();
+        let rows_end = (window.y.end as u64) * (window.width as u64);
+        // One branch to a cold panic (`&`, not `&&`): every thread makes
+        // these checks before its first point.
+        let fits = (window.x.start <= window.x.end)
+            & (window.y.start <= window.y.end)
+            & (window.x.end <= window.width)
+            & (rows_end <= self.len as u64)
+            & (rows_end + threads <= u32::MAX as u64);
+        if !fits {
+            window_does_not_fit();
+        }
+        // SAFETY: just checked.
+        unsafe { self.window_unchecked(grid, window, threads as u32) }
+    }
+
+    /// This thread's points of `window`, whose checks the caller made.
+    ///
+    /// # Safety
+    /// The window lies inside the buffer (`x.start <= x.end <= width`,
+    /// `y.start <= y.end`, `y.end * width <= len()`), `threads` is
+    /// `grid.num_threads()`, and `y.end * width + threads <= u32::MAX`.
+    #[inline(always)]
+    unsafe fn window_unchecked(
+        &mut self,
+        grid: &GridGroup,
+        window: Window,
+        threads: u32,
+    ) -> WindowStride<'_, T> {
         let Window { width, x, y } = window;
-        let rows_end = (y.end as u64) * (width as u64);
-        assert!(
-            x.start <= x.end && y.start <= y.end && x.end <= width && rows_end <= self.len as u64,
-            "Output::grid_stride_window: the window lies outside the buffer"
-        );
-        assert!(
-            rows_end + grid.num_threads() <= u32::MAX as u64,
-            "Output::grid_stride_window: the buffer or the grid is too large for 32-bit indices"
-        );
         let w = x.end - x.start;
         let points = w * (y.end - y.start);
-        let (rank, stride) = (grid.thread_rank() as u32, grid.num_threads() as u32);
-        let (dy, dx, y0, x0) = match (stride.checked_div(w), rank.checked_div(w)) {
-            (Some(dy), Some(y0)) => (dy, stride % w, y0, rank % w),
-            _ => (0, 0, 0, 0),
-        };
+        let (rank, stride) = (grid.thread_rank() as u32, threads);
+        // (An empty window has no point: any divisor does. One division
+        // each for the quotient and remainder pairs.)
+        let wd = w.max(1);
+        let (dy, dx, y0, x0) = (stride / wd, stride % wd, rank / wd, rank % wd);
         WindowStride {
             ptr: self.ptr,
             width,
@@ -261,6 +302,7 @@ impl<T: Pod> Output<T> {
     /// [`grid_stride_window`](Self::grid_stride_window); the neighbours'
     /// loads then need no checks.
     #[inline(always)]
+    #[track_caller]
     pub fn grid_stride_stencil<'s>(
         &mut self,
         grid: &GridGroup,
@@ -269,12 +311,21 @@ impl<T: Pod> Output<T> {
         height: u32,
     ) -> StencilStride<'_, 's, T> {
         let points = width as u64 * height as u64;
-        assert!(
-            points <= self.len as u64 && points <= src.len() as u64,
-            "Output::grid_stride_stencil: an array holds fewer than width * height elements"
-        );
+        let threads = grid.num_threads();
+        let fits = (points <= self.len as u64)
+            & (points <= src.len() as u64)
+            & (points + threads <= u32::MAX as u64);
+        if !fits {
+            window_does_not_fit();
+        }
+        // SAFETY: the interior of a width x height array lies inside it;
+        // the buffer holds width * height elements (checked); the
+        // interior's rows end before width * height, which with the
+        // grid's threads fits in u32 (checked).
+        let points =
+            unsafe { self.window_unchecked(grid, Window::interior(width, height), threads as u32) };
         StencilStride {
-            points: self.grid_stride_window(grid, Window::interior(width, height)),
+            points,
             src: src.as_ptr(),
             width,
             _src: PhantomData,
@@ -303,6 +354,25 @@ impl<T: Pod> Output<T> {
             Some(unsafe { self.element(i as usize) })
         } else {
             None
+        }
+    }
+
+    /// Calls `f` with the element of `group` if this thread is the group's
+    /// leader and the element exists ([`leader_element`](Self::leader_element)
+    /// without the `Option`: compiles to a predicated store where the
+    /// `Option` form may keep a second test).
+    ///
+    /// ```ignore
+    /// block_sums.for_leader(&block, |slot| *slot = s);
+    /// ```
+    #[inline(always)]
+    pub fn for_leader<G: LeaderSlot>(&mut self, group: &G, f: impl FnOnce(&mut T)) {
+        if group.is_leader() {
+            let i = group.slot();
+            if i < self.len as u64 {
+                // SAFETY: as in `leader_element`.
+                f(unsafe { self.element(i as usize) })
+            }
         }
     }
 
@@ -454,6 +524,19 @@ unsafe fn element_at<'a, T>(ptr: *mut T, i: usize) -> &'a mut T {
     unsafe { core::hint::assert_unchecked(!p.is_null()) };
     // SAFETY: the caller's contract.
     unsafe { &mut *p }
+}
+
+/// The one failure of the window patterns, out of the way of their hot
+/// path.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn window_does_not_fit() -> ! {
+    panic!(
+        "Output: the window (or the stencil's arrays) does not fit: it must lie inside the \
+         buffer, both arrays of a stencil must hold width * height elements, and the window's \
+         rows plus the grid's threads must stay below 2^32"
+    )
 }
 
 /// The elements of one thread in a grid-stride loop
@@ -778,6 +861,25 @@ impl<'a, T> Chunk<'a, T> {
             Some(unsafe { Owned::new(self.ptr, self.start, self.rank) })
         } else {
             None
+        }
+    }
+
+    /// Calls `f` with this thread's element and its index in the chunk
+    /// when the chunk has one for it ([`thread_element`](Self::thread_element)
+    /// without the `Option`, which the compiler tests a second time inside a
+    /// loop over chunks).
+    ///
+    /// ```ignore
+    /// chunk.for_thread(|c, t| *c = sa.get(t) + sb.get(t));
+    /// ```
+    #[inline(always)]
+    pub fn for_thread(self, f: impl FnOnce(&'a mut T, usize)) {
+        if self.rank < self.len && self.start + self.rank < self.buffer {
+            // SAFETY: as in `thread_element`.
+            f(
+                unsafe { element_at(self.ptr, self.start + self.rank) },
+                self.rank,
+            )
         }
     }
 

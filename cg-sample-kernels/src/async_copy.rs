@@ -55,9 +55,7 @@ pub fn vadd_sync(a: &[f32], b: &[f32], mut c: Output<f32>) {
             sb.set(w.t, b[i]);
         }
         block.sync();
-        if let Some(c) = chunk.thread_element() {
-            *c.value = sa.get(c.index) + sb.get(c.index);
-        }
+        chunk.for_thread(|c, t| *c = sa.get(t) + sb.get(t));
         block.sync();
     }
 }
@@ -77,9 +75,7 @@ pub fn vadd_memcpy_async(a: &[f32], b: &[f32], mut c: Output<f32>) {
         memcpy_async(&block, sa, &a[start..]);
         memcpy_async(&block, sb, &b[start..]);
         wait(&block);
-        if let Some(c) = chunk.thread_element() {
-            *c.value = sa.get(c.index) + sb.get(c.index);
-        }
+        chunk.for_thread(|c, t| *c = sa.get(t) + sb.get(t));
         // The next chunk's copy overwrites what this one read.
         block.sync();
     }
@@ -101,9 +97,7 @@ pub fn vadd_barrier(a: &[f32], b: &[f32], mut c: Output<f32>) {
         bar.memcpy_async(&block, sa, &a[start..]);
         bar.memcpy_async(&block, sb, &b[start..]);
         bar.arrive_and_wait();
-        if let Some(c) = chunk.thread_element() {
-            *c.value = sa.get(c.index) + sb.get(c.index);
-        }
+        chunk.for_thread(|c, t| *c = sa.get(t) + sb.get(t));
         bar.arrive_and_wait();
     }
 }
@@ -147,10 +141,8 @@ pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], mut c: Output<f
         let start = chunk.start();
         let slot = pipe.consumer_wait();
         block.sync();
-        if let Some(c) = chunk.thread_element() {
-            let (sa, sb) = (ring_a.stage(slot), ring_b.stage(slot));
-            *c.value = sa.get(c.index) + sb.get(c.index);
-        }
+        let (sa, sb) = (ring_a.stage(slot), ring_b.stage(slot));
+        chunk.for_thread(|c, t| *c = sa.get(t) + sb.get(t));
         block.sync();
         pipe.consumer_release();
         produce(&mut pipe, start + STAGES * w.stride);
@@ -183,14 +175,15 @@ pub fn in_between_pipelined(src: &[i32], mut dest: Output<i32>) {
     }
     dest.truncate(w.n);
     for chunk in dest.block_chunks(&block, w.block) {
-        let (start, len) = (chunk.start(), chunk.len());
+        // At most a block: the stage's bound, which the reads below then
+        // need not check.
+        let (start, len) = (chunk.start(), w.block.min(chunk.len()));
         let s = ring.stage(pipe.consumer_wait());
         block.sync();
-        if let Some(d) = chunk.thread_element() {
-            let v = s.get(d.index);
-            let between = s.get(0) < v && v < s.get(len - 1);
-            *d.value = between as i32;
-        }
+        chunk.for_thread(|d, t| {
+            let v = s.get(t);
+            *d = (s.get(0) < v && v < s.get(len - 1)) as i32;
+        });
         block.sync();
         pipe.consumer_release();
         produce(&mut pipe, start + STAGES * w.stride);

@@ -64,15 +64,17 @@ pub fn warp_sum(warp: &ThreadBlockTile<32>, mut v: f32) -> f32 {
 pub fn block_element(block: &ThreadBlock, input: &[f32]) -> f32 {
     let i = block.group_index().x as usize * block.num_threads() as usize
         + block.thread_rank() as usize;
-    input.get(i).copied().unwrap_or(0.0)
+    if i < input.len() {
+        input[i]
+    } else {
+        0.0
+    }
 }
 
 /// Writes the block's result from thread 0, into the block's element.
 #[inline(always)]
 pub fn write_block_result(block: &ThreadBlock, block_sums: &mut Output<f32>, s: f32) {
-    if let Some(slot) = block_sums.leader_element(block) {
-        *slot = s;
-    }
+    block_sums.for_leader(block, |slot| *slot = s);
 }
 
 /// Warp-tile reduction (the seed's approach 2): one partial sum per block,

@@ -21,9 +21,7 @@ pub fn cluster_neighbour_sum(data: &[f32], mut out: Output<f32>) {
     local.set(t, block_element(&block, data));
     cluster.sync();
     let peer = cluster.map_shared_rank(&local, (cluster.block_rank() + 1) % cluster.num_blocks());
-    if let Some(o) = out.thread_element(&this_grid()) {
-        *o = local.get(t) + peer.get(t);
-    }
+    out.for_thread(&this_grid(), |o| *o = local.get(t) + peer.get(t));
     // No block may leave while a neighbour still reads its shared memory.
     cluster.sync();
 }

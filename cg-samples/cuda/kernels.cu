@@ -45,14 +45,14 @@ __device__ __forceinline__ void write_block_result(cg::thread_block block, float
     if (block.thread_rank() == 0) out[block.group_index().x] = s;
 }
 
-extern "C" __global__ void block_reduce_warp(const float* input, u64 n, float* block_sums) {
+extern "C" __global__ void block_reduce_warp(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     cg::thread_block block = cg::this_thread_block();
     write_block_result(block, block_sums, block_sum(block, block_element(block, input, n)));
 }
 
 // The library's block reduction: CUB's BlockReduce (warp reductions, the
 // default algorithm), for the 256-thread blocks the benchmark launches.
-extern "C" __global__ void block_reduce_library(const float* input, u64 n, float* block_sums) {
+extern "C" __global__ void block_reduce_library(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     using BlockReduce = cub::BlockReduce<float, 256>;
     __shared__ typename BlockReduce::TempStorage temp;
     cg::thread_block block = cg::this_thread_block();
@@ -60,7 +60,7 @@ extern "C" __global__ void block_reduce_library(const float* input, u64 n, float
     write_block_result(block, block_sums, sum);
 }
 
-extern "C" __global__ void block_reduce_classic(const float* input, u64 n, float* block_sums) {
+extern "C" __global__ void block_reduce_classic(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     cg::thread_block block = cg::this_thread_block();
     __shared__ float sdata[1024];
     unsigned tid = block.thread_rank();
@@ -76,7 +76,7 @@ extern "C" __global__ void block_reduce_classic(const float* input, u64 n, float
 // The strongest CUDA form of the 4-lane step: a full-warp shuffle with a
 // 4-lane width (cg::thread_block_tile<4>::shfl_down issues one shuffle per
 // tile mask, eight per warp).
-extern "C" __global__ void block_reduce_hierarchical(const float* input, u64 n, float* block_sums) {
+extern "C" __global__ void block_reduce_hierarchical(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     float v = block_element(block, input, n);
@@ -103,7 +103,7 @@ __device__ __forceinline__ void finish_grid_sum(cg::grid_group grid, cg::thread_
     }
 }
 
-extern "C" __global__ void grid_sum(const float* input, u64 n, float* partials, float* out) {
+extern "C" __global__ void grid_sum(const float* input, u64 n, float* partials, u64 partials_len, float* out, u64 out_len) {
     cg::grid_group grid = cg::this_grid();
     cg::thread_block block = cg::this_thread_block();
     u64 stride = grid.num_threads();
@@ -129,7 +129,7 @@ __device__ __forceinline__ float vec4_partial(const float* input, u64 n, u64 ran
     return a + b;
 }
 
-extern "C" __global__ void grid_sum_vec4(const float* input, u64 n, float* partials, float* out) {
+extern "C" __global__ void grid_sum_vec4(const float* input, u64 n, float* partials, u64 partials_len, float* out, u64 out_len) {
     cg::grid_group grid = cg::this_grid();
     cg::thread_block block = cg::this_thread_block();
     finish_grid_sum(grid, block, vec4_partial(input, n, grid.thread_rank(), grid.num_threads()), partials, out);
@@ -137,7 +137,7 @@ extern "C" __global__ void grid_sum_vec4(const float* input, u64 n, float* parti
 
 // The last block to take a ticket adds the partials (CUDA's
 // threadFenceReduction with libcu++'s atomic_ref).
-extern "C" __global__ void sum_last_block(const float* input, u64 n, float* partials, unsigned* counter, float* out) {
+extern "C" __global__ void sum_last_block(const float* input, u64 n, float* partials, u64 partials_len, unsigned* counter, u64 counter_len, float* out, u64 out_len) {
     cg::grid_group grid = cg::this_grid();
     cg::thread_block block = cg::this_thread_block();
     float s = block_sum(block, vec4_partial(input, n, grid.thread_rank(), grid.num_threads()));
@@ -161,39 +161,39 @@ extern "C" __global__ void sum_last_block(const float* input, u64 n, float* part
     }
 }
 
-extern "C" __global__ void sum_block_partials(const float* input, u64 n, float* partials) {
+extern "C" __global__ void sum_block_partials(const float* input, u64 n, float* partials, u64 partials_len) {
     cg::grid_group grid = cg::this_grid();
     cg::thread_block block = cg::this_thread_block();
     write_block_result(block, partials, block_sum(block, vec4_partial(input, n, grid.thread_rank(), grid.num_threads())));
 }
 
-extern "C" __global__ void sum_partials(const float* partials, u64 n, float* out) {
+extern "C" __global__ void sum_partials(const float* partials, u64 n, float* out, u64 out_len) {
     cg::thread_block block = cg::this_thread_block();
     float v = 0.0f;
     for (u64 j = block.thread_rank(); j < n; j += block.num_threads()) v += partials[j];
     write_block_result(block, out, block_sum(block, v));
 }
 
-extern "C" __global__ void sum_atomic(const float* input, u64 n, float* out) {
+extern "C" __global__ void sum_atomic(const float* input, u64 n, float* out, u64 out_len) {
     u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(out, input[i]);
 }
 
 // ---- barrier_cost.rs -------------------------------------------------------
 
-extern "C" __global__ void barrier_cost_grid(unsigned iters, unsigned* out) {
+extern "C" __global__ void barrier_cost_grid(unsigned iters, unsigned* out, u64 out_len) {
     cg::grid_group grid = cg::this_grid();
     for (unsigned k = 0; k < iters; k++) grid.sync();
     if (grid.thread_rank() == 0) *out = iters;
 }
 
-extern "C" __global__ void barrier_cost_block(unsigned iters, unsigned* out) {
+extern "C" __global__ void barrier_cost_block(unsigned iters, unsigned* out, u64 out_len) {
     cg::thread_block block = cg::this_thread_block();
     for (unsigned k = 0; k < iters; k++) block.sync();
     if (block.thread_rank() == 0 && blockIdx.x == 0) *out = iters;
 }
 
-extern "C" __global__ void barrier_cost_tile(unsigned iters, unsigned* out) {
+extern "C" __global__ void barrier_cost_tile(unsigned iters, unsigned* out, u64 out_len) {
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
     for (unsigned k = 0; k < iters; k++) warp.sync();
     if (threadIdx.x == 0 && blockIdx.x == 0) *out = iters;
@@ -219,7 +219,7 @@ __device__ __forceinline__ void sweep(const float* src, float* dst, unsigned nx,
     }
 }
 
-extern "C" __global__ void jacobi_persistent(float* a, float* b, unsigned nx, unsigned ny, unsigned sweeps) {
+extern "C" __global__ void jacobi_persistent(float* a, u64 a_len, float* b, u64 b_len, unsigned nx, unsigned ny, unsigned sweeps) {
     cg::grid_group grid = cg::this_grid();
     unsigned rank = grid.thread_rank(), stride = grid.num_threads();
     for (unsigned s = 0; s < sweeps; s++) {
@@ -230,7 +230,7 @@ extern "C" __global__ void jacobi_persistent(float* a, float* b, unsigned nx, un
     }
 }
 
-extern "C" __global__ void jacobi_sweep(const float* u, u64 len, float* u_new, unsigned nx, unsigned ny) {
+extern "C" __global__ void jacobi_sweep(const float* u, u64 len, float* u_new, u64 u_new_len, unsigned nx, unsigned ny) {
     cg::grid_group grid = cg::this_grid();
     if (len < (u64)nx * ny) return;
     sweep(u, u_new, nx, ny, grid.thread_rank(), grid.num_threads());
@@ -238,7 +238,7 @@ extern "C" __global__ void jacobi_sweep(const float* u, u64 len, float* u_new, u
 
 // ---- cluster.rs (sm_90) ------------------------------------------------------
 
-extern "C" __global__ void cluster_neighbour_sum(const float* data, u64 n, float* out) {
+extern "C" __global__ void cluster_neighbour_sum(const float* data, u64 n, float* out, u64 out_len) {
     cg::cluster_group cluster = cg::this_cluster();
     cg::thread_block block = cg::this_thread_block();
     __shared__ float local[1024];
@@ -251,7 +251,7 @@ extern "C" __global__ void cluster_neighbour_sum(const float* data, u64 n, float
     cluster.sync();
 }
 
-extern "C" __global__ void cluster_reduce(const float* input, u64 n, float* cluster_sums) {
+extern "C" __global__ void cluster_reduce(const float* input, u64 n, float* cluster_sums, u64 cluster_sums_len) {
     cg::cluster_group cluster = cg::this_cluster();
     cg::thread_block block = cg::this_thread_block();
     __shared__ float slots[8];
@@ -269,7 +269,7 @@ extern "C" __global__ void cluster_reduce(const float* input, u64 n, float* clus
 }
 
 #define HISTOGRAM_BINS_PER_BLOCK 2048
-extern "C" __global__ void cluster_histogram(const unsigned* values, u64 n, unsigned* bins) {
+extern "C" __global__ void cluster_histogram(const unsigned* values, u64 n, unsigned* bins, u64 bins_len) {
     cg::cluster_group cluster = cg::this_cluster();
     cg::thread_block block = cg::this_thread_block();
     cg::grid_group grid = cg::this_grid();
@@ -292,7 +292,7 @@ extern "C" __global__ void cluster_histogram(const unsigned* values, u64 n, unsi
 
 #define SHARED_HISTOGRAM_BINS (4 * HISTOGRAM_BINS_PER_BLOCK)
 
-extern "C" __global__ void shared_histogram(const unsigned* values, u64 n, unsigned* bins) {
+extern "C" __global__ void shared_histogram(const unsigned* values, u64 n, unsigned* bins, u64 bins_len) {
     cg::thread_block block = cg::this_thread_block();
     cg::grid_group grid = cg::this_grid();
     __shared__ unsigned local[SHARED_HISTOGRAM_BINS];
@@ -309,7 +309,7 @@ extern "C" __global__ void shared_histogram(const unsigned* values, u64 n, unsig
 
 // ---- patterns.rs -------------------------------------------------------------
 
-extern "C" __global__ void compact_positive(const float* input, u64 n, float* out, unsigned* count) {
+extern "C" __global__ void compact_positive(const float* input, u64 n, float* out, u64 out_len, unsigned* count, u64 count_len) {
     u64 i = cg::this_grid().thread_rank();
     if (i < n && input[i] > 0.0f) {
         cg::coalesced_group active = cg::coalesced_threads();
@@ -321,7 +321,7 @@ extern "C" __global__ void compact_positive(const float* input, u64 n, float* ou
 #define COMPACT_THREADS 256
 #define COMPACT_PER_THREAD 16
 
-extern "C" __global__ void __launch_bounds__(COMPACT_THREADS) compact_positive_tiles(const float* input, u64 n, float* out, unsigned* count) {
+extern "C" __global__ void __launch_bounds__(COMPACT_THREADS) compact_positive_tiles(const float* input, u64 n, float* out, u64 out_len, unsigned* count, u64 count_len) {
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     unsigned t = block.thread_rank();
@@ -351,7 +351,7 @@ extern "C" __global__ void __launch_bounds__(COMPACT_THREADS) compact_positive_t
     }
 }
 
-extern "C" __global__ void divergent_sum(const unsigned* flags, u64 nflags, const float* data, u64 n, float* results) {
+extern "C" __global__ void divergent_sum(const unsigned* flags, u64 nflags, const float* data, u64 n, float* results, u64 results_len) {
     u64 i = cg::this_grid().thread_rank();
     if (i < n && flags[i] != 0) {
         cg::coalesced_group active = cg::coalesced_threads();
@@ -360,7 +360,7 @@ extern "C" __global__ void divergent_sum(const unsigned* flags, u64 nflags, cons
     }
 }
 
-extern "C" __global__ void category_sums(const unsigned* categories, u64 ncat, const float* values, u64 n, float* sums) {
+extern "C" __global__ void category_sums(const unsigned* categories, u64 ncat, const float* values, u64 n, float* sums, u64 sums_len) {
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
     u64 i = cg::this_grid().thread_rank();
     unsigned c = i < n ? categories[i] : 0xffffffffu;
@@ -390,7 +390,7 @@ __device__ __forceinline__ void block_inclusive_scan(cg::thread_block block, uns
     block.sync();
 }
 
-extern "C" __global__ void grid_prefix_sum(const unsigned* input, u64 n, unsigned* block_totals, unsigned* out) {
+extern "C" __global__ void grid_prefix_sum(const unsigned* input, u64 n, unsigned* block_totals, u64 block_totals_len, unsigned* out, u64 out_len) {
     cg::grid_group grid = cg::this_grid();
     cg::thread_block block = cg::this_thread_block();
     u64 nb = grid.num_blocks(), b = grid.block_rank(), bt = block.num_threads(), t = block.thread_rank();
@@ -438,7 +438,7 @@ struct Chunks {
     }
 };
 
-extern "C" __global__ void vadd_sync(const float* a, u64 na, const float* b, u64 nb, float* c) {
+extern "C" __global__ void vadd_sync(const float* a, u64 na, const float* b, u64 nb, float* c, u64 c_len) {
     auto block = cg::this_thread_block();
     Chunks w(block, na);
     float *sa = smem, *sb = smem + w.block;
@@ -451,7 +451,7 @@ extern "C" __global__ void vadd_sync(const float* a, u64 na, const float* b, u64
     }
 }
 
-extern "C" __global__ void vadd_memcpy_async(const float* a, u64 na, const float* b, u64 nb, float* c) {
+extern "C" __global__ void vadd_memcpy_async(const float* a, u64 na, const float* b, u64 nb, float* c, u64 c_len) {
     auto block = cg::this_thread_block();
     Chunks w(block, na);
     float *sa = smem, *sb = smem + w.block;
@@ -465,7 +465,7 @@ extern "C" __global__ void vadd_memcpy_async(const float* a, u64 na, const float
     }
 }
 
-extern "C" __global__ void vadd_barrier(const float* a, u64 na, const float* b, u64 nb, float* c) {
+extern "C" __global__ void vadd_barrier(const float* a, u64 na, const float* b, u64 nb, float* c, u64 c_len) {
     __shared__ cuda::barrier<cuda::thread_scope_block> bar;
     auto block = cg::this_thread_block();
     Chunks w(block, na);
@@ -509,15 +509,15 @@ __device__ __forceinline__ void vadd_pipelined(const float* a, u64 na, const flo
     }
 }
 
-extern "C" __global__ void vadd_pipelined_4(const float* a, u64 na, const float* b, u64 nb, float* c) {
+extern "C" __global__ void vadd_pipelined_4(const float* a, u64 na, const float* b, u64 nb, float* c, u64 c_len) {
     vadd_pipelined<4>(a, na, b, c);
 }
 
-extern "C" __global__ void vadd_pipelined_8(const float* a, u64 na, const float* b, u64 nb, float* c) {
+extern "C" __global__ void vadd_pipelined_8(const float* a, u64 na, const float* b, u64 nb, float* c, u64 c_len) {
     vadd_pipelined<8>(a, na, b, c);
 }
 
-extern "C" __global__ void in_between_pipelined(const int* src, u64 n, int* dest) {
+extern "C" __global__ void in_between_pipelined(const int* src, u64 n, int* dest, u64 dest_len) {
     constexpr int STAGES = 4;
     int* ismem = reinterpret_cast<int*>(smem);
     auto block = cg::this_thread_block();

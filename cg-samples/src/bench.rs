@@ -103,7 +103,8 @@ pub struct Bench {
     pub k: Kernels,
     /// The options.
     pub opts: Options,
-    twins: Option<Module>,
+    /// The twins' module and its PTX text.
+    twins: Option<(Module, String)>,
     /// Rows measured so far.
     pub rows: Vec<Row>,
     /// Twice the L2's size, read before every timed run.
@@ -126,7 +127,13 @@ impl Bench {
         let gpu = Gpu::new(0)?;
         let k = Kernels::load(&gpu)?;
         let twins = match opts.twins.as_deref().map(|d| d.join("kernels.ptx")) {
-            Some(p) if p.exists() => Some(Module::from_ptx_file(&gpu, &p)?),
+            Some(p) if p.exists() => Some((
+                Module::from_ptx_file(&gpu, &p)?,
+                std::fs::read_to_string(&p).map_err(|e| Error::InvalidLaunch {
+                    kernel: "the CUDA C++ twins".into(),
+                    reason: format!("reading {}: {e}", p.display()),
+                })?,
+            )),
             _ => {
                 eprintln!("(no CUDA C++ twins: scripts/gpu-run builds cg-samples/cuda/kernels.cu; pass --twins DIR)");
                 None
@@ -154,21 +161,44 @@ impl Bench {
         })
     }
 
-    /// The twin of a kernel, as the same typed handle.
+    /// The twin of a kernel, as the same typed handle, once its PTX
+    /// parameter list is found to be the kernel's (an error names both
+    /// lists otherwise: a buffer view of ours, `Output<T>` for one, is a
+    /// pointer and a length, and cg-samples/cuda/kernels.cu must take both).
     ///
     /// # Safety
-    /// The twin must have exactly the kernel's PTX parameter list
-    /// (cg-samples/cuda/kernels.cu is written that way).
+    /// Each parameter of the twin must mean what the kernel's parameter of
+    /// the same place and size means (the sizes are checked).
     pub unsafe fn twin<H>(
         &self,
         name: &str,
         kind: LaunchKind,
         make: unsafe fn(Function) -> H,
     ) -> Result<Option<H>, Error> {
-        match &self.twins {
-            Some(m) => Ok(Some(make(m.function(name, kind)?))),
-            None => Ok(None),
+        let Some((module, ptx)) = &self.twins else {
+            return Ok(None);
+        };
+        let params = |ptx: &str| {
+            cg_ptx::Module::parse(ptx)
+                .entry(name)
+                .map(|f| f.param_types())
+        };
+        let ours = crate::kernels::PTX
+            .select(self.gpu.info().sm)
+            .and_then(|m| params(m.source));
+        let theirs = params(ptx);
+        if ours != theirs {
+            return Err(Error::InvalidLaunch {
+                kernel: name.into(),
+                reason: format!(
+                    "the CUDA C++ twin's PTX parameters {theirs:?} are not the Rust kernel's \
+                     {ours:?}: cg-samples/cuda/kernels.cu must take the kernel's parameters in its \
+                     order (each buffer view as a pointer and a u64 length)"
+                ),
+            });
         }
+        // SAFETY: the same parameter list (the caller vouches for meaning).
+        Ok(Some(unsafe { make(module.function(name, kind)?) }))
     }
 
     /// Whether experiment `name` is to run (see [`Options::only`]).

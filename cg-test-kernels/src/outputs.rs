@@ -187,9 +187,7 @@ pub fn cost_chunks_safe(x: &[f32], mut out: Output<f32>) {
     out.truncate(x.len());
     for chunk in out.block_chunks(&block, block.num_threads() as usize) {
         let start = chunk.start();
-        if let Some(e) = chunk.thread_element() {
-            *e.value = 2.0 * x[start + e.index];
-        }
+        chunk.for_thread(|y, t| *y = 2.0 * x[start + t]);
     }
 }
 
