@@ -54,10 +54,13 @@ fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
 
 /// The flags every crate of an `sm_<sm>` build of `crate_dir` gets (see
 /// [`build_ptx`]).
-fn rustflags(sm: u32, crate_dir: &Path) -> String {
+fn rustflags(sm: u32, crate_dir: &Path, contract: FpContract) -> String {
     let mut flags = format!("-Ctarget-cpu=sm_{sm}\x1f-Zmir-enable-passes=-JumpThreading");
     if sm >= 90 {
         flags.push_str("\x1f-Ctarget-feature=+ptx80");
+    }
+    if contract == FpContract::Fast {
+        flags.push_str("\x1f-Cllvm-args=-fp-contract=fast");
     }
     for remap in remap_source_paths(crate_dir) {
         flags.push('\x1f');
@@ -126,18 +129,40 @@ fn feature_flags(crate_dir: &Path) -> Result<Vec<String>, BuildError> {
         .collect())
 }
 
+/// Whether floating-point `a * b + c` may become one fused multiply-add
+/// (`fma.rn`, one rounding) where the source has two operations; see
+/// [`KernelBuild::fp_contract`](crate::KernelBuild::fp_contract).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FpContract {
+    /// Never (the default): every operation rounds, as Rust specifies and
+    /// as the same code computes on the host. An explicit fused
+    /// multiply-add is `cg_core::math::mul_add`.
+    #[default]
+    Off,
+    /// Wherever LLVM finds a multiply feeding an add: nvcc's default
+    /// (`-fmad=true`), for results bit for bit equal to nvcc-built CUDA
+    /// C++ of the same expressions.
+    Fast,
+}
+
 /// Builds `crate_dir` for `sm_<sm>` and returns the PTX text.
 pub fn build_ptx(
     tc: &Toolchain,
     crate_dir: &Path,
     target_dir: &Path,
     sm: u32,
+    contract: FpContract,
 ) -> Result<String, BuildError> {
     let arch = format!("sm_{sm}");
     let name = crate_lib_name(crate_dir)?;
-    // One directory per kernel crate and architecture: two kernel crates
-    // sharing a target directory never overwrite each other's PTX.
-    let target_dir = target_dir.join(&name).join(&arch);
+    // One directory per kernel crate, architecture and contraction setting:
+    // two kernel crates (or two settings) sharing a target directory never
+    // overwrite each other's PTX, nor rebuild each other's `core`.
+    let dir = match contract {
+        FpContract::Off => arch.clone(),
+        FpContract::Fast => format!("{arch}-fma"),
+    };
+    let target_dir = target_dir.join(&name).join(dir);
     let mut cmd = nested_cargo(tc, crate_dir);
     cmd.arg("rustc");
     for setting in KERNEL_PROFILE {
@@ -173,7 +198,12 @@ pub fn build_ptx(
         // * on sm_90, PTX ISA 8.0, the first with the bulk copy engine
         //   (`cp.async.bulk`, `mbarrier.expect_tx`, `fence.proxy.async`);
         // * source paths as the project names them, for panic locations.
-        .env("CARGO_ENCODED_RUSTFLAGS", rustflags(sm, crate_dir))
+        // * with `FpContract::Fast`, LLVM's `-fp-contract=fast` (nvcc's
+        //   `-fmad=true`).
+        .env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            rustflags(sm, crate_dir, contract),
+        )
         .output()
         .map_err(io_err(format!(
             "running {} (from {})",
@@ -369,7 +399,7 @@ mod tests {
                 "--remap-path-prefix=src=cg-sample-kernels/src"
             ]
         );
-        let flags = rustflags(90, Path::new("/p/cg-sample-kernels"));
+        let flags = rustflags(90, Path::new("/p/cg-sample-kernels"), FpContract::Off);
         assert_eq!(
             flags.split('\x1f').collect::<Vec<_>>(),
             [
@@ -380,5 +410,9 @@ mod tests {
                 "--remap-path-prefix=src=cg-sample-kernels/src"
             ]
         );
+        let fused = rustflags(80, Path::new("/p/k"), FpContract::Fast);
+        assert!(fused
+            .split('\x1f')
+            .any(|f| f == "-Cllvm-args=-fp-contract=fast"));
     }
 }

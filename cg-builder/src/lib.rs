@@ -47,6 +47,7 @@ pub mod ptx;
 pub mod strings;
 pub mod toolchain;
 
+pub use compile::FpContract;
 use std::path::{Path, PathBuf};
 
 /// Everything that can stop a kernel build, each with what to do about it.
@@ -89,6 +90,7 @@ pub struct KernelBuild {
     crate_dir: PathBuf,
     archs: Vec<u32>,
     target_dir: Option<PathBuf>,
+    contract: FpContract,
 }
 
 impl KernelBuild {
@@ -108,7 +110,20 @@ impl KernelBuild {
             crate_dir,
             archs: Vec::new(),
             target_dir: None,
+            contract: FpContract::Off,
         }
+    }
+
+    /// Whether `a * b + c` in floating point may compile to one fused
+    /// multiply-add. [`FpContract::Off`] (the default) keeps Rust's
+    /// semantics: each operation rounds, so a kernel computes what the
+    /// same code computes on the host, and a fused multiply-add is written
+    /// as one (`cg_core::math::mul_add`). [`FpContract::Fast`] contracts as
+    /// nvcc does by default (`-fmad=true`): the choice for results equal,
+    /// bit for bit, to a CUDA C++ version of the same expressions.
+    pub fn fp_contract(mut self, contract: FpContract) -> Self {
+        self.contract = contract;
+        self
     }
 
     /// Adds an architecture, as the number in `sm_XX` (80 for sm_80).
@@ -139,7 +154,7 @@ impl KernelBuild {
         let target_dir = self.target_dir.clone().unwrap_or_else(default_target_dir);
         let mut out = Vec::new();
         for sm in archs {
-            let ptx = compile::build_ptx(&tc, &self.crate_dir, &target_dir, sm)?;
+            let ptx = compile::build_ptx(&tc, &self.crate_dir, &target_dir, sm, self.contract)?;
             ptx::check_cooperative(&ptx, sm, &ptx::records(&ptx, sm)?)?;
             out.push((sm, strings::append_table(&ptx)));
         }

@@ -435,6 +435,34 @@ pub(crate) unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
     })
 }
 
+/// `fma.rn.f32`: `a * b + c` with one rounding, to nearest even.
+#[inline(always)]
+pub(crate) fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {
+    device!("fma.rn.f32", {
+        let d: f32;
+        // SAFETY: arithmetic on registers.
+        unsafe {
+            asm!("fma.rn.f32 {d}, {a}, {b}, {c};", d = out(reg32) d, a = in(reg32) a,
+                 b = in(reg32) b, c = in(reg32) c, options(pure, nomem, nostack))
+        };
+        d
+    })
+}
+
+/// `fma.rn.f64`: `a * b + c` with one rounding, to nearest even.
+#[inline(always)]
+pub(crate) fn fma_rn_f64(a: f64, b: f64, c: f64) -> f64 {
+    device!("fma.rn.f64", {
+        let d: f64;
+        // SAFETY: arithmetic on registers.
+        unsafe {
+            asm!("fma.rn.f64 {d}, {a}, {b}, {c};", d = out(reg64) d, a = in(reg64) a,
+                 b = in(reg64) b, c = in(reg64) c, options(pure, nomem, nostack))
+        };
+        d
+    })
+}
+
 /// `%globaltimer`: a nanosecond clock shared by the whole GPU.
 #[inline(always)]
 pub(crate) fn globaltimer() -> u64 {

@@ -84,6 +84,7 @@ pub mod grid;
 pub mod group;
 mod intrinsics;
 mod lanes;
+pub mod math;
 pub mod memcpy_async;
 pub mod multi_warp;
 pub mod output;
@@ -116,6 +117,7 @@ pub mod prelude {
     pub use crate::grid::{this_grid, GridArrivalToken, GridGroup};
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
     pub use crate::kernel;
+    pub use crate::math::mul_add;
     pub use crate::memcpy_async::{memcpy_async, wait, wait_prior, AsyncCopyGroup};
     pub use crate::multi_warp::MultiWarpTile;
     pub use crate::output::{LeaderSlot, Output, Synced, Window};

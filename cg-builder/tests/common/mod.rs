@@ -1,5 +1,6 @@
 //! Small kernel crates built through `KernelBuild`, for the tests of what
 //! the builder does with a real compiler's output.
+#![allow(dead_code)]
 
 use cg_builder::{BuildError, KernelBuild};
 use std::path::{Path, PathBuf};
@@ -39,11 +40,17 @@ cg-core = {{ path = "{}" }}
 /// Builds the crate at `dir` for `archs` (under one target directory for
 /// every case, each crate in a directory of its own).
 pub fn build(dir: &Path, archs: &[u32]) -> Result<Vec<(u32, String)>, BuildError> {
-    let mut b = KernelBuild::new(dir).target_dir(workspace().join("target/cg-compile-fail/target"));
+    let mut b = builder(dir);
     for &sm in archs {
         b = b.arch(sm);
     }
     b.build()
+}
+
+/// A build of the crate at `dir` in the target directory every case
+/// shares.
+pub fn builder(dir: &Path) -> KernelBuild {
+    KernelBuild::new(dir).target_dir(workspace().join("target/cg-compile-fail/target"))
 }
 
 /// Checks that `e` is the nested compiler's error and holds `message`.
