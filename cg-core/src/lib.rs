@@ -26,6 +26,10 @@
 //!   `block_reduce`, `block_reduce_to_first`, `block_inclusive_scan`,
 //!   `block_exclusive_scan`: CUB's `BlockReduce` and `BlockScan`);
 //! * shared memory: [`shared`] (static arrays, the dynamic region);
+//! * kernel outputs written without `unsafe`: [`output`] (`Output`,
+//!   `Synced` and the patterns that hand each element to one thread);
+//!   atomics and fences: [`atomic`]; the explicit fused multiply-add:
+//!   [`math`];
 //! * asynchronous copies to shared memory: [`memcpy_async`] (`memcpy_async`,
 //!   `wait`, `wait_prior`), the block-scope [`barrier`] they can complete
 //!   on, and the multi-stage [`pipeline`].
@@ -34,15 +38,13 @@
 //! use cg_core::prelude::*;
 //!
 //! #[kernel]
-//! pub fn count_positive(input: &[f32], out: *mut u32) {
+//! pub fn count_positive(input: &[f32], mut out: Output<u32>) {
 //!     let block = this_thread_block();
 //!     let tile = tiled_partition::<16>(&block);
 //!     let i = this_grid().thread_rank() as usize;
 //!     let positive = (i < input.len() && input[i] > 0.0) as u32;
 //!     let n = reduce(&tile, positive, Plus);          // redux.sync.add.u32
-//!     if tile.thread_rank() == 0 {
-//!         unsafe { *out.add(i / 16) = n };
-//!     }
+//!     out.for_leader(&tile, |count| *count = n);      // one element per tile
 //! }
 //! ```
 //!

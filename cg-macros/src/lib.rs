@@ -4,13 +4,12 @@
 //! use cg_core::prelude::*;
 //!
 //! #[kernel(cooperative)]
-//! pub fn scale(input: &[f32], out: *mut f32, factor: f32) {
+//! pub fn scale(input: &[f32], mut out: Output<f32>, factor: f32) {
 //!     let grid = this_grid();
-//!     let i = grid.thread_rank() as usize;
-//!     if i < input.len() {
-//!         unsafe { *out.add(i) = input[i] * factor };
+//!     for (i, y) in out.grid_stride(&grid) {
+//!         *y = input[i] * factor;
 //!     }
-//!     grid.sync();
+//!     let out = out.sync(&grid); // grid.sync(); readable by every thread
 //! }
 //! ```
 //!
@@ -44,9 +43,8 @@
 //!
 //! ```ignore
 //! #[kernel(instances(fill_f32 = <f32, 4>, fill_u64 = <u64, 2>))]
-//! pub fn fill<T: Pod, const N: usize>(value: T, out: *mut [T; N]) {
-//!     let i = this_grid().thread_rank() as usize;
-//!     unsafe { *out.add(i) = [value; N] };
+//! pub fn fill<T: Pod, const N: usize>(value: T, mut out: Output<[T; N]>) {
+//!     out.for_thread(&this_grid(), |o| *o = [value; N]);
 //! }
 //! // Host: k.fill_f32.launch(cfg, 1.5f32, &mut DeviceBuffer<[f32; 4]>)
 //! ```
