@@ -123,13 +123,8 @@ impl<T: Pod> Output<T> {
     /// `None` when the buffer is shorter than that.
     #[inline(always)]
     pub fn thread_element(&mut self, grid: &GridGroup) -> Option<&mut T> {
-        let i = grid.thread_rank();
-        if i < self.len as u64 {
-            // SAFETY: in bounds; thread ranks are unique in the grid.
-            Some(unsafe { self.element(i as usize) })
-        } else {
-            None
-        }
+        // SAFETY: see `thread_index`.
+        self.thread_index(grid).map(|i| unsafe { self.element(i) })
     }
 
     /// Calls `f` with this thread's element, `grid.thread_rank()`, when the
@@ -137,11 +132,19 @@ impl<T: Pod> Output<T> {
     /// `Option`: a predicated store).
     #[inline(always)]
     pub fn for_thread(&mut self, grid: &GridGroup, f: impl FnOnce(&mut T)) {
-        let i = grid.thread_rank();
-        if i < self.len as u64 {
-            // SAFETY: as in `thread_element`.
-            f(unsafe { self.element(i as usize) })
+        if let Some(i) = self.thread_index(grid) {
+            // SAFETY: see `thread_index`.
+            f(unsafe { self.element(i) })
         }
+    }
+
+    /// This thread's element in the one-per-thread pattern, when the
+    /// buffer has it: in bounds, and its alone (thread ranks are unique in
+    /// the grid).
+    #[inline(always)]
+    fn thread_index(&self, grid: &GridGroup) -> Option<usize> {
+        let i = grid.thread_rank();
+        (i < self.len as u64).then_some(i as usize)
     }
 
     /// The element `y * width + x` of a row-major `width`-wide array, where
@@ -344,17 +347,8 @@ impl<T: Pod> Output<T> {
     /// ```
     #[inline(always)]
     pub fn leader_element<G: LeaderSlot>(&mut self, group: &G) -> Option<&mut T> {
-        if !group.is_leader() {
-            return None;
-        }
-        let i = group.slot();
-        if i < self.len as u64 {
-            // SAFETY: in bounds; each group of the grid has its own slot
-            // (`LeaderSlot`) and one leader.
-            Some(unsafe { self.element(i as usize) })
-        } else {
-            None
-        }
+        // SAFETY: see `leader_index`.
+        self.leader_index(group).map(|i| unsafe { self.element(i) })
     }
 
     /// Calls `f` with the element of `group` if this thread is the group's
@@ -367,13 +361,22 @@ impl<T: Pod> Output<T> {
     /// ```
     #[inline(always)]
     pub fn for_leader<G: LeaderSlot>(&mut self, group: &G, f: impl FnOnce(&mut T)) {
-        if group.is_leader() {
-            let i = group.slot();
-            if i < self.len as u64 {
-                // SAFETY: as in `leader_element`.
-                f(unsafe { self.element(i as usize) })
-            }
+        if let Some(i) = self.leader_index(group) {
+            // SAFETY: see `leader_index`.
+            f(unsafe { self.element(i) })
         }
+    }
+
+    /// The element of `group` when this thread is its leader and the
+    /// buffer has it: in bounds, and the leader's alone (each group of the
+    /// grid has its own slot, `LeaderSlot`, and one leader).
+    #[inline(always)]
+    fn leader_index<G: LeaderSlot>(&self, group: &G) -> Option<usize> {
+        if !group.is_leader() {
+            return None;
+        }
+        let i = group.slot();
+        (i < self.len as u64).then_some(i as usize)
     }
 
     /// The chunk `[c * len, (c + 1) * len)` of this block, `c` its rank in
@@ -874,6 +877,10 @@ impl<'a, T> Chunk<'a, T> {
     /// ```
     #[inline(always)]
     pub fn for_thread(self, f: impl FnOnce(&'a mut T, usize)) {
+        // The test of `thread_element`, written out again: through a
+        // shared helper the compiler lays out the loops over chunks
+        // differently (a few more instructions per chunk in the async-copy
+        // kernels).
         if self.rank < self.len && self.start + self.rank < self.buffer {
             // SAFETY: as in `thread_element`.
             f(
