@@ -122,7 +122,10 @@ fn handle(k: &Kernel) -> TokenStream {
             ParamKind::Slice | ParamKind::ConstPtr => {
                 host_params.push(quote!(#pn: &::cooperative_groups::DeviceBuffer<#ty>));
                 let v = format_ident!("__{}_ptr", pn);
-                values.push((v.clone(), quote!(let #v: u64 = #pn.launch_address()?;)));
+                values.push((
+                    v.clone(),
+                    quote!(let #v: u64 = #pn.launch_address_for(function)?;),
+                ));
                 if p.kind == ParamKind::Slice {
                     let l = format_ident!("__{}_len", pn);
                     values.push((l.clone(), quote!(let #l: u64 = #pn.len() as u64;)));
@@ -131,7 +134,10 @@ fn handle(k: &Kernel) -> TokenStream {
             ParamKind::MutPtr | ParamKind::Buffer => {
                 host_params.push(quote!(#pn: &mut ::cooperative_groups::DeviceBuffer<#ty>));
                 let v = format_ident!("__{}_ptr", pn);
-                values.push((v.clone(), quote!(let #v: u64 = #pn.launch_address()?;)));
+                values.push((
+                    v.clone(),
+                    quote!(let #v: u64 = #pn.launch_address_for(function)?;),
+                ));
                 if p.kind == ParamKind::Buffer {
                     let l = format_ident!("__{}_len", pn);
                     values.push((l.clone(), quote!(let #l: u64 = #pn.len() as u64;)));
@@ -144,7 +150,9 @@ fn handle(k: &Kernel) -> TokenStream {
         .iter()
         .map(|(v, _)| quote!(::core::ptr::addr_of!(#v) as *mut ::core::ffi::c_void));
     let count = values.len();
+    let multi_grid = sig.options.multi_grid;
     let kind = match (sig.options.cooperative, sig.options.cluster) {
+        _ if multi_grid => quote!(::cooperative_groups::LaunchKind::MultiGrid),
         (c, Some(ClusterShape::Fixed([x, y, z]))) => {
             quote!(::cooperative_groups::LaunchKind::Cluster { cooperative: #c, dims: Some([#x, #y, #z]) })
         }
@@ -175,6 +183,12 @@ fn handle(k: &Kernel) -> TokenStream {
     let launch_doc = format!(
         "Launches `{name_str}` {how}, on the GPU's stream; returns once the launch is queued. \
          Every driver failure comes back as an error."
+    );
+    let member_doc = format!(
+        "Gives `{name_str}` and its parameters as this GPU's grid of a multi-grid launch \
+         (`GpuSet::launch` calls this through its closure, once per GPU, and starts every grid \
+         once all are given and checked). Buffers may be this GPU's or, through the set's peer \
+         access, another GPU's of the set."
     );
     let conditional = k.conditional;
     let (field_ty, get_function, accessor, from_fn) = if conditional {
@@ -211,6 +225,36 @@ fn handle(k: &Kernel) -> TokenStream {
             quote!(Self { function }),
         )
     };
+    let launch_fn = if multi_grid {
+        let bytes = values
+            .iter()
+            .map(|(v, _)| quote!(::cooperative_groups::args::bytes(&#v)));
+        let lets = values.iter().map(|(_, l)| l);
+        quote! {
+            #[doc = #member_doc]
+            #[allow(clippy::too_many_arguments)]
+            pub fn launch(&self, member: &mut ::cooperative_groups::MultiGridMember, #(#host_params),*) -> ::core::result::Result<(), ::cooperative_groups::Error> {
+                #get_function
+                #(#lets)*
+                // SAFETY: one value per parameter of the entry point, in
+                // order: both sides follow the #[kernel] record in it.
+                unsafe { member.set_grid(function, &[#(#bytes),*]) }
+            }
+        }
+    } else {
+        quote! {
+            #[doc = #launch_doc]
+            #[allow(clippy::too_many_arguments)]
+            pub fn launch(&self, config: ::cooperative_groups::LaunchConfig, #(#host_params),*) -> ::core::result::Result<(), ::cooperative_groups::Error> {
+                #get_function
+                #(#lets)*
+                let mut params: [*mut ::core::ffi::c_void; #count] = [#(#ptrs),*];
+                // SAFETY: `params` matches the entry point's parameters one for
+                // one: both sides follow the #[kernel] record in the entry point.
+                unsafe { function.launch(config, &mut params) }
+            }
+        }
+    };
     // A crate that includes the bindings in a private module and uses some
     // kernels leaves the others, and parts of each handle, unused.
     quote! {
@@ -227,16 +271,7 @@ fn handle(k: &Kernel) -> TokenStream {
             /// How the kernel declared it must be launched.
             pub const KIND: ::cooperative_groups::LaunchKind = #kind;
 
-            #[doc = #launch_doc]
-            #[allow(clippy::too_many_arguments)]
-            pub fn launch(&self, config: ::cooperative_groups::LaunchConfig, #(#host_params),*) -> ::core::result::Result<(), ::cooperative_groups::Error> {
-                #get_function
-                #(#lets)*
-                let mut params: [*mut ::core::ffi::c_void; #count] = [#(#ptrs),*];
-                // SAFETY: `params` matches the entry point's parameters one for
-                // one: both sides follow the #[kernel] record in the entry point.
-                unsafe { function.launch(config, &mut params) }
-            }
+            #launch_fn
 
             #accessor
 
@@ -361,6 +396,28 @@ mod tests {
                 ("fill_f32".into(), vec![80, 90], false),
                 ("sum".into(), vec![80, 90], false)
             ]
+        );
+    }
+
+    #[test]
+    fn a_multi_grid_handle_gives_its_grid_to_the_set() {
+        const HALO: &str = "cg-kernel v1 name=halo cooperative=1 cluster=none multi_grid=1 \
+                            param=mine:buffer:f32 param=n:value:u32 at=2:kernels/src/halo.rs";
+        let kernels = collect(&[module(90, &[HALO, SUM])]).unwrap();
+        let code = generate(&kernels, &[(90, PathBuf::from("a.ptx"))]);
+        for want in [
+            "::cooperative_groups::LaunchKind::MultiGrid",
+            "member: &mut ::cooperative_groups::MultiGridMember,\n        mine: &mut ::cooperative_groups::DeviceBuffer<f32>,",
+            ".set_grid(",
+            "::cooperative_groups::args::bytes(&__n)",
+            "mine.launch_address_for(function)?",
+        ] {
+            assert!(code.contains(want), "no `{want}` in:\n{code}");
+        }
+        // The ordinary handle beside it still launches at once.
+        assert!(
+            code.contains("function.launch(config, &mut params)"),
+            "{code}"
         );
     }
 

@@ -22,6 +22,9 @@ use std::collections::BTreeSet;
 /// The marker `GridGroup::sync()` leaves in the PTX.
 pub const GRID_SYNC_MARKER: &str = "// cg-core: grid.sync";
 
+/// The marker `MultiGridGroup::sync()` leaves in the PTX.
+pub const MULTI_GRID_SYNC_MARKER: &str = "// cg-core: multi_grid.sync";
+
 /// The `#[kernel]` records of the entry points of a module built for
 /// `sm_<sm>`, in the module's order: one per entry point that has one.
 /// A malformed record, a record in an entry point of another name and two
@@ -90,6 +93,25 @@ pub fn check_cooperative(ptx: &str, sm: u32, kernels: &[KernelRecord]) -> Result
                 return Err(BuildError::Ptx(format!(
                     "entry point `{entry}` of the sm_{sm} module reaches grid.sync() but is not a \
                      #[kernel(cooperative)]; declare it with #[kernel(cooperative)]"
+                )))
+            }
+        }
+    }
+    for entry in entries_reaching(ptx, MULTI_GRID_SYNC_MARKER) {
+        match kernels.iter().find(|k| k.signature.name == entry) {
+            Some(k) if k.signature.options.multi_grid => {}
+            Some(k) => {
+                return Err(BuildError::Ptx(format!(
+                    "{}:{}: kernel `{entry}` reaches multi_grid.sync() but is not declared \
+                     multi_grid; write #[kernel(multi_grid)] so that its host handle launches it \
+                     on every GPU of a GpuSet at once (any other launch would trap or hang)",
+                    k.file, k.line
+                )))
+            }
+            None => {
+                return Err(BuildError::Ptx(format!(
+                    "entry point `{entry}` of the sm_{sm} module reaches multi_grid.sync() but is \
+                     not a #[kernel(multi_grid)]; declare it with #[kernel(multi_grid)]"
                 )))
             }
         }
@@ -206,6 +228,33 @@ mod tests {
             e.contains("entry point `coop` of the sm_90 module reaches grid.sync()"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_kernel_that_reaches_multi_grid_sync_must_be_multi_grid() {
+        let multi = |record: &str| {
+            module(record, PLAIN).replace(
+                "// cg-core: grid.sync",
+                "// cg-core: grid.sync\n\t// cg-core: multi_grid.sync",
+            )
+        };
+        let declared = COOP.replace(" param=", " multi_grid=1 param=");
+        let ptx = multi(&declared);
+        check_cooperative(&ptx, 90, &records(&ptx, 90).unwrap()).unwrap();
+        let ptx = multi(COOP);
+        let e = check_cooperative(&ptx, 90, &records(&ptx, 90).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("kernels/src/x.rs:3: kernel `coop` reaches multi_grid.sync()")
+                && e.contains("#[kernel(multi_grid)]"),
+            "{e}"
+        );
+        let ptx = multi("no record");
+        let e = check_cooperative(&ptx, 90, &records(&ptx, 90).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("reaches grid.sync()"), "{e}");
     }
 
     #[test]

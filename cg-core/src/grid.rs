@@ -132,7 +132,7 @@ impl GridGroup {
     /// grid barrier (they must be `#[kernel(cooperative)]`).
     #[inline(always)]
     #[track_caller]
-    fn barrier_word(&self) -> *mut u32 {
+    pub(crate) fn barrier_word(&self) -> *mut u32 {
         intrinsics::grid_sync_marker();
         if self.workspace == 0 {
             fault::check_failed(

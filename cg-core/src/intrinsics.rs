@@ -409,6 +409,44 @@ pub(crate) fn grid_sync_marker() {
     })
 }
 
+// The multi-grid workspace, the module global `cg_multi_grid` the host
+// sets before a multi-grid launch: the address of the counter every GPU
+// of the set arrives on (0: not a multi-grid launch), and this grid's
+// rank (low word) and the number of grids (high word).
+#[cfg(target_arch = "nvptx64")]
+core::arch::global_asm!(".visible .global .align 16 .u64 cg_multi_grid[2] = {{0, 0}};");
+
+/// `ld.global.v2.u64` of `cg_multi_grid`: constant for the whole launch.
+#[inline(always)]
+pub(crate) fn multi_grid_workspace() -> [u64; 2] {
+    device!("ld.global.v2.u64 [cg_multi_grid]", {
+        let (a, b): (u64, u64);
+        // SAFETY: the module global declared above, 16-byte aligned; the
+        // host writes it only between launches.
+        unsafe {
+            asm!("ld.global.v2.u64 {{{a}, {b}}}, [cg_multi_grid];", a = out(reg64) a, b = out(reg64) b,
+                 options(nostack, pure, readonly))
+        };
+        [a, b]
+    })
+}
+
+/// The comment `// cg-core: multi_grid.sync` in the PTX, where a
+/// multi-grid barrier is reached: cg-builder follows the calls to it to
+/// find the kernels that must be declared `#[kernel(multi_grid)]`.
+#[inline(always)]
+pub(crate) fn multi_grid_sync_marker() {
+    device!("// cg-core: multi_grid.sync", {
+        // SAFETY: a comment; it touches no register or memory.
+        unsafe {
+            asm!(
+                "// cg-core: multi_grid.sync",
+                options(nomem, nostack, preserves_flags)
+            )
+        };
+    })
+}
+
 /// `atom.add.release.gpu.u32`: returns the old value.
 ///
 /// # Safety

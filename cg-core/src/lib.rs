@@ -88,6 +88,7 @@ mod intrinsics;
 mod lanes;
 pub mod math;
 pub mod memcpy_async;
+pub mod multi_grid;
 pub mod multi_warp;
 pub mod output;
 pub mod pipeline;
@@ -121,6 +122,7 @@ pub mod prelude {
     pub use crate::kernel;
     pub use crate::math::mul_add;
     pub use crate::memcpy_async::{memcpy_async, wait, wait_prior, AsyncCopyGroup};
+    pub use crate::multi_grid::{this_multi_grid, MultiGridArrivalToken, MultiGridGroup};
     pub use crate::multi_warp::MultiWarpTile;
     pub use crate::output::{LeaderSlot, Output, Synced, Window};
     pub use crate::pipeline::{make_pipeline, Pipeline};

@@ -48,6 +48,10 @@ pub struct KernelOptions {
     /// `#[kernel(cooperative)]`: the kernel calls `grid.sync()`, so it must be
     /// launched with `cuLaunchCooperativeKernel` and a co-resident grid.
     pub cooperative: bool,
+    /// `#[kernel(multi_grid)]`: the kernel calls `multi_grid.sync()`, so it
+    /// runs on every GPU of a set at once (the host's `GpuSet::launch`),
+    /// each grid launched cooperatively. Implies `cooperative`.
+    pub multi_grid: bool,
     /// `#[kernel(cluster(x, y, z))]`: thread-block cluster dimensions
     /// (sm_90 and newer); `#[kernel(cluster)]`: clusters whose shape each
     /// launch gives.
@@ -487,6 +491,10 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
         if meta.path.is_ident("cooperative") {
             options.cooperative = true;
             Ok(())
+        } else if meta.path.is_ident("multi_grid") {
+            options.multi_grid = true;
+            options.cooperative = true;
+            Ok(())
         } else if meta.path.is_ident("cluster") {
             if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
                 options.cluster = Some(ClusterShape::Runtime);
@@ -530,11 +538,17 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
             Ok(())
         } else {
             Err(meta.error(
-                "unknown #[kernel] option: expected `cooperative`, `cluster(x, y, z)` or `instances(..)`",
+                "unknown #[kernel] option: expected `cooperative`, `multi_grid`, `cluster(x, y, z)` or `instances(..)`",
             ))
         }
     });
-    syn::parse::Parser::parse2(parser, attr)?;
+    syn::parse::Parser::parse2(parser, attr.clone())?;
+    if options.multi_grid && options.cluster.is_some() {
+        return Err(syn::Error::new(
+            attr.span(),
+            "a #[kernel(multi_grid)] kernel runs without thread-block clusters: drop `cluster`",
+        ));
+    }
     Ok((options, instances))
 }
 
@@ -740,6 +754,39 @@ mod tests {
         .unwrap();
         assert_eq!(k.options.cluster, Some(ClusterShape::Runtime));
         assert!(k.options.cooperative);
+    }
+
+    #[test]
+    fn multi_grid_implies_cooperative_and_refuses_clusters() {
+        let k = parse(
+            quote!(multi_grid),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap();
+        assert!(k.options.multi_grid && k.options.cooperative);
+        let text = record::comment(&k.entries()[0], None, 7, "x.rs");
+        assert!(text.contains(" multi_grid=1 "), "{text}");
+        let r = record::decode(&text).unwrap().unwrap();
+        assert_eq!(r.signature.options, k.options);
+        let plain = parse(
+            quote!(cooperative),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap();
+        assert!(!record::comment(&plain.entries()[0], None, 7, "x.rs").contains("multi_grid"));
+        let e = parse(
+            quote!(multi_grid, cluster(2)),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("runs without thread-block clusters"), "{e}");
     }
 
     #[test]

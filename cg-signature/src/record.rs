@@ -81,6 +81,9 @@ fn head(sig: &KernelSignature, instance_of: Option<&str>) -> String {
             Some(ClusterShape::Fixed([x, y, z])) => format!("{x},{y},{z}"),
         }
     );
+    if sig.options.multi_grid {
+        out += " multi_grid=1";
+    }
     if let Some(i) = instance_of {
         out += &format!(" instance={}", escape(i));
     }
@@ -127,6 +130,7 @@ fn decode_fields(rest: &str) -> Result<KernelRecord, String> {
         match key {
             "name" => name = Some(ident(value)?),
             "cooperative" => options.cooperative = value == "1",
+            "multi_grid" => options.multi_grid = value == "1",
             "cluster" => {
                 options.cluster = match value {
                     "none" => None,
