@@ -6,3 +6,10 @@
 pub fn pod<T: bytemuck::Pod>(value: T) -> T {
     value
 }
+
+/// The bytes of a parameter value, for a launch that is assembled first and
+/// submitted later (a multi-grid launch).
+#[inline(always)]
+pub fn bytes<T: bytemuck::Pod>(value: &T) -> &[u8] {
+    bytemuck::bytes_of(value)
+}

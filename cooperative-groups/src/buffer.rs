@@ -89,6 +89,67 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         Ok(self.device_address())
     }
 
+    /// [`DeviceBuffer::launch_address`] for a launch of `kernel` (on its
+    /// GPU): a buffer of another GPU is passed only where that GPU can
+    /// reach it (peer access, which a [`GpuSet`](crate::GpuSet) of both
+    /// enables); else [`Error::ForeignBuffer`]. The generated launch
+    /// handles pass every buffer through here.
+    pub fn launch_address_for(&self, kernel: &crate::Function) -> Result<u64, Error> {
+        let (mine, theirs) = (self.gpu.ordinal(), kernel.gpu().ordinal());
+        if mine != theirs && !crate::gpu_set::peer_access(theirs, mine) {
+            return Err(Error::ForeignBuffer {
+                kernel: kernel.name().into(),
+                kernel_gpu: theirs,
+                buffer_gpu: mine,
+            });
+        }
+        self.launch_address()
+    }
+
+    /// The GPU the buffer lives on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// `range` of the buffer's elements as a byte view, for NCCL's
+    /// transfers.
+    #[cfg(feature = "nccl")]
+    pub(crate) fn byte_view(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> Result<cudarc::driver::CudaView<'_, u8>, Error> {
+        self.check_range(&range)?;
+        let t = size_of::<T>();
+        Ok(self.bytes.slice(range.start * t..range.end * t))
+    }
+
+    /// `range` of the buffer's elements as a mutable byte view.
+    #[cfg(feature = "nccl")]
+    pub(crate) fn byte_view_mut(
+        &mut self,
+        range: std::ops::Range<usize>,
+    ) -> Result<cudarc::driver::CudaViewMut<'_, u8>, Error> {
+        self.check_range(&range)?;
+        let t = size_of::<T>();
+        Ok(self.bytes.slice_mut(range.start * t..range.end * t))
+    }
+
+    /// An error naming the buffer unless `range` lies inside it.
+    #[cfg(feature = "nccl")]
+    fn check_range(&self, range: &std::ops::Range<usize>) -> Result<(), Error> {
+        if range.start > range.end || range.end > self.len {
+            return Err(Error::Nccl {
+                context: format!("a transfer of elements {range:?}"),
+                message: format!(
+                    "the buffer on GPU {} holds {} elements",
+                    self.gpu.ordinal(),
+                    self.len
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Overwrites the buffer with `data`, which must have the same length.
     pub fn copy_from(&mut self, data: &[T]) -> Result<(), Error> {
         if data.len() != self.len {

@@ -256,6 +256,46 @@ pub enum Error {
         /// The compiler's error log.
         log: String,
     },
+    /// GPUs that cannot work as one [`GpuSet`](crate::GpuSet): fewer than
+    /// asked for, different models, no peer access or no peer atomics
+    /// between two of them.
+    #[error("GPUs {ordinals:?} cannot work as one set: {reason}")]
+    GpuSet {
+        /// The ordinals asked for.
+        ordinals: Vec<usize>,
+        /// What is missing, naming the devices.
+        reason: String,
+    },
+    /// A buffer of one GPU passed to a kernel on another that cannot reach
+    /// it.
+    #[error(
+        "`{kernel}` runs on GPU {kernel_gpu}, but a buffer passed to it lives on GPU {buffer_gpu}, \
+         which GPU {kernel_gpu} has no peer access to: open a GpuSet of both GPUs (it enables peer \
+         access between them), or copy the data to GPU {kernel_gpu}"
+    )]
+    ForeignBuffer {
+        /// The kernel.
+        kernel: String,
+        /// Where it runs.
+        kernel_gpu: usize,
+        /// Where the buffer lives.
+        buffer_gpu: usize,
+    },
+    /// A multi-grid launch that cannot start: every grid is checked
+    /// before any is launched, so nothing ran.
+    #[error("multi-grid launch refused before any grid started: {reason}")]
+    MultiGridLaunch {
+        /// What is wrong, naming the GPU.
+        reason: String,
+    },
+    /// NCCL (the `nccl` feature) could not be loaded or failed.
+    #[error("{context}: {message}")]
+    Nccl {
+        /// What was being done.
+        context: String,
+        /// NCCL's word, or what to install.
+        message: String,
+    },
     /// A CUDA driver call failed.
     #[error("{context}: {source}")]
     Driver {

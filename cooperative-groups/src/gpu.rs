@@ -140,6 +140,18 @@ pub fn driver_present() -> bool {
 }
 
 impl Gpu {
+    /// How many GPUs the driver reports (`CUDA_VISIBLE_DEVICES` chooses):
+    /// [`Error::NoDriver`] without a driver.
+    pub fn count() -> Result<usize, Error> {
+        if !driver_present() {
+            return Err(Error::NoDriver);
+        }
+        match CudaContext::device_count() {
+            Ok(n) => Ok(n.max(0) as usize),
+            Err(e) => Err(Error::NoDevice(e.to_string())),
+        }
+    }
+
     /// Opens GPU `ordinal` (or returns the process's handle to it). Fails
     /// with [`Error::NoDriver`] when there is no CUDA driver,
     /// [`Error::NoDevice`] when it reports no GPU.
@@ -307,6 +319,7 @@ impl Gpu {
                 .result()
                 .map_err(|e| driver_error(format!("resetting GPU {ordinal}'s primary context"), e))
         })?;
+        crate::gpu_set::forget_peers(ordinal);
         let gpu = Self::open(ordinal)?;
         gpu.inner.deadline_ms.store(
             self.inner.deadline_ms.load(Ordering::Relaxed),

@@ -107,6 +107,11 @@ pub enum LaunchKind {
     /// `cuLaunchCooperativeKernel`: every block resident at once, so that
     /// `grid.sync()` works.
     Cooperative,
+    /// One grid on every GPU of a [`GpuSet`](crate::GpuSet), each launched
+    /// cooperatively, with the multi-grid workspace that
+    /// `multi_grid.sync()` needs (`#[kernel(multi_grid)]`); only
+    /// [`GpuSet::launch`](crate::GpuSet::launch) starts one.
+    MultiGrid,
     /// A thread-block-cluster launch (`cuLaunchKernelEx`, sm_90), possibly
     /// also cooperative.
     Cluster {

@@ -10,7 +10,12 @@ use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use cudarc::driver::{result, CudaFunction, CudaModule, DriverError};
 use cudarc::nvrtc::Ptx as CudarcPtx;
 use std::ffi::{c_void, CString};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+/// The module global a multi-grid kernel reads its workspace from
+/// (`cg_core::multi_grid`): the set's counter address, then the grid's
+/// rank and the number of grids.
+const MULTI_GRID_SYMBOL: &str = "cg_multi_grid";
 
 /// One PTX module built for `sm_<sm>`.
 #[derive(Clone, Copy, Debug)]
@@ -68,6 +73,9 @@ struct ModuleInner {
     /// Where the module's constant byte arrays lie, for naming a fault's
     /// file and message (`None`: a module built without cg-core).
     strings: Option<Arc<ModuleStrings>>,
+    /// Whether the module has the multi-grid workspace (`cg_multi_grid`),
+    /// and what was last written to it.
+    multi_grid: Option<Mutex<Option<[u64; 2]>>>,
     gpu: Gpu,
 }
 
@@ -135,12 +143,14 @@ impl Module {
             gpu.add_strings(s.clone());
         }
         let entries = ptx.entry_names().into_iter().map(String::from).collect();
+        let multi_grid = ptx.global(MULTI_GRID_SYMBOL).map(|_| Mutex::new(None));
         Ok(Self {
             inner: Arc::new(ModuleInner {
                 module,
                 sm,
                 entries,
                 strings,
+                multi_grid,
                 gpu: gpu.clone(),
             }),
         })
@@ -373,7 +383,7 @@ impl Function {
     }
 
     /// The GPU the kernel was loaded on.
-    fn gpu(&self) -> &Gpu {
+    pub fn gpu(&self) -> &Gpu {
         &self.module.gpu
     }
 
@@ -461,6 +471,13 @@ impl Function {
         config: LaunchConfig,
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
+        if kind == LaunchKind::MultiGrid {
+            return Err(self.invalid(
+                "it is a #[kernel(multi_grid)], which runs on every GPU of a set at once: launch \
+                 it through GpuSet::launch"
+                    .into(),
+            ));
+        }
         let gpu = self.gpu();
         let _entered = gpu.enter()?;
         let plan = self.plan(kind, &config)?;
@@ -480,11 +497,57 @@ impl Function {
         }
     }
 
+    /// One grid of a multi-grid launch, checked (`plan`) by the caller:
+    /// writes the module's multi-grid workspace where it changed (queued
+    /// on the stream, so that kernels before it still see the old one), then
+    /// queues the cooperative launch.
+    ///
+    /// # Safety
+    /// As [`Function::launch`]; `workspace` is a counter every GPU of the
+    /// set reaches, this grid's rank and the number of grids, and the
+    /// other grids of the launch are queued right after this one.
+    pub(crate) unsafe fn launch_multi_grid_member(
+        &self,
+        plan: LaunchPlan,
+        config: &LaunchConfig,
+        workspace: [u64; 2],
+        params: &mut [*mut c_void],
+    ) -> Result<(), Error> {
+        let gpu = self.gpu();
+        let _entered = gpu.enter()?;
+        if let Some(last) = &self.module.multi_grid {
+            let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+            if *last != Some(workspace) {
+                let stream = gpu.stream();
+                gpu.driver(gpu.context().bind_to_thread(), || {
+                    "binding the context".into()
+                })?;
+                let mut global = gpu.driver(
+                    self.module.module.get_global(MULTI_GRID_SYMBOL, stream),
+                    || "finding the module's multi-grid workspace".into(),
+                )?;
+                let bytes: [u8; 16] = bytemuck::cast(workspace);
+                gpu.driver(stream.memcpy_htod(&bytes[..], &mut global), || {
+                    "setting the module's multi-grid workspace".into()
+                })?;
+                *last = Some(workspace);
+            }
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.submit(plan, config, params) }?;
+        gpu.launched(&self.name);
+        Ok(())
+    }
+
     /// Checks `config` against the device, the kernel's declaration `kind`
     /// and, for a cooperative launch, co-residency; raises the kernel's
     /// dynamic shared memory limit where the launch needs it. Returns how to
     /// launch.
-    fn plan(&self, kind: LaunchKind, config: &LaunchConfig) -> Result<LaunchPlan, Error> {
+    pub(crate) fn plan(
+        &self,
+        kind: LaunchKind,
+        config: &LaunchConfig,
+    ) -> Result<LaunchPlan, Error> {
         let info = self.gpu().info();
         info.limits
             .check(config)
@@ -502,7 +565,7 @@ impl Function {
         self.reserve_shared_mem(config.shared_mem_bytes)?;
         let (cooperative, declared_cluster) = match kind {
             LaunchKind::Plain => (false, None),
-            LaunchKind::Cooperative => (true, None),
+            LaunchKind::Cooperative | LaunchKind::MultiGrid => (true, None),
             LaunchKind::Cluster { cooperative, dims } => {
                 if dims.is_none() && config.cluster.is_none() {
                     return Err(self.invalid(
@@ -713,7 +776,7 @@ fn cooperative_attribute() -> sys::CUlaunchAttribute {
 
 /// How a checked launch goes to the driver (see `Function::plan`).
 #[derive(Clone, Copy, Debug)]
-struct LaunchPlan {
+pub(crate) struct LaunchPlan {
     /// The cluster shape, for a launch in clusters.
     cluster: Option<Dim3>,
     /// Whether the launch is cooperative.

@@ -1,12 +1,17 @@
 //! For `cargo test` in crates with GPU kernels: tests that need a GPU run
 //! where there is one and say loudly where there is not.
 
-use crate::{Error, Gpu};
+use crate::{Error, Gpu, GpuSet};
 use std::io::Write;
 
 /// The variable that turns a missing GPU into a test failure (`=1`), for
 /// machines where the GPU tests must run.
 pub const REQUIRE_GPU_VAR: &str = "CG_REQUIRE_GPU";
+
+/// The variable that turns fewer GPUs than a multi-GPU test needs into a
+/// test failure (`CG_REQUIRE_GPUS=2`: a run on a machine that must have
+/// two).
+pub const REQUIRE_GPUS_VAR: &str = "CG_REQUIRE_GPUS";
 
 /// The line a GPU test prints (to stderr, past the test harness's capture)
 /// when it cannot run: `GPU TEST NOT RUN: {test}: {why}`. Scripts count it.
@@ -42,5 +47,34 @@ pub fn gpu_for_test(test: &str) -> Option<Gpu> {
             None
         }
         Err(e) => panic!("opening the GPU for `{test}` failed: {e}"),
+    }
+}
+
+/// A set of the first `n` GPUs for the multi-GPU test `test`, or `None`
+/// after the loud notice [`NOT_RUN_NOTICE`] when this machine has fewer
+/// (or no driver). A missing driver or device panics under
+/// `CG_REQUIRE_GPU=1` as in [`gpu_for_test`]; too few GPUs panics only
+/// when `CG_REQUIRE_GPUS` asks for at least `n`, since a one-GPU machine
+/// cannot run a two-GPU test. Any other failure (GPUs without peer
+/// access, of different models) panics with its cause.
+pub fn gpus_for_test(test: &str, n: usize) -> Option<GpuSet> {
+    gpu_for_test(test)?;
+    let count = Gpu::count().unwrap_or(0);
+    if count < n {
+        let required = std::env::var(REQUIRE_GPUS_VAR)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0);
+        let why = format!("it needs {n} GPUs and this machine has {count}");
+        if required >= n {
+            panic!("{REQUIRE_GPUS_VAR}={required} but the GPU test `{test}` cannot run: {why}");
+        }
+        let line = format!("{NOT_RUN_NOTICE}: {test}: {why}\n");
+        let _ = std::io::stderr().write_all(line.as_bytes());
+        return None;
+    }
+    match GpuSet::new(&(0..n).collect::<Vec<_>>()) {
+        Ok(set) => Some(set),
+        Err(e) => panic!("opening {n} GPUs as a set for `{test}` failed: {e}"),
     }
 }
