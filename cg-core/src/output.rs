@@ -33,6 +33,9 @@
 //! barrier, and [`Output::sync_swap`] does both for a pair of buffers with
 //! one barrier (ping-pong sweeps). A `#[kernel]` parameter can also start
 //! as `Synced<T>`: readable from the start, writable after a barrier.
+//! The barrier is the grid's, or a multi-grid's ([`GridBarrier`]), whose
+//! barrier includes its grid's: across GPUs, a buffer another GPU writes
+//! (a halo row, through peer memory) is read after `multi_grid.sync()`.
 //!
 //! **Atomics** need no ownership: a `#[kernel]` parameter
 //! `bins: AtomicSlice<T>` (see [`atomic`](crate::atomic)) is a buffer every
@@ -52,10 +55,20 @@
 use crate::block::ThreadBlock;
 use crate::grid::{this_grid, GridGroup};
 use crate::group::{GroupSync, ThreadGroup};
+use crate::multi_grid::MultiGridGroup;
 use crate::multi_warp::MultiWarpTile;
 use crate::tile::ThreadBlockTile;
 use crate::Pod;
 use core::marker::PhantomData;
+
+/// A barrier every thread of the grid takes part in, which is what the
+/// phases of an [`Output`] need: [`GridGroup`]'s, or [`MultiGridGroup`]'s
+/// (a barrier over every GPU's grid, its own included). Only these two
+/// (the trait's supertrait is sealed).
+pub trait GridBarrier: GroupSync {}
+
+impl GridBarrier for GridGroup {}
+impl GridBarrier for MultiGridGroup {}
 
 /// A kernel output buffer of `T`, written by its owners only (see the
 /// module docs). Not `Copy`: each thread has one.
@@ -425,7 +438,7 @@ impl<T: Pod> Output<T> {
     /// write view is consumed: no element can be written again until
     /// [`Synced::into_output`] (another barrier).
     #[inline(always)]
-    pub fn sync(self, grid: &GridGroup) -> Synced<T> {
+    pub fn sync(self, grid: &impl GridBarrier) -> Synced<T> {
         grid.sync();
         Synced {
             ptr: self.ptr,
@@ -443,7 +456,7 @@ impl<T: Pod> Output<T> {
     /// }
     /// ```
     #[inline(always)]
-    pub fn sync_swap(self, read: Synced<T>, grid: &GridGroup) -> (Synced<T>, Output<T>) {
+    pub fn sync_swap(self, read: Synced<T>, grid: &impl GridBarrier) -> (Synced<T>, Output<T>) {
         grid.sync();
         (
             Synced {
@@ -488,7 +501,7 @@ impl<T: Pod> Synced<T> {
     /// `grid.sync()` (every thread is done reading), then the buffer as a
     /// write view again.
     #[inline(always)]
-    pub fn into_output(self, grid: &GridGroup) -> Output<T> {
+    pub fn into_output(self, grid: &impl GridBarrier) -> Output<T> {
         grid.sync();
         Output {
             ptr: self.ptr,

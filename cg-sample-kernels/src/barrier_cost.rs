@@ -1,7 +1,7 @@
 //! Barriers in a loop, to measure what one costs: time `iters` barriers,
 //! subtract the time of none, divide.
 //!
-//! The three kernels differ only in their group, so a `macro_rules!` macro
+//! The kernels differ only in their group, so a `macro_rules!` macro
 //! writes them; their host handles come from the `#[kernel]` records in the
 //! PTX like any other kernel's.
 
@@ -35,6 +35,14 @@ barrier_cost!(
     barrier_cost_grid,
     |_block, grid| this_grid(),
     grid.thread_rank() == 0
+);
+
+barrier_cost!(
+    /// `iters` multi-grid barriers: every GPU of a set (`GpuSet::launch`).
+    #[kernel(multi_grid)]
+    barrier_cost_multi_grid,
+    |_block, mg| this_multi_grid(),
+    mg.thread_rank() == 0
 );
 
 barrier_cost!(

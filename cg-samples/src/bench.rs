@@ -29,6 +29,9 @@ pub struct Options {
     pub quick: bool,
     /// `--only NAME`: only the experiments whose name contains NAME.
     pub only: Option<String>,
+    /// `--no-nccl`: leave the NCCL method out of `jacobi --gpus N` (under
+    /// compute-sanitizer, which reports NCCL's own kernels and calls).
+    pub no_nccl: bool,
 }
 
 impl Options {
@@ -45,6 +48,7 @@ impl Options {
             plot: value("--plot").map(PathBuf::from),
             quick: args.iter().any(|a| a == "--quick"),
             only: value("--only"),
+            no_nccl: args.iter().any(|a| a == "--no-nccl"),
         }
     }
 }
@@ -356,7 +360,7 @@ pub fn random_f32(n: usize) -> Vec<f32> {
 
 /// The exit status of a benchmark binary: 0 when every row verified, 1 when
 /// a result was wrong, 2 when it could not run (no GPU, a launch failed).
-fn exit(result: Result<bool, Error>) -> std::process::ExitCode {
+pub fn exit(result: Result<bool, Error>) -> std::process::ExitCode {
     match result {
         Ok(true) => std::process::ExitCode::SUCCESS,
         Ok(false) => {

@@ -9,6 +9,7 @@ pub mod api;
 #[cfg(target_feature = "sm_90")]
 pub mod cluster_probes;
 pub mod faults;
+pub mod multi_grid;
 pub mod outputs;
 pub mod planted;
 pub mod probes;

@@ -1,10 +1,12 @@
 //! The seed guide's experiments, each checked and timed beside its CUDA C++
 //! twin: block reductions, whole-array sums, barrier costs, Jacobi, the
-//! seed's other patterns, thread-block clusters, and asynchronous copies.
+//! seed's other patterns, thread-block clusters, and asynchronous copies;
+//! and Jacobi on several GPUs.
 
 pub mod async_copy;
 pub mod barriers;
 pub mod clusters;
 pub mod jacobi;
+pub mod jacobi_multi;
 pub mod patterns;
 pub mod reductions;
