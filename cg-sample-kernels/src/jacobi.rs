@@ -52,7 +52,6 @@ pub fn jacobi_sweep(u: &[f32], mut u_new: Output<f32>, nx: u32, ny: u32) {
     sweep(&this_grid(), u, &mut u_new, nx, ny);
 }
 
-
 /// Copies row `from` of `band` (`nx` wide) into row `to` of `halo`, a
 /// neighbouring GPU's band: grid-stride over the row.
 #[inline(always)]

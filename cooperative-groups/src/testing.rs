@@ -50,27 +50,39 @@ pub fn gpu_for_test(test: &str) -> Option<Gpu> {
     }
 }
 
-/// A set of the first `n` GPUs for the multi-GPU test `test`, or `None`
-/// after the loud notice [`NOT_RUN_NOTICE`] when this machine has fewer
-/// (or no driver). A missing driver or device panics under
-/// `CG_REQUIRE_GPU=1` as in [`gpu_for_test`]; too few GPUs panics only
-/// when `CG_REQUIRE_GPUS` asks for at least `n`, since a one-GPU machine
-/// cannot run a two-GPU test. Any other failure (GPUs without peer
-/// access, of different models) panics with its cause.
-pub fn gpus_for_test(test: &str, n: usize) -> Option<GpuSet> {
-    gpu_for_test(test)?;
+/// Whether this machine has `n` GPUs for the multi-GPU test `test`: when it
+/// has fewer (or no driver), prints the loud notice [`NOT_RUN_NOTICE`] and
+/// returns false. A missing driver or device panics under
+/// `CG_REQUIRE_GPU=1` as in [`gpu_for_test`]; too few GPUs panics only when
+/// `CG_REQUIRE_GPUS` asks for at least `n`, since a one-GPU machine cannot
+/// run a two-GPU test.
+pub fn has_gpus_for_test(test: &str, n: usize) -> bool {
+    if gpu_for_test(test).is_none() {
+        return false;
+    }
     let count = Gpu::count().unwrap_or(0);
-    if count < n {
-        let required = std::env::var(REQUIRE_GPUS_VAR)
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .unwrap_or(0);
-        let why = format!("it needs {n} GPUs and this machine has {count}");
-        if required >= n {
-            panic!("{REQUIRE_GPUS_VAR}={required} but the GPU test `{test}` cannot run: {why}");
-        }
-        let line = format!("{NOT_RUN_NOTICE}: {test}: {why}\n");
-        let _ = std::io::stderr().write_all(line.as_bytes());
+    if count >= n {
+        return true;
+    }
+    let required = std::env::var(REQUIRE_GPUS_VAR)
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    let why = format!("it needs {n} GPUs and this machine has {count}");
+    if required >= n {
+        panic!("{REQUIRE_GPUS_VAR}={required} but the GPU test `{test}` cannot run: {why}");
+    }
+    let line = format!("{NOT_RUN_NOTICE}: {test}: {why}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    false
+}
+
+/// A set of the first `n` GPUs for the multi-GPU test `test`, or `None`
+/// when [`has_gpus_for_test`] says the machine has too few. Any other
+/// failure (GPUs without peer access, of different models) panics with its
+/// cause.
+pub fn gpus_for_test(test: &str, n: usize) -> Option<GpuSet> {
+    if !has_gpus_for_test(test, n) {
         return None;
     }
     match GpuSet::new(&(0..n).collect::<Vec<_>>()) {

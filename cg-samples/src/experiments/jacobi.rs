@@ -6,7 +6,7 @@
 use crate::bench::{self, Bench};
 use crate::kernels::{JacobiPersistent, JacobiSweep};
 use crate::results::{Row, Timing};
-use cooperative_groups::{DeviceBuffer, Error, Gpu, LaunchConfig, LaunchKind};
+use cooperative_groups::{DeviceBuffer, Error, Function, Gpu, LaunchConfig, LaunchKind};
 
 /// The sweeps on the CPU, in the kernels' order of operations.
 pub fn jacobi_cpu(init: &[f32], nx: usize, ny: usize, sweeps: u32) -> Vec<f32> {
@@ -74,6 +74,17 @@ fn fresh(gpu: &Gpu, init: &[f32]) -> Result<(DeviceBuffer<f32>, DeviceBuffer<f32
     Ok((gpu.upload(init)?, gpu.upload(init)?))
 }
 
+/// The two grids a persistent Jacobi kernel runs on: every block slot of
+/// the GPU (blocks of 256 threads, as many as are co-resident), and one
+/// block of 1024 threads per SM, whose grid barrier has an eighth of the
+/// arrivals to count.
+pub fn persistent_grids(f: &Function) -> Result<[LaunchConfig; 2], Error> {
+    let full = f.cooperative_config(256, 0)?;
+    let sms = f.gpu().info().multiprocessors;
+    let lean = LaunchConfig::new(sms.min(f.max_cooperative_blocks(1024, 0)?), 1024);
+    Ok([full, lean])
+}
+
 /// Runs the Jacobi rows for each `(nx, ny, sweeps)`.
 pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
     eprintln!("jacobi");
@@ -95,17 +106,7 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
             _ => None,
         }
     };
-    // Two persistent grids: every block slot of the GPU (8 x 256 threads per
-    // SM), and one block of 1024 threads per SM, whose grid barrier has an
-    // eighth of the arrivals to count.
-    let persistent = b.k.jacobi_persistent.function();
-    let full = persistent.cooperative_config(256, 0)?;
-    let lean_blocks = b
-        .gpu
-        .info()
-        .multiprocessors
-        .min(persistent.max_cooperative_blocks(1024, 0)?);
-    let lean = LaunchConfig::new(lean_blocks, 1024);
+    let [full, lean] = persistent_grids(b.k.jacobi_persistent.function())?;
     let mut rows = Vec::new();
     for &(nx, ny, sweeps) in shapes {
         let len = nx as usize * ny as usize;

@@ -19,6 +19,7 @@
 //! GPU.
 
 use crate::bench::{self, Options};
+use crate::experiments::jacobi::persistent_grids;
 use crate::kernels::Kernels;
 use crate::results::Timing;
 use cooperative_groups::nccl::{self, Communicator, UniqueId};
@@ -243,13 +244,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
     // One GPU: the persistent kernel of the single-GPU sample, the faster of
     // its two grids.
     let g0 = &set.gpus()[0];
-    let persistent = k[0].jacobi_persistent.function();
-    let full = persistent.cooperative_config(256, 0)?;
-    let lean = LaunchConfig::new(
-        info.multiprocessors
-            .min(persistent.max_cooperative_blocks(1024, 0)?),
-        1024,
-    );
+    let [full, lean] = persistent_grids(k[0].jacobi_persistent.function())?;
     let (mut a, mut b) = (g0.upload(&init)?, g0.upload(&init)?);
     k[0].jacobi_persistent
         .launch(full, &mut a, &mut b, nx as u32, ny as u32, sweeps)?;
@@ -306,13 +301,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
         };
         Ok((empty()?, empty()?))
     })?;
-    let multi = k[0].jacobi_multi_gpu.function();
-    let multi_full = multi.cooperative_config(256, 0)?;
-    let multi_lean = LaunchConfig::new(
-        info.multiprocessors
-            .min(multi.max_cooperative_blocks(1024, 0)?),
-        1024,
-    );
+    let [multi_full, multi_lean] = persistent_grids(k[0].jacobi_multi_gpu.function())?;
     for cfg in [multi_full, multi_lean] {
         let mut bands = fresh(&set)?;
         let mut run = |bands: &mut Vec<Band>| {
