@@ -140,6 +140,11 @@ pub(crate) fn check_set(
 /// every pair (a kernel on one may take another's buffers as parameters),
 /// and [`GpuSet::launch`] for `#[kernel(multi_grid)]` kernels. The first
 /// GPU holds the counter of the multi-grid barrier.
+///
+/// A buffer is freed in order with the work of its own GPU's stream only:
+/// before dropping a buffer that a kernel on another GPU uses, wait for
+/// that GPU ([`GpuSet::synchronize`]). Dropping the set waits for all of
+/// its GPUs, since every GPU's grids read the counter on the first.
 pub struct GpuSet {
     gpus: Vec<Gpu>,
     counter: DeviceBuffer<u32>,
@@ -317,6 +322,15 @@ impl GpuSet {
             })?;
         }
         Ok(())
+    }
+}
+
+impl Drop for GpuSet {
+    fn drop(&mut self) {
+        // The counter lives on the first GPU and is freed on its stream;
+        // the other GPUs' grids may still read it. A wait that fails (a
+        // lost context) leaves nothing to protect.
+        let _ = self.synchronize();
     }
 }
 

@@ -24,6 +24,13 @@
 //! [`Error`] that says what happened and what to do; nothing panics on a
 //! missing driver, a missing device or a bad launch.
 //!
+//! Several GPUs of one machine work together through a [`GpuSet`]: peer
+//! access between them (a kernel may take another GPU's buffers), and
+//! [`GpuSet::launch`] for `#[kernel(multi_grid)]` kernels, one grid per GPU
+//! with `multi_grid.sync()` across them. With the `nccl` feature,
+//! `cooperative_groups::nccl` moves data between GPUs (and processes, and
+//! machines) over NCCL.
+//!
 //! A kernel that panics is reported as a Rust panic is, with its file, line,
 //! block and thread ([`Error::KernelPanic`]). The fault loses the GPU's
 //! context, and every later call says so ([`Error::ContextLost`]);
