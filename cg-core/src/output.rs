@@ -65,6 +65,11 @@ use core::marker::PhantomData;
 /// phases of an [`Output`] need: [`GridGroup`]'s, or [`MultiGridGroup`]'s
 /// (a barrier over every GPU's grid, its own included). Only these two
 /// (the trait's supertrait is sealed).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a barrier over the whole grid",
+    label = "an `Output` may be written by any thread of the grid, so only a barrier every thread of the grid takes part in orders its writes before the reads",
+    note = "pass the grid (`this_grid()`), or the multi-grid (`this_multi_grid()`) in a #[kernel(multi_grid)]"
+)]
 pub trait GridBarrier: GroupSync {}
 
 impl GridBarrier for GridGroup {}
