@@ -145,7 +145,7 @@ fn handle(k: &Kernel) -> TokenStream {
             }
         }
     }
-    let lets = values.iter().map(|(_, l)| l);
+    let lets: Vec<&TokenStream> = values.iter().map(|(_, l)| l).collect();
     let ptrs = values
         .iter()
         .map(|(v, _)| quote!(::core::ptr::addr_of!(#v) as *mut ::core::ffi::c_void));
@@ -229,7 +229,6 @@ fn handle(k: &Kernel) -> TokenStream {
         let bytes = values
             .iter()
             .map(|(v, _)| quote!(::cooperative_groups::args::bytes(&#v)));
-        let lets = values.iter().map(|(_, l)| l);
         quote! {
             #[doc = #member_doc]
             #[allow(clippy::too_many_arguments)]

@@ -2,7 +2,6 @@
 //! fixed boundary values: one persistent cooperative kernel with a grid
 //! barrier between sweeps, or one launch per sweep.
 
-use cg_core::output::Neighbours;
 use cg_core::prelude::*;
 
 /// One sweep over this thread's interior points: the mean of each point's
@@ -19,14 +18,7 @@ fn sweep(grid: &GridGroup, src: &[f32], dst: &mut Output<f32>, nx: u32, ny: u32)
     // persistent kernel's loop of sweeps it compiles to the hand-written
     // loop, where `for` would keep one never-taken branch per point.
     dst.grid_stride_stencil(grid, src, nx, ny)
-        .for_each(|(n, u)| *u = mean(&n));
-}
-
-/// The mean of a point's four neighbours, in the order every method (and
-/// the CPU reference) adds them.
-#[inline(always)]
-fn mean(n: &Neighbours<'_, f32>) -> f32 {
-    0.25 * (((n.west() + n.east()) + n.north()) + n.south())
+        .for_each(|(n, u)| *u = 0.25 * (((n.west() + n.east()) + n.north()) + n.south()));
 }
 
 /// `sweeps` sweeps in one launch, ping-ponging between `a` and `b` (the

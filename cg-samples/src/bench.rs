@@ -353,8 +353,17 @@ pub fn sum_close(got: f32, values: &[f32]) -> bool {
 
 /// `n` uniform random floats in [-1, 1).
 pub fn random_f32(n: usize) -> Vec<f32> {
-    use rand::Rng;
-    let mut rng = rand::rng();
+    uniform_f32(&mut rand::rng(), n)
+}
+
+/// `n` uniform random floats in [-1, 1) from the seed `seed`: the same
+/// values in every process (the ranks of a multi-process run).
+pub fn random_f32_seeded(n: usize, seed: u64) -> Vec<f32> {
+    use rand::SeedableRng;
+    uniform_f32(&mut rand::rngs::StdRng::seed_from_u64(seed), n)
+}
+
+fn uniform_f32(rng: &mut impl rand::Rng, n: usize) -> Vec<f32> {
     (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect()
 }
 

@@ -166,13 +166,7 @@ impl Gpu {
     }
 
     fn open(ordinal: usize) -> Result<Self, Error> {
-        if !driver_present() {
-            return Err(Error::NoDriver);
-        }
-        let count = match CudaContext::device_count() {
-            Ok(n) => n as usize,
-            Err(e) => return Err(Error::NoDevice(e.to_string())),
-        };
+        let count = Self::count()?;
         if count == 0 {
             return Err(Error::NoDevice("0 devices".into()));
         }

@@ -40,10 +40,7 @@ pub fn gpu_for_test(test: &str) -> Option<Gpu> {
             if std::env::var(REQUIRE_GPU_VAR).as_deref() == Ok("1") {
                 panic!("{REQUIRE_GPU_VAR}=1 but the GPU test `{test}` cannot run: {e}");
             }
-            // One write of the whole line, so that parallel tests' output
-            // cannot split it (scripts count these lines).
-            let line = format!("{NOT_RUN_NOTICE}: {test}: {e}\n");
-            let _ = std::io::stderr().write_all(line.as_bytes());
+            not_run(test, &e.to_string());
             None
         }
         Err(e) => panic!("opening the GPU for `{test}` failed: {e}"),
@@ -72,9 +69,16 @@ pub fn has_gpus_for_test(test: &str, n: usize) -> bool {
     if required >= n {
         panic!("{REQUIRE_GPUS_VAR}={required} but the GPU test `{test}` cannot run: {why}");
     }
+    not_run(test, &why);
+    false
+}
+
+/// Prints the notice [`NOT_RUN_NOTICE`] for `test`, saying `why`: one
+/// write of the whole line, so that parallel tests' output cannot split it
+/// (scripts count these lines).
+fn not_run(test: &str, why: &str) {
     let line = format!("{NOT_RUN_NOTICE}: {test}: {why}\n");
     let _ = std::io::stderr().write_all(line.as_bytes());
-    false
 }
 
 /// A set of the first `n` GPUs for the multi-GPU test `test`, or `None`

@@ -61,16 +61,30 @@ impl Methods<'_> {
     }
 }
 
-/// The field after `sweeps` (in `a` for an even count, in `b` for an odd one).
-fn result(a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, sweeps: u32) -> Result<Vec<f32>, Error> {
+/// The buffer of a ping-pong pair that holds the field after `sweeps`
+/// (`a` for an even count, `b` for an odd one).
+pub fn holding<'a>(
+    a: &'a DeviceBuffer<f32>,
+    b: &'a DeviceBuffer<f32>,
+    sweeps: u32,
+) -> &'a DeviceBuffer<f32> {
     if sweeps.is_multiple_of(2) {
-        a.to_vec()
+        a
     } else {
-        b.to_vec()
+        b
     }
 }
 
-fn fresh(gpu: &Gpu, init: &[f32]) -> Result<(DeviceBuffer<f32>, DeviceBuffer<f32>), Error> {
+/// The field after `sweeps`, read back.
+fn result(a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, sweeps: u32) -> Result<Vec<f32>, Error> {
+    holding(a, b, sweeps).to_vec()
+}
+
+/// The two buffers of a field that sweeps ping-pong between.
+pub type PingPong = (DeviceBuffer<f32>, DeviceBuffer<f32>);
+
+/// A ping-pong pair, both holding `init` (the boundary values included).
+pub fn fresh(gpu: &Gpu, init: &[f32]) -> Result<PingPong, Error> {
     Ok((gpu.upload(init)?, gpu.upload(init)?))
 }
 

@@ -19,7 +19,7 @@
 //! GPU.
 
 use crate::bench::{self, Options};
-use crate::experiments::jacobi::persistent_grids;
+use crate::experiments::jacobi::{fresh, holding, persistent_grids, PingPong};
 use crate::kernels::Kernels;
 use crate::results::Timing;
 use cooperative_groups::nccl::{self, Communicator, UniqueId};
@@ -71,11 +71,7 @@ impl Band {
 
     /// The buffer holding the field after `sweeps` sweeps.
     fn result(&self, sweeps: u32) -> &DeviceBuffer<f32> {
-        if sweeps.is_multiple_of(2) {
-            &self.a
-        } else {
-            &self.b
-        }
+        holding(&self.a, &self.b, sweeps)
     }
 
     /// Writes the band's rows (its halos only where they are the field's
@@ -183,6 +179,22 @@ fn multi_grid_sweeps(
     })
 }
 
+/// The single-GPU persistent kernel's field after `sweeps` sweeps from
+/// `init` (`nx` x `ny`), launched as `cfg` on the GPU `k` was loaded on,
+/// and the ping-pong pair it ran on.
+fn one_gpu_field(
+    k: &Kernels,
+    cfg: LaunchConfig,
+    init: &[f32],
+    (nx, ny, sweeps): (usize, usize, u32),
+) -> Result<(Vec<f32>, PingPong), Error> {
+    let (mut a, mut b) = fresh(k.jacobi_persistent.function().gpu(), init)?;
+    k.jacobi_persistent
+        .launch(cfg, &mut a, &mut b, nx as u32, ny as u32, sweeps)?;
+    let field = holding(&a, &b, sweeps).to_vec()?;
+    Ok((field, (a, b)))
+}
+
 /// The median wall-clock time of `runs` runs of `f` (after one warm-up),
 /// each ended by `wait`.
 fn wall_time(
@@ -245,14 +257,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
     // its two grids.
     let g0 = &set.gpus()[0];
     let [full, lean] = persistent_grids(k[0].jacobi_persistent.function())?;
-    let (mut a, mut b) = (g0.upload(&init)?, g0.upload(&init)?);
-    k[0].jacobi_persistent
-        .launch(full, &mut a, &mut b, nx as u32, ny as u32, sweeps)?;
-    let reference = if sweeps % 2 == 0 {
-        a.to_vec()?
-    } else {
-        b.to_vec()?
-    };
+    let (reference, (mut a, mut b)) = one_gpu_field(&k[0], full, &init, (nx, ny, sweeps))?;
     let mut single: Option<Timing> = None;
     for cfg in [full, lean] {
         let t = wall_time(
@@ -276,7 +281,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
     drop((a, b));
 
     let parts = bands(ny, n);
-    let fresh = |set: &GpuSet| -> Result<Vec<Band>, Error> {
+    let fresh_bands = |set: &GpuSet| -> Result<Vec<Band>, Error> {
         set.gpus()
             .iter()
             .zip(&parts)
@@ -303,7 +308,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
     })?;
     let [multi_full, multi_lean] = persistent_grids(k[0].jacobi_multi_gpu.function())?;
     for cfg in [multi_full, multi_lean] {
-        let mut bands = fresh(&set)?;
+        let mut bands = fresh_bands(&set)?;
         let mut run = |bands: &mut Vec<Band>| {
             multi_grid_sweeps(&set, &k, cfg, bands, &mut none, nx as u32, sweeps)
         };
@@ -324,14 +329,11 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
     // NCCL, one process.
     if nccl::nccl_present() && !opts.no_nccl {
         let comms = Communicator::for_set(&set)?;
-        let mut bands = fresh(&set)?;
-        nccl_sweeps(&k, &comms, &mut bands, nx as u32, sweeps)?;
+        let mut bands = fresh_bands(&set)?;
+        let run = |bands: &mut [Band]| nccl_sweeps(&k, &comms, bands, nx as u32, sweeps);
+        run(&mut bands)?;
         let verified = assemble(&bands)? == reference;
-        let t = wall_time(
-            runs,
-            || nccl_sweeps(&k, &comms, &mut bands, nx as u32, sweeps),
-            || set.synchronize(),
-        )?;
+        let t = wall_time(runs, || run(&mut bands), || set.synchronize())?;
         lines.push(Line {
             name: format!("{n} GPUs, launch per sweep + NCCL halo exchange"),
             time: t,
@@ -508,51 +510,22 @@ pub fn nccl_process(opts: &Options) -> Result<bool, Error> {
     let comm = Communicator::for_rank(&gpu, rank, ranks, &id)?;
     let (nx, ny, sweeps) = problem(opts);
     // Every rank makes the same field: a fixed seed.
-    let init: Vec<f32> = {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
-        (0..nx * ny)
-            .map(|_| rng.random_range(-1.0f32..1.0))
-            .collect()
-    };
+    let init = bench::random_f32_seeded(nx * ny, 0x5eed);
     let (first, interior) = bands(ny, ranks)[rank];
     let mut band = [Band::new(&gpu, &init, nx, first, interior)?];
     let comms = [comm];
-    nccl_sweeps(
-        std::slice::from_ref(&k),
-        &comms,
-        &mut band,
-        nx as u32,
-        sweeps,
-    )?;
+    let run =
+        |band: &mut [Band]| nccl_sweeps(std::slice::from_ref(&k), &comms, band, nx as u32, sweeps);
+    run(&mut band)?;
     let got = band[0].result(sweeps).to_vec()?;
     // The single-GPU field's rows of this band.
-    let (mut a, mut b) = (gpu.upload(&init)?, gpu.upload(&init)?);
     let cfg = k.jacobi_persistent.function().cooperative_config(256, 0)?;
-    k.jacobi_persistent
-        .launch(cfg, &mut a, &mut b, nx as u32, ny as u32, sweeps)?;
-    let whole = if sweeps % 2 == 0 {
-        a.to_vec()?
-    } else {
-        b.to_vec()?
-    };
+    let (whole, _) = one_gpu_field(&k, cfg, &init, (nx, ny, sweeps))?;
     let rows = band[0].rows as usize;
     let at = (first - 1) * nx;
     let verified = got[nx..(rows - 1) * nx] == whole[at + nx..at + (rows - 1) * nx];
     let runs = opts.runs.clamp(3, 10);
-    let t = wall_time(
-        runs,
-        || {
-            nccl_sweeps(
-                std::slice::from_ref(&k),
-                &comms,
-                &mut band,
-                nx as u32,
-                sweeps,
-            )
-        },
-        || gpu.synchronize(),
-    )?;
+    let t = wall_time(runs, || run(&mut band), || gpu.synchronize())?;
     println!(
         "rank {rank} of {ranks} (GPU {}): Jacobi {nx} x {ny}, {sweeps} sweeps, launch per sweep + NCCL: \
          {:.2} ms (spread {:.1}%), {:.0} sweeps/s, band {}",
