@@ -175,14 +175,15 @@ pub fn in_between_pipelined(src: &[i32], mut dest: Output<i32>) {
     }
     dest.truncate(w.n);
     for chunk in dest.block_chunks(&block, w.block) {
-        // At most a block: the stage's bound, which the reads below then
-        // need not check.
-        let (start, len) = (chunk.start(), w.block.min(chunk.len()));
+        let start = chunk.start();
         let s = ring.stage(pipe.consumer_wait());
         block.sync();
+        // The chunk's first and last elements, the same for every thread
+        // (one broadcast read each, and one bounds check for the block).
+        let (first, last) = (s.get(0), s.get(chunk.len() - 1));
         chunk.for_thread(|d, t| {
             let v = s.get(t);
-            *d = (s.get(0) < v && v < s.get(len - 1)) as i32;
+            *d = (first < v && v < last) as i32;
         });
         block.sync();
         pipe.consumer_release();
