@@ -250,7 +250,9 @@ impl<T: Pod> Output<T> {
     /// window lies inside the buffer (`x.end <= width`,
     /// `y.end * width <= len()`) and the window's rows plus the grid's
     /// threads fit in `u32` (`y.end * width + grid.num_threads() <=
-    /// u32::MAX`).
+    /// u32::MAX`). A loop that walks the same window many times (sweeps
+    /// between grid barriers) makes a [`Walk`] once and passes it to
+    /// [`walk`](Self::walk).
     #[inline(always)]
     #[track_caller]
     pub fn grid_stride_window(&mut self, grid: &GridGroup, window: Window) -> WindowStride<'_, T> {
@@ -258,51 +260,47 @@ impl<T: Pod> Output<T> {
         let rows_end = (window.y.end as u64) * (window.width as u64);
         // One branch to a cold panic (`&`, not `&&`): every thread makes
         // these checks before its first point.
-        let fits = (window.x.start <= window.x.end)
-            & (window.y.start <= window.y.end)
-            & (window.x.end <= window.width)
+        let fits = window.is_ordered()
             & (rows_end <= self.len as u64)
             & (rows_end + threads <= u32::MAX as u64);
         if !fits {
             window_does_not_fit();
         }
         // SAFETY: just checked.
-        unsafe { self.window_unchecked(grid, window, threads as u32) }
+        let walk = unsafe { Walk::new_unchecked(grid, window, threads as u32) };
+        // SAFETY: the window's rows end inside the buffer (checked).
+        unsafe { self.walk_unchecked(&walk) }
     }
 
-    /// This thread's points of `window`, whose checks the caller made.
+    /// This thread's points of the window of `walk` (made once by
+    /// [`Walk::new`], its divisions and shape checks done), as
+    /// [`grid_stride_window`](Self::grid_stride_window) gives them. Checks
+    /// only that the window's rows end inside the buffer.
     ///
-    /// # Safety
-    /// The window lies inside the buffer (`x.start <= x.end <= width`,
-    /// `y.start <= y.end`, `y.end * width <= len()`), `threads` is
-    /// `grid.num_threads()`, and `y.end * width + threads <= u32::MAX`.
+    /// ```ignore
+    /// let walk = Walk::new(&grid, window);
+    /// for _ in 0..sweeps {
+    ///     out.walk(&walk).for_each(|(p, x)| *x = f(p));
+    ///     // ..
+    /// }
+    /// ```
     #[inline(always)]
-    unsafe fn window_unchecked(
-        &mut self,
-        grid: &GridGroup,
-        window: Window,
-        threads: u32,
-    ) -> WindowStride<'_, T> {
-        let Window { width, x, y } = window;
-        let w = x.end - x.start;
-        let points = w * (y.end - y.start);
-        let (rank, stride) = (grid.thread_rank() as u32, threads);
-        // (An empty window has no point: any divisor does. One division
-        // each for the quotient and remainder pairs.)
-        let wd = w.max(1);
-        let (dy, dx, y0, x0) = (stride / wd, stride % wd, rank / wd, rank % wd);
+    #[track_caller]
+    pub fn walk(&mut self, walk: &Walk) -> WindowStride<'_, T> {
+        if walk.rows_end as usize > self.len {
+            window_does_not_fit();
+        }
+        // SAFETY: just checked.
+        unsafe { self.walk_unchecked(walk) }
+    }
+
+    /// # Safety
+    /// `walk.rows_end <= len()`.
+    #[inline(always)]
+    unsafe fn walk_unchecked(&mut self, walk: &Walk) -> WindowStride<'_, T> {
         WindowStride {
             ptr: self.ptr,
-            width,
-            x_start: x.start,
-            w,
-            k: rank.wrapping_sub(stride),
-            points,
-            stride,
-            dx,
-            dy,
-            x: x0,
-            y: y0 + y.start,
+            walk: *walk,
             _out: PhantomData,
         }
     }
@@ -321,7 +319,8 @@ impl<T: Pod> Output<T> {
     /// Checked once: both arrays hold `width * height` elements (panics
     /// otherwise), and the window's conditions of
     /// [`grid_stride_window`](Self::grid_stride_window); the neighbours'
-    /// loads then need no checks.
+    /// loads then need no checks. A loop of sweeps makes a [`StencilWalk`]
+    /// once and passes it to [`stencil`](Self::stencil).
     #[inline(always)]
     #[track_caller]
     pub fn grid_stride_stencil<'s>(
@@ -339,16 +338,51 @@ impl<T: Pod> Output<T> {
         if !fits {
             window_does_not_fit();
         }
-        // SAFETY: the interior of a width x height array lies inside it;
-        // the buffer holds width * height elements (checked); the
-        // interior's rows end before width * height, which with the
-        // grid's threads fits in u32 (checked).
-        let points =
-            unsafe { self.window_unchecked(grid, Window::interior(width, height), threads as u32) };
+        // SAFETY: just checked.
+        let walk = unsafe { StencilWalk::new_unchecked(grid, width, height, threads as u32) };
+        // SAFETY: both arrays hold the points (checked).
+        unsafe { self.stencil_unchecked(&walk, src) }
+    }
+
+    /// One sweep of the stencil of `walk` (made once by
+    /// [`StencilWalk::new`], its divisions and shape checks done) from
+    /// `src` into this buffer, as
+    /// [`grid_stride_stencil`](Self::grid_stride_stencil) gives it. Checks
+    /// only that both arrays hold `width * height` elements: what a
+    /// persistent kernel's loop of sweeps repeats.
+    ///
+    /// ```ignore
+    /// let walk = StencilWalk::new(&grid, nx, ny);
+    /// for _ in 0..sweeps {
+    ///     dst.stencil(&walk, &src).for_each(|(n, u)| *u = 0.25 * (n.west() + n.east() + n.north() + n.south()));
+    ///     (src, dst) = dst.sync_swap(src, &grid);
+    /// }
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn stencil<'s>(&mut self, walk: &StencilWalk, src: &'s [T]) -> StencilStride<'_, 's, T> {
+        let points = walk.points as usize;
+        if (points > self.len) | (points > src.len()) {
+            window_does_not_fit();
+        }
+        // SAFETY: just checked.
+        unsafe { self.stencil_unchecked(walk, src) }
+    }
+
+    /// # Safety
+    /// Both this buffer and `src` hold `walk.points` elements.
+    #[inline(always)]
+    unsafe fn stencil_unchecked<'s>(
+        &mut self,
+        walk: &StencilWalk,
+        src: &'s [T],
+    ) -> StencilStride<'_, 's, T> {
         StencilStride {
-            points,
+            // SAFETY: the interior's rows end before width * height,
+            // which the buffer holds (the caller's contract).
+            points: unsafe { self.walk_unchecked(&walk.walk) },
             src: src.as_ptr(),
-            width,
+            width: walk.walk.width,
             _src: PhantomData,
         }
     }
@@ -620,6 +654,13 @@ pub struct Window {
 }
 
 impl Window {
+    /// Whether the window lies inside a row: `x.start <= x.end <= width`
+    /// and `y.start <= y.end`.
+    #[inline(always)]
+    fn is_ordered(&self) -> bool {
+        (self.x.start <= self.x.end) & (self.y.start <= self.y.end) & (self.x.end <= self.width)
+    }
+
     /// The interior of a `width` x `height` array: every point but the
     /// outermost rows and columns (a stencil's points with all four
     /// neighbours). Empty when either side is below 3.
@@ -638,32 +679,14 @@ impl Window {
     }
 }
 
-/// A point of a [`Window`]: its coordinates and its index in the array.
+/// One thread's grid-stride walk over a [`Window`], made once: its
+/// divisions done (the thread's first point and the stride's quotient and
+/// remainder) and the window's shape checked. A kernel that walks the same
+/// window in every sweep of a loop makes it before the loop and hands it
+/// to [`Output::walk`] in each sweep, which checks only the buffer's
+/// length.
 #[derive(Clone, Copy, Debug)]
-pub struct Point {
-    /// Column.
-    pub x: u32,
-    /// Row.
-    pub y: u32,
-    /// `y * width + x`.
-    pub index: u32,
-    _niche: Niche,
-}
-
-/// A byte with one valid value. An item that holds one gives `Option` of
-/// it a tag of its own (a constant the compiler folds into the branch
-/// that made it) instead of the null pointer of the `&mut T` beside it,
-/// which the compiler cannot always prove non-null and would then test
-/// per element.
-#[derive(Clone, Copy, Debug)]
-#[repr(u8)]
-enum Niche {
-    Some = 1,
-}
-
-/// One thread's points of a window ([`Output::grid_stride_window`]).
-pub struct WindowStride<'a, T> {
-    ptr: *mut T,
+pub struct Walk {
     width: u32,
     x_start: u32,
     w: u32,
@@ -674,10 +697,58 @@ pub struct WindowStride<'a, T> {
     dy: u32,
     x: u32,
     y: u32,
-    _out: PhantomData<&'a mut T>,
+    /// `y.end * width`: the elements a buffer must hold.
+    rows_end: u32,
 }
 
-impl<T> WindowStride<'_, T> {
+impl Walk {
+    /// This thread's walk over `window` in the grid-stride order of
+    /// [`Output::grid_stride_window`].
+    ///
+    /// Panics (a fault the host reports, at the caller's line) unless
+    /// `x.start <= x.end <= width`, `y.start <= y.end` and the window's
+    /// rows plus the grid's threads fit in `u32` (`y.end * width +
+    /// grid.num_threads() <= u32::MAX`).
+    #[inline(always)]
+    #[track_caller]
+    pub fn new(grid: &GridGroup, window: Window) -> Self {
+        let threads = grid.num_threads();
+        let rows_end = (window.y.end as u64) * (window.width as u64);
+        if !(window.is_ordered() & (rows_end + threads <= u32::MAX as u64)) {
+            window_does_not_fit();
+        }
+        // SAFETY: just checked.
+        unsafe { Walk::new_unchecked(grid, window, threads as u32) }
+    }
+
+    /// # Safety
+    /// `x.start <= x.end <= width`, `y.start <= y.end`, `threads` is
+    /// `grid.num_threads()` and `y.end * width + threads <= u32::MAX`.
+    #[inline(always)]
+    unsafe fn new_unchecked(grid: &GridGroup, window: Window, threads: u32) -> Self {
+        let Window { width, x, y } = window;
+        let w = x.end - x.start;
+        let points = w * (y.end - y.start);
+        let (rank, stride) = (grid.thread_rank() as u32, threads);
+        // (An empty window has no point: any divisor does. One division
+        // each for the quotient and remainder pairs.)
+        let wd = w.max(1);
+        let (dy, dx, y0, x0) = (stride / wd, stride % wd, rank / wd, rank % wd);
+        Walk {
+            width,
+            x_start: x.start,
+            w,
+            k: rank.wrapping_sub(stride),
+            points,
+            stride,
+            dx,
+            dy,
+            x: x0,
+            y: y0 + y.start,
+            rows_end: y.end * width,
+        }
+    }
+
     /// Moves to this thread's next point: `false` past the window's last.
     /// (The step comes first, from one stride before the first number, as
     /// in a `while k < n { ..; k += stride }` loop: the compiler then makes
@@ -709,15 +780,88 @@ impl<T> WindowStride<'_, T> {
     }
 }
 
+/// One thread's walk over the interior of a `width` x `height` array (a
+/// 5-point stencil's points), made once: see [`Walk`] and
+/// [`Output::stencil`].
+#[derive(Clone, Copy, Debug)]
+pub struct StencilWalk {
+    walk: Walk,
+    /// `width * height`: the elements both arrays must hold.
+    points: u32,
+}
+
+impl StencilWalk {
+    /// This thread's walk over the interior of a `width` x `height` array
+    /// ([`Window::interior`]), in the order of
+    /// [`Output::grid_stride_stencil`].
+    ///
+    /// Panics (a fault the host reports, at the caller's line) unless
+    /// `width * height + grid.num_threads() <= u32::MAX`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn new(grid: &GridGroup, width: u32, height: u32) -> Self {
+        let threads = grid.num_threads();
+        if width as u64 * height as u64 + threads > u32::MAX as u64 {
+            window_does_not_fit();
+        }
+        // SAFETY: just checked.
+        unsafe { StencilWalk::new_unchecked(grid, width, height, threads as u32) }
+    }
+
+    /// # Safety
+    /// `threads` is `grid.num_threads()` and `width * height + threads <=
+    /// u32::MAX`.
+    #[inline(always)]
+    unsafe fn new_unchecked(grid: &GridGroup, width: u32, height: u32, threads: u32) -> Self {
+        StencilWalk {
+            // SAFETY: the interior lies inside the array, and its rows
+            // end before width * height (the caller's bound).
+            walk: unsafe { Walk::new_unchecked(grid, Window::interior(width, height), threads) },
+            points: width * height,
+        }
+    }
+}
+
+/// A point of a [`Window`]: its coordinates and its index in the array.
+#[derive(Clone, Copy, Debug)]
+pub struct Point {
+    /// Column.
+    pub x: u32,
+    /// Row.
+    pub y: u32,
+    /// `y * width + x`.
+    pub index: u32,
+    _niche: Niche,
+}
+
+/// A byte with one valid value. An item that holds one gives `Option` of
+/// it a tag of its own (a constant the compiler folds into the branch
+/// that made it) instead of the null pointer of the `&mut T` beside it,
+/// which the compiler cannot always prove non-null and would then test
+/// per element.
+#[derive(Clone, Copy, Debug)]
+#[repr(u8)]
+enum Niche {
+    Some = 1,
+}
+
+/// One thread's points of a window ([`Output::grid_stride_window`],
+/// [`Output::walk`]).
+pub struct WindowStride<'a, T> {
+    ptr: *mut T,
+    walk: Walk,
+    _out: PhantomData<&'a mut T>,
+}
+
 impl<'a, T> Iterator for WindowStride<'a, T> {
     type Item = (Point, &'a mut T);
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if !self.advance() {
+        if !self.walk.advance() {
             return None;
         }
-        let (x, y, index) = self.point();
+        let (x, y, index) = self.walk.point();
         // SAFETY: the window lies inside the buffer (checked when the
         // iterator was made); points are numbered one-to-one and each
         // thread takes its own residue class of numbers.
@@ -792,7 +936,7 @@ impl<'a, 's, T: Copy> StencilStride<'a, 's, T> {
     /// The point [`WindowStride::advance`] moved to.
     #[inline(always)]
     fn item(&mut self) -> (Neighbours<'s, T>, &'a mut T) {
-        let (_, _, index) = self.points.point();
+        let (_, _, index) = self.points.walk.point();
         let i = index as usize;
         // SAFETY: as in `WindowStride::next`.
         let element = unsafe { element_at(self.points.ptr, i) };
@@ -816,7 +960,7 @@ impl<'a, 's, T: Copy> Iterator for StencilStride<'a, 's, T> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if !self.points.advance() {
+        if !self.points.walk.advance() {
             return None;
         }
         Some(self.item())
@@ -830,7 +974,7 @@ impl<'a, 's, T: Copy> Iterator for StencilStride<'a, 's, T> {
     #[inline(always)]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
         let mut acc = init;
-        while self.points.advance() {
+        while self.points.walk.advance() {
             let item = self.item();
             acc = f(acc, item);
         }

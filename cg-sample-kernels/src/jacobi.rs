@@ -2,6 +2,7 @@
 //! fixed boundary values: one persistent cooperative kernel with a grid
 //! barrier between sweeps, or one launch per sweep.
 
+use cg_core::output::Neighbours;
 use cg_core::prelude::*;
 
 /// One sweep over this thread's interior points: the mean of each point's
@@ -14,11 +15,13 @@ use cg_core::prelude::*;
 /// and the array bounds are checked once, before the loop.
 #[inline(always)]
 fn sweep(grid: &GridGroup, src: &[f32], dst: &mut Output<f32>, nx: u32, ny: u32) {
-    // `for_each` (internal iteration) rather than `for`: inside the
-    // persistent kernel's loop of sweeps it compiles to the hand-written
-    // loop, where `for` would keep one never-taken branch per point.
-    dst.grid_stride_stencil(grid, src, nx, ny)
-        .for_each(|(n, u)| *u = 0.25 * (((n.west() + n.east()) + n.north()) + n.south()));
+    dst.grid_stride_stencil(grid, src, nx, ny).for_each(mean);
+}
+
+/// A point's new value: the mean of its four neighbours.
+#[inline(always)]
+fn mean((n, u): (Neighbours<'_, f32>, &mut f32)) {
+    *u = 0.25 * (((n.west() + n.east()) + n.north()) + n.south());
 }
 
 /// `sweeps` sweeps in one launch, ping-ponging between `a` and `b` (the
@@ -28,9 +31,15 @@ fn sweep(grid: &GridGroup, src: &[f32], dst: &mut Output<f32>, nx: u32, ny: u32)
 #[kernel(cooperative)]
 pub fn jacobi_persistent(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32) {
     let grid = this_grid();
+    // The thread's walk over the interior, its divisions and checks done
+    // once for every sweep.
+    let walk = StencilWalk::new(&grid, nx, ny);
     let (mut src, mut dst) = (a, b);
     for _ in 0..sweeps {
-        sweep(&grid, &src, &mut dst, nx, ny);
+        // `for_each` (internal iteration) rather than `for`: inside the
+        // loop of sweeps it compiles to the hand-written loop, where `for`
+        // would keep one never-taken branch per point.
+        dst.stencil(&walk, &src).for_each(mean);
         // One barrier: what this sweep wrote becomes the next one's
         // source, and the old source the next one's destination.
         (src, dst) = dst.sync_swap(src, &grid);

@@ -142,6 +142,20 @@ pub fn cost_stencil_safe(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweep
     }
 }
 
+/// [`cost_stencil_safe`] with the walk made once, before the loop of
+/// sweeps (`StencilWalk`, `Output::stencil`).
+#[kernel(cooperative)]
+pub fn cost_stencil_walk(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32) {
+    let grid = this_grid();
+    let walk = StencilWalk::new(&grid, nx, ny);
+    let (mut src, mut dst) = (a, b);
+    for _ in 0..sweeps {
+        dst.stencil(&walk, &src)
+            .for_each(|(n, u)| *u = 0.25 * (((n.west() + n.east()) + n.north()) + n.south()));
+        (src, dst) = dst.sync_swap(src, &grid);
+    }
+}
+
 /// [`cost_stencil_safe`] through raw pointers, the interior walked with
 /// the same 32-bit arithmetic.
 #[kernel(cooperative)]

@@ -757,14 +757,11 @@ fn comparison_agnostic(op: &str) -> String {
     }
 }
 
-/// The innermost loops of a function body (from a label to a branch back
-/// to it, holding no other such loop), in order, each as its opcodes
-/// (comparisons as one), sorted, with register copies (`mov`, which ptxas
-/// folds away) left out.
-fn innermost_loops(body: &str) -> Vec<Vec<String>> {
-    let lines: Vec<&str> = body.lines().map(str::trim).collect();
+/// Every loop of a function body's lines: (the label's line, the line of
+/// the branch back to it).
+fn loops(lines: &[&str]) -> Vec<(usize, usize)> {
     let label_at = |name: &str| lines.iter().position(|l| *l == format!("{name}:"));
-    let mut loops: Vec<(usize, usize)> = Vec::new();
+    let mut loops = Vec::new();
     for (end, line) in lines.iter().enumerate() {
         let target = line
             .trim_end_matches(';')
@@ -775,6 +772,16 @@ fn innermost_loops(body: &str) -> Vec<Vec<String>> {
             loops.push((start, end));
         }
     }
+    loops
+}
+
+/// The innermost loops of a function body (from a label to a branch back
+/// to it, holding no other such loop), in order, each as its opcodes
+/// (comparisons as one), sorted, with register copies (`mov`, which ptxas
+/// folds away) left out.
+fn innermost_loops(body: &str) -> Vec<Vec<String>> {
+    let lines: Vec<&str> = body.lines().map(str::trim).collect();
+    let loops = loops(&lines);
     let innermost = |&(s, e): &(usize, usize)| {
         !loops
             .iter()
@@ -806,6 +813,7 @@ fn safe_output_patterns_cost_nothing_in_their_loops() {
         for (safe, raw) in [
             ("cost_stride_safe", "cost_stride_raw"),
             ("cost_stencil_safe", "cost_stencil_raw"),
+            ("cost_stencil_walk", "cost_stencil_raw"),
             ("cost_chunks_safe", "cost_chunks_raw"),
         ] {
             let (s, r) = (
@@ -825,5 +833,39 @@ fn safe_output_patterns_cost_nothing_in_their_loops() {
                 }
             }
         }
+    }
+}
+
+/// A stencil walk made once (`StencilWalk`) keeps the walk's divisions out
+/// of the loop of sweeps: no division or remainder inside any loop, where
+/// the stencil made in every sweep has them in the outer loop.
+#[test]
+fn a_stencil_walk_divides_once_per_launch() {
+    let divisions_in_loops = |body: &str| {
+        let lines: Vec<&str> = body.lines().map(str::trim).collect();
+        let in_loop = loops(&lines);
+        lines
+            .iter()
+            .enumerate()
+            .filter(|(i, l)| {
+                let op = cg_ptx::opcode(l);
+                (op.starts_with("div.") || op.starts_with("rem."))
+                    && in_loop.iter().any(|&(s, e)| s < *i && *i < e)
+            })
+            .count()
+    };
+    for m in by_arch() {
+        let walk = entry(m.source, "cost_stencil_walk");
+        assert_eq!(
+            divisions_in_loops(walk),
+            0,
+            "sm_{}: cost_stencil_walk:\n{walk}",
+            m.sm
+        );
+        assert!(
+            divisions_in_loops(entry(m.source, "cost_stencil_safe")) > 0,
+            "sm_{}: the stencil made per sweep no longer divides in its loop: this test shows nothing",
+            m.sm
+        );
     }
 }
