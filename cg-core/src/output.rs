@@ -882,8 +882,11 @@ impl<'a, T> Iterator for WindowStride<'a, T> {
 #[derive(Clone, Copy)]
 pub struct Neighbours<'s, T> {
     src: *const T,
-    index: usize,
-    width: usize,
+    // 32-bit, as the walk's arithmetic: a neighbour's index is below
+    // width * height, which fits (checked when the walk was made), and
+    // the narrower sums keep the four loads' addresses cheap.
+    index: u32,
+    width: u32,
     _src: PhantomData<&'s [T]>,
     _niche: Niche,
 }
@@ -892,35 +895,35 @@ impl<T: Copy> Neighbours<'_, T> {
     /// The point's index in the arrays.
     #[inline(always)]
     pub fn index(&self) -> usize {
-        self.index
+        self.index as usize
     }
 
     /// `(x - 1, y)`.
     #[inline(always)]
     pub fn west(&self) -> T {
         // SAFETY: see `StencilStride::next`.
-        unsafe { *self.src.add(self.index - 1) }
+        unsafe { *self.src.add((self.index - 1) as usize) }
     }
 
     /// `(x + 1, y)`.
     #[inline(always)]
     pub fn east(&self) -> T {
         // SAFETY: see `StencilStride::next`.
-        unsafe { *self.src.add(self.index + 1) }
+        unsafe { *self.src.add((self.index + 1) as usize) }
     }
 
     /// `(x, y - 1)`.
     #[inline(always)]
     pub fn north(&self) -> T {
         // SAFETY: see `StencilStride::next`.
-        unsafe { *self.src.add(self.index - self.width) }
+        unsafe { *self.src.add((self.index - self.width) as usize) }
     }
 
     /// `(x, y + 1)`.
     #[inline(always)]
     pub fn south(&self) -> T {
         // SAFETY: see `StencilStride::next`.
-        unsafe { *self.src.add(self.index + self.width) }
+        unsafe { *self.src.add((self.index + self.width) as usize) }
     }
 }
 
@@ -937,17 +940,16 @@ impl<'a, 's, T: Copy> StencilStride<'a, 's, T> {
     #[inline(always)]
     fn item(&mut self) -> (Neighbours<'s, T>, &'a mut T) {
         let (_, _, index) = self.points.walk.point();
-        let i = index as usize;
         // SAFETY: as in `WindowStride::next`.
-        let element = unsafe { element_at(self.points.ptr, i) };
+        let element = unsafe { element_at(self.points.ptr, index as usize) };
         // The neighbours' reads are in bounds: the point is an interior
         // one (1 <= x < width - 1, 1 <= y < height - 1) and `src` holds
         // width * height elements (both checked when the iterator was
         // made); `src` is borrowed shared for 's.
         let n = Neighbours {
             src: self.src,
-            index: i,
-            width: self.width as usize,
+            index,
+            width: self.width,
             _src: PhantomData,
             _niche: Niche::Some,
         };
@@ -1103,9 +1105,31 @@ impl<'a, T> Iterator for Rounds<'a, T> {
             return None;
         }
         self.next = j + self.stride;
+        Some(self.round(j))
+    }
+
+    /// Internal iteration (what `for_each` uses): the loop tests `j`
+    /// itself, with no `Option` of an `Option` for the compiler to encode
+    /// and test in every round.
+    #[inline(always)]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        let mut j = self.next;
+        while j < self.end {
+            acc = f(acc, self.round(j));
+            j += self.stride;
+        }
+        acc
+    }
+}
+
+impl<'a, T> Rounds<'a, T> {
+    /// Round item for index `j` of the chunk (this thread's, below `end`).
+    #[inline(always)]
+    fn round(&self, j: usize) -> Option<Owned<'a, T>> {
         // SAFETY: in bounds; `j` is this thread's (its rank modulo the
         // block's size) in this block's chunk.
-        Some((j < self.len).then(|| unsafe { Owned::new(self.ptr, self.start, j) }))
+        (j < self.len).then(|| unsafe { Owned::new(self.ptr, self.start, j) })
     }
 }
 

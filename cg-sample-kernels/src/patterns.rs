@@ -188,7 +188,8 @@ pub fn grid_prefix_sum(input: &[u32], mut block_totals: Output<u32>, mut out: Ou
     if let Some(mine) = out.block_chunk(&block, chunk) {
         let start = mine.start();
         // Every thread takes every round: the scan inside is collective.
-        for element in mine.block_rounds() {
+        // (`for_each`: internal iteration, one test per round.)
+        mine.block_rounds().for_each(|element| {
             let v = match &element {
                 Some(e) => input.get(start + e.index).copied().unwrap_or(0),
                 None => 0,
@@ -198,7 +199,7 @@ pub fn grid_prefix_sum(input: &[u32], mut block_totals: Output<u32>, mut out: Ou
                 *e.value = carry.wrapping_add(x);
             }
             carry = carry.wrapping_add(total);
-        }
+        });
     }
     if let Some(total) = block_totals.leader_element(&block) {
         *total = carry;
