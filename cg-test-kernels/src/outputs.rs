@@ -171,14 +171,15 @@ pub fn cost_stencil_raw(a: *mut f32, b: *mut f32, nx: u32, ny: u32, sweeps: u32)
             let (mut y, mut x) = (rank / w, rank % w);
             let mut k = rank;
             while k < n {
-                let i = ((y + 1) * nx + x + 1) as usize;
-                let nx = nx as usize;
+                // 32-bit indices, as CUDA C++ writes them (`unsigned i`).
+                let i = (y + 1) * nx + x + 1;
+                let at = |j: u32| j as usize;
                 // SAFETY: an interior point of an nx * ny field the host
                 // allocated twice; each thread its own points.
                 unsafe {
-                    let s =
-                        ((*src.add(i - 1) + *src.add(i + 1)) + *src.add(i - nx)) + *src.add(i + nx);
-                    *dst.add(i) = 0.25 * s;
+                    let s = ((*src.add(at(i - 1)) + *src.add(at(i + 1))) + *src.add(at(i - nx)))
+                        + *src.add(at(i + nx));
+                    *dst.add(at(i)) = 0.25 * s;
                 }
                 k += stride;
                 x += dx;
