@@ -1,0 +1,842 @@
+//! What the ports' host binaries share: their options, the GPU (or the
+//! notice that there is none), the kernels built elsewhere (nvcc's, and
+//! ours without contraction) under a port's typed handle once their PTX
+//! parameters are checked, the bitwise comparison of two results, timing
+//! with CUDA events, and the rows of `--json`.
+
+#![warn(missing_docs)]
+
+use cooperative_groups::{EventTimer, Function, Gpu, LaunchKind, Module, PtxSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The errors of a port: every message says what failed.
+pub type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
+
+/// The environment variable that names the nvcc-built PTX when `--cuda` is
+/// not given.
+pub const CUDA_PTX_VAR: &str = "CG_PORT_CUDA_PTX";
+
+/// A port's command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// `--cuda FILE` (else [`CUDA_PTX_VAR`]): the port's CUDA C++ version
+    /// compiled by `nvcc -ptx`, run beside the Rust kernel.
+    pub cuda: Option<PathBuf>,
+    /// `--json FILE`: the comparison and timing rows, as JSON.
+    pub json: Option<PathBuf>,
+    /// `--runs N`: timed runs of each kernel (default 30).
+    pub runs: usize,
+    /// `--quick`: the smaller sizes only, 5 timed runs.
+    pub quick: bool,
+    /// `--profile`: for a profiler, each build's kernels launched once, in
+    /// the order Rust (contraction fast), Rust (contraction off), nvcc, on
+    /// the largest size; nothing else launched, nothing timed.
+    pub profile: bool,
+}
+
+impl Options {
+    /// The options in `args` (without the program name).
+    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Self, String> {
+        let mut opts = Options {
+            cuda: std::env::var_os(CUDA_PTX_VAR).map(PathBuf::from),
+            json: None,
+            runs: 30,
+            quick: false,
+            profile: false,
+        };
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let mut value = |name: &str| {
+                args.next()
+                    .ok_or_else(|| format!("{name} needs a value (see --help)"))
+            };
+            match arg.as_str() {
+                "--cuda" => opts.cuda = Some(value("--cuda")?.into()),
+                "--json" => opts.json = Some(value("--json")?.into()),
+                "--runs" => {
+                    let v = value("--runs")?;
+                    opts.runs = v
+                        .parse()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| format!("--runs {v}: expected a positive integer"))?;
+                }
+                "--quick" => {
+                    opts.quick = true;
+                    opts.runs = opts.runs.min(5);
+                }
+                "--profile" => opts.profile = true,
+                "--help" | "-h" => return Err(USAGE.into()),
+                other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+            }
+        }
+        Ok(opts)
+    }
+}
+
+/// What every port accepts.
+pub const USAGE: &str = "usage: PORT [--cuda PORT.ptx] [--json FILE] [--runs N] [--quick] [--profile]
+  --cuda FILE   the port's CUDA C++ version built by `nvcc -arch=sm_90 -ptx` (else $CG_PORT_CUDA_PTX):
+                run beside the Rust kernel on the same inputs and launch shape, compared bit for bit and timed
+  --json FILE   write the rows (comparison and times) as JSON
+  --runs N      timed runs of each kernel (default 30)
+  --quick       the smaller sizes only, 5 timed runs
+  --profile     for a profiler (ncu): each build's kernels launched once, Rust (contraction fast),
+                Rust (contraction off), then nvcc, on the largest size; nothing else";
+
+/// Runs a port's `main`: parses the options, opens GPU 0 and calls `port`.
+/// Without a CUDA driver or GPU it says so and exits with status 2; any
+/// error (a wrong result included) is printed and exits with status 1.
+pub fn main(port: impl FnOnce(&Gpu, &Options, &mut Rows) -> Result<()>) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let opts = match Options::parse(std::env::args().skip(1)) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let gpu = match Gpu::new(0) {
+        Ok(g) => g,
+        Err(e @ (cooperative_groups::Error::NoDriver | cooperative_groups::Error::NoDevice(_))) => {
+            eprintln!("error: {e}\nthis port runs its kernels on a GPU: nothing was run");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("error: opening GPU 0: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!(
+        "GPU 0: {} (sm_{}, {} SMs)",
+        gpu.info().name,
+        gpu.info().sm,
+        gpu.info().multiprocessors
+    );
+    println!(
+        "Rust kernels built twice: contraction fast (a * b + c fused, as nvcc's default -fmad=true: \
+         expected equal to nvcc bit for bit where the order of operations is fixed) and contraction \
+         off (every operation rounded, as Rust on the host)"
+    );
+    let mut rows = Rows::default();
+    let result = port(&gpu, &opts, &mut rows);
+    if let Some(path) = &opts.json {
+        if let Err(e) = std::fs::write(path, rows.to_json()) {
+            eprintln!("error: writing {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The PTX parameter types of entry `name` in `ptx` (`None` without it).
+pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<String>> {
+    cg_ptx::Module::parse(ptx)
+        .entry(name)
+        .map(|f| f.param_types())
+}
+
+/// Kernel `name` of another module (nvcc's PTX file, or our own kernels
+/// built another way), once its PTX parameters are found equal to those of
+/// our kernel of that name in `ours` (the typed handles' module).
+///
+/// The caller makes the typed handle from it with the handle's `unsafe fn
+/// from_function`: the check here makes the parameter list the same, and
+/// the port's CUDA C++ version gives each parameter the Rust kernel's
+/// meaning.
+pub fn function_like(
+    module: &Module,
+    module_ptx: &str,
+    what: &str,
+    name: &str,
+    kind: LaunchKind,
+    ours: &PtxSet,
+) -> Result<Function> {
+    let sm = module.sm();
+    let ours = ours
+        .select(sm)
+        .and_then(|p| entry_params(p.source, name))
+        .ok_or_else(|| format!("our kernels have no `{name}` for sm_{sm}"))?;
+    let theirs = entry_params(module_ptx, name).ok_or_else(|| {
+        format!("{what} has no kernel `{name}` (an `extern \"C\" __global__` of that name)")
+    })?;
+    if ours != theirs {
+        return Err(format!(
+            "the PTX parameters of `{name}` in {what} are {theirs:?}, the Rust kernel's are {ours:?}: \
+             it must take the Rust kernel's parameters in its order (each slice, Output or \
+             AtomicSlice as a pointer and an unsigned 64-bit length)"
+        )
+        .into());
+    }
+    Ok(module.function(name, kind)?)
+}
+
+/// A port's kernels built the two other ways: ours without floating-point
+/// contraction, and nvcc's when `--cuda` names its PTX.
+pub struct Builds {
+    ours: &'static PtxSet,
+    off: Module,
+    off_ptx: &'static str,
+    cuda: Option<(Module, String, String)>,
+}
+
+impl Builds {
+    /// Loads `off` (the port's kernels built with `FpContract::Off`) and the
+    /// nvcc-built PTX of `opts`; `ours` is the typed handles' module.
+    pub fn load(
+        gpu: &Gpu,
+        opts: &Options,
+        ours: &'static PtxSet,
+        off: &'static PtxSet,
+    ) -> Result<Self> {
+        let module = gpu.load_module(off)?;
+        let off_ptx = off.select(module.sm()).map(|p| p.source).unwrap_or("");
+        let cuda = match &opts.cuda {
+            Some(path) => {
+                let (m, text) = load_cuda(gpu, path)?;
+                Some((m, text, path.display().to_string()))
+            }
+            None => {
+                println!(
+                    "(no nvcc-built PTX: pass --cuda FILE to run the CUDA C++ version beside it)"
+                );
+                None
+            }
+        };
+        Ok(Builds {
+            ours,
+            off: module,
+            off_ptx,
+            cuda,
+        })
+    }
+
+    /// Kernel `name` built without contraction, as its typed handle.
+    ///
+    /// # Safety
+    /// `make` is the `from_function` of the typed handle of kernel `name`.
+    pub unsafe fn off<H>(
+        &self,
+        name: &str,
+        kind: LaunchKind,
+        make: unsafe fn(Function) -> H,
+    ) -> Result<H> {
+        let f = function_like(
+            &self.off,
+            self.off_ptx,
+            "the build without contraction",
+            name,
+            kind,
+            self.ours,
+        )?;
+        // SAFETY: the same kernel source, and the same PTX parameters (checked).
+        Ok(unsafe { make(f) })
+    }
+
+    /// nvcc's kernel `name`, as the typed handle of ours, when `--cuda` was
+    /// given.
+    ///
+    /// # Safety
+    /// `make` is the `from_function` of the typed handle of kernel `name`,
+    /// and each parameter of nvcc's kernel means what the Rust kernel's
+    /// parameter of the same place means (the types are checked).
+    pub unsafe fn cuda<H>(
+        &self,
+        name: &str,
+        kind: LaunchKind,
+        make: unsafe fn(Function) -> H,
+    ) -> Result<Option<H>> {
+        let Some((module, text, path)) = &self.cuda else {
+            return Ok(None);
+        };
+        let f = function_like(module, text, path, name, kind, self.ours)?;
+        // SAFETY: the caller's contract; the parameter types are checked.
+        Ok(Some(unsafe { make(f) }))
+    }
+}
+
+/// Prints, for each named build of one kernel, its registers per thread
+/// and how many of its blocks of `threads` threads fit on a
+/// multiprocessor (what bounds a cooperative grid).
+pub fn print_occupancy(kernel: &str, threads: u32, builds: &[(&str, &Function)]) -> Result<()> {
+    for (what, f) in builds {
+        println!(
+            "{kernel}, {what}: {} registers per thread, {} blocks of {threads} threads per SM",
+            f.registers_per_thread()?,
+            f.max_blocks_per_sm(threads, 0)?
+        );
+    }
+    Ok(())
+}
+
+/// The nvcc-built PTX at `path`, loaded, with its text.
+pub fn load_cuda(gpu: &Gpu, path: &Path) -> Result<(Module, String)> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("reading the nvcc-built PTX {}: {e}", path.display()))?;
+    Ok((Module::from_ptx_file(gpu, path)?, text))
+}
+
+/// Values whose bits a comparison counts, and their distance in units in
+/// the last place (for integers, their difference).
+pub trait Value: Copy {
+    /// The value as `f64` (for the largest absolute difference).
+    fn to_f64(self) -> f64;
+    /// How many representable values lie from `self` to `other`.
+    fn ulps(self, other: Self) -> u64;
+    /// Whether the two have the same bits.
+    fn same_bits(self, other: Self) -> bool;
+}
+
+/// A float's bits (sign bit `sign`) as an integer that orders like the
+/// float: negative values below positive ones, -0 just below +0.
+fn ordered(bits: i64, sign: i64) -> i64 {
+    if bits & sign != 0 {
+        -(bits & !sign) - 1
+    } else {
+        bits
+    }
+}
+
+impl Value for f64 {
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn ulps(self, other: Self) -> u64 {
+        let s = i64::MIN;
+        ordered(self.to_bits() as i64, s).abs_diff(ordered(other.to_bits() as i64, s))
+    }
+    fn same_bits(self, other: Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+impl Value for f32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn ulps(self, other: Self) -> u64 {
+        let s = 1i64 << 31;
+        ordered(self.to_bits() as i64, s).abs_diff(ordered(other.to_bits() as i64, s))
+    }
+    fn same_bits(self, other: Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+macro_rules! integer_value {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn ulps(self, other: Self) -> u64 {
+                (self as i128 - other as i128).unsigned_abs() as u64
+            }
+            fn same_bits(self, other: Self) -> bool {
+                self == other
+            }
+        }
+    )*};
+}
+integer_value!(i32, u32);
+
+/// How two results of one computation differ.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Diff {
+    /// Values compared (the shorter length; a length difference is an error
+    /// of the caller).
+    pub compared: usize,
+    /// Values whose bits differ.
+    pub different: usize,
+    /// The largest absolute difference.
+    pub max_abs: f64,
+    /// The largest distance in units in the last place.
+    pub max_ulps: u64,
+}
+
+impl Diff {
+    /// `a` against `b`, element by element.
+    pub fn of<T: Value>(a: &[T], b: &[T]) -> Diff {
+        let mut d = Diff {
+            compared: a.len().min(b.len()),
+            ..Diff::default()
+        };
+        for (&x, &y) in a.iter().zip(b) {
+            if !x.same_bits(y) {
+                d.different += 1;
+                d.max_abs = d.max_abs.max((x.to_f64() - y.to_f64()).abs());
+                d.max_ulps = d.max_ulps.max(x.ulps(y));
+            }
+        }
+        d
+    }
+
+    /// Both differences as one: the counts added, the maxima kept.
+    pub fn and(self, other: Diff) -> Diff {
+        Diff {
+            compared: self.compared + other.compared,
+            different: self.different + other.different,
+            max_abs: self.max_abs.max(other.max_abs),
+            max_ulps: self.max_ulps.max(other.max_ulps),
+        }
+    }
+}
+
+impl std::fmt::Display for Diff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} of {} values differ bitwise (max abs {:e}, max {} ulp)",
+            self.different, self.compared, self.max_abs, self.max_ulps
+        )
+    }
+}
+
+/// Times of one kernel, in milliseconds per launch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    /// The median.
+    pub median: f64,
+    /// The 10th percentile.
+    pub p10: f64,
+    /// The 90th percentile.
+    pub p90: f64,
+}
+
+impl Spread {
+    /// Of the samples `t` (not empty).
+    pub fn of(t: &mut [f64]) -> Spread {
+        t.sort_by(f64::total_cmp);
+        let median = cooperative_groups::median(t);
+        let at = |q: f64| t[((t.len() - 1) as f64 * q).round() as usize];
+        Spread {
+            median,
+            p10: at(0.1),
+            p90: at(0.9),
+        }
+    }
+}
+
+impl std::fmt::Display for Spread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:.4} ms (p10 {:.4}, p90 {:.4})",
+            self.median, self.p10, self.p90
+        )
+    }
+}
+
+/// What a kernel being timed is asked to queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// What must precede every timed batch (resetting what the kernel
+    /// consumes), queued outside the timed span.
+    Prepare,
+    /// One launch.
+    Launch,
+}
+
+/// A kernel to time: queues what each [`Step`] asks for.
+pub type Timed<'a> = Box<dyn FnMut(Step) -> cooperative_groups::Result<()> + 'a>;
+
+/// Times each of `kernels`, alternating between them run after run: 3
+/// warm-up runs, then `runs` timed runs of `batch` launches each, queued
+/// back to back between two CUDA events (a batch hides the launch latency
+/// of all but its first launch); per-launch milliseconds.
+pub fn time_alternating(
+    gpu: &Gpu,
+    runs: usize,
+    batch: usize,
+    kernels: &mut [Timed<'_>],
+) -> Result<Vec<Spread>> {
+    let timer = EventTimer::new(gpu)?;
+    let mut samples = vec![Vec::with_capacity(runs); kernels.len()];
+    for run in 0..runs + 3 {
+        for (k, t) in kernels.iter_mut().enumerate() {
+            t(Step::Prepare)?;
+            let ms = timer.time(|| {
+                for _ in 0..batch {
+                    t(Step::Launch)?;
+                }
+                Ok(())
+            })?;
+            if run >= 3 {
+                samples[k].push(ms / batch as f64);
+            }
+        }
+    }
+    Ok(samples.iter_mut().map(|s| Spread::of(s)).collect())
+}
+
+/// The rows a port prints and writes with `--json`.
+#[derive(Debug, Default)]
+pub struct Rows {
+    rows: Vec<Row>,
+}
+
+/// One comparison of the Rust kernel with another build of the same kernel.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The port (`conjugate-gradient`, ...).
+    pub port: String,
+    /// The kernel's name.
+    pub kernel: String,
+    /// The problem size, in the port's words.
+    pub size: String,
+    /// The launch shape, `blocks x threads`.
+    pub launch: String,
+    /// The kernel build compared (`Rust, contraction fast`, ...).
+    pub side: String,
+    /// What it is compared with (`nvcc -O3`, another Rust build, another
+    /// run of itself).
+    pub against: String,
+    /// How the results differ.
+    pub diff: Diff,
+    /// The compared kernel's time.
+    pub time: Option<Spread>,
+    /// The other kernel's time.
+    pub other: Option<Spread>,
+    /// Timed runs.
+    pub runs: usize,
+    /// Launches per timed run.
+    pub batch: usize,
+}
+
+impl Rows {
+    /// Prints `row` and keeps it for `--json`.
+    pub fn push(&mut self, row: Row) {
+        println!(
+            "{} {} [{}, {}]: {} vs {}: {}",
+            row.port, row.kernel, row.size, row.launch, row.side, row.against, row.diff
+        );
+        if let (Some(r), Some(o)) = (row.time, row.other) {
+            println!(
+                "    per launch: {} {r}; {} {o}; ratio {:.3} ({} runs of {} launches)",
+                row.side,
+                row.against,
+                r.median / o.median,
+                row.runs,
+                row.batch
+            );
+        }
+        self.rows.push(row);
+    }
+
+    /// Every row, as a JSON array of objects.
+    pub fn to_json(&self) -> String {
+        let mut s = String::from("[\n");
+        for (i, r) in self.rows.iter().enumerate() {
+            let time = |t: Option<Spread>| match t {
+                Some(t) => format!(
+                    "{{\"median_ms\": {}, \"p10_ms\": {}, \"p90_ms\": {}}}",
+                    json_number(t.median),
+                    json_number(t.p10),
+                    json_number(t.p90)
+                ),
+                None => "null".into(),
+            };
+            let ratio = match (r.time, r.other) {
+                (Some(a), Some(b)) => json_number(a.median / b.median),
+                _ => "null".into(),
+            };
+            let _ = writeln!(
+                s,
+                "  {{\"port\": {}, \"kernel\": {}, \"size\": {}, \"launch\": {}, \"side\": {}, \
+                 \"against\": {}, \"compared\": {}, \"bitwise_different\": {}, \"max_abs\": {}, \
+                 \"max_ulps\": {}, \"time\": {}, \"other_time\": {}, \"ratio\": {}, \"runs\": {}, \"batch\": {}}}{}",
+                json_string(&r.port),
+                json_string(&r.kernel),
+                json_string(&r.size),
+                json_string(&r.launch),
+                json_string(&r.side),
+                json_string(&r.against),
+                r.diff.compared,
+                r.diff.different,
+                json_number(r.diff.max_abs),
+                r.diff.max_ulps,
+                time(r.time),
+                time(r.other),
+                ratio,
+                r.runs,
+                r.batch,
+                if i + 1 < self.rows.len() { "," } else { "" }
+            );
+        }
+        s.push_str("]\n");
+        s
+    }
+}
+
+/// `x` as a JSON number (`null` where it is not finite).
+fn json_number(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:e}")
+    } else {
+        "null".into()
+    }
+}
+
+/// `s` as a JSON string.
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Offline checks of a port's kernels, for its tests: the CUDA C++
+/// version's parameters against the Rust kernel's, and the PTX through
+/// `ptxas`.
+pub mod checks {
+    use super::{entry_params, Result};
+    use cooperative_groups::PtxSet;
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// A CUDA tool (`nvcc`, `ptxas`): `$var`, then the PATH, then the one
+    /// in PyPI's `nvidia-cuda-nvcc` wheel; `None` when there is none.
+    pub fn cuda_tool(name: &str, var: &str) -> Option<PathBuf> {
+        if let Some(p) = std::env::var_os(var) {
+            return Some(p.into());
+        }
+        let works = |p: &Path| {
+            Command::new(p)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if works(Path::new(name)) {
+            return Some(name.into());
+        }
+        let o = Command::new("python3")
+            .args([
+                "-c",
+                &format!("import nvidia, os; print(next(os.path.join(p, 'cu13/bin/{name}') for p in nvidia.__path__))"),
+            ])
+            .output()
+            .ok()?;
+        let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+        (o.status.success() && works(&p)).then_some(p)
+    }
+
+    /// Runs `cmd`; its standard error (where ptxas and nvcc report), or
+    /// an error with it.
+    fn output(mut cmd: Command, what: &str) -> Result<String> {
+        let o = cmd.output().map_err(|e| format!("running {what}: {e}"))?;
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        if !o.status.success() {
+            return Err(format!("{what} failed:\n{err}").into());
+        }
+        Ok(err)
+    }
+
+    /// Compiles `cu` with `nvcc -O3 -arch=sm_90 -ptx` (as scripts/gpu-run
+    /// does) and checks that each kernel of `names` takes the parameters
+    /// of the Rust kernel of that name in `ours`. `Ok(false)` (after a
+    /// notice) where there is no nvcc.
+    pub fn cuda_params_match(cu: &Path, ours: &PtxSet, names: &[&str]) -> Result<bool> {
+        let Some(nvcc) = cuda_tool("nvcc", "CG_NVCC") else {
+            println!(
+                "NVCC NOT FOUND: {} not compiled, its parameters not checked",
+                cu.display()
+            );
+            return Ok(false);
+        };
+        let out = std::env::temp_dir().join(format!(
+            "cg-port-{}-{}.ptx",
+            std::process::id(),
+            cu.file_stem().and_then(|s| s.to_str()).unwrap_or("cuda")
+        ));
+        let mut cmd = Command::new(nvcc);
+        cmd.args(["-O3", "-arch=sm_90", "-ptx", "-o"])
+            .arg(&out)
+            .arg(cu);
+        output(cmd, &format!("nvcc on {}", cu.display()))?;
+        let theirs = std::fs::read_to_string(&out)?;
+        let _ = std::fs::remove_file(&out);
+        let ours = ours.select(90).ok_or("our kernels have no sm_90 module")?;
+        for name in names {
+            let a = entry_params(ours.source, name);
+            let b = entry_params(&theirs, name);
+            if a.is_none() || a != b {
+                return Err(format!(
+                    "`{name}`: the Rust kernel's PTX parameters are {a:?}, {}'s are {b:?}",
+                    cu.display()
+                )
+                .into());
+            }
+        }
+        Ok(true)
+    }
+
+    /// Assembles the sm_90 module of both builds of a port's kernels
+    /// (contraction fast and off) with [`ptxas_report`], printing each
+    /// report.
+    pub fn assemble_both_builds(fast: &PtxSet, off: &PtxSet) -> Result<()> {
+        for (what, set) in [("contraction fast", fast), ("contraction off", off)] {
+            let ptx = set.select(90).ok_or("no sm_90 module")?.source;
+            if let Some(report) = ptxas_report(ptx, what)? {
+                println!("{what}:\n{report}");
+            }
+        }
+        Ok(())
+    }
+
+    /// Assembles `ptx` for sm_90 with `ptxas -v`; its report, or an error
+    /// when it fails or spills registers. `Ok(None)` (after a notice)
+    /// where there is no ptxas.
+    pub fn ptxas_report(ptx: &str, what: &str) -> Result<Option<String>> {
+        let Some(ptxas) = cuda_tool("ptxas", "CG_PTXAS") else {
+            println!("PTXAS NOT FOUND: {what} not assembled");
+            return Ok(None);
+        };
+        let name = what.replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+        let dir = std::env::temp_dir().join(format!("cg-port-ptxas-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let src = dir.join("module.ptx");
+        std::fs::write(&src, ptx)?;
+        let mut cmd = Command::new(ptxas);
+        cmd.args(["-arch=sm_90", "-v", "-o"])
+            .arg(dir.join("out.cubin"))
+            .arg(&src);
+        let report = output(cmd, &format!("ptxas on {what}"))?;
+        let _ = std::fs::remove_dir_all(&dir);
+        if report.lines().any(|l| {
+            l.contains("spill") && !l.contains("0 bytes spill stores, 0 bytes spill loads")
+        }) {
+            return Err(format!("{what} spills registers:\n{report}").into());
+        }
+        Ok(Some(report))
+    }
+}
+
+/// A deterministic stream of pseudo-random numbers (a 64-bit linear
+/// congruential generator, Knuth's constants): the ports' inputs are the
+/// same on every machine.
+#[derive(Debug, Clone)]
+pub struct Lcg(u64);
+
+impl Lcg {
+    /// The stream from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Lcg(seed)
+    }
+
+    /// The next 31 random bits (as C's `rand()` with `RAND_MAX` 2^31 - 1).
+    pub fn next_u31(&mut self) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) as u32
+    }
+
+    /// A number in [0, 1].
+    pub fn next_unit(&mut self) -> f64 {
+        self.next_u31() as f64 / RAND_MAX as f64
+    }
+}
+
+/// The largest value of [`Lcg::next_u31`].
+pub const RAND_MAX: u32 = (1 << 31) - 1;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse_and_refuse() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let o = Options::parse(args(&[
+            "--cuda", "p.ptx", "--runs", "7", "--json", "o.json",
+        ]))
+        .unwrap();
+        assert_eq!(o.cuda.as_deref(), Some(Path::new("p.ptx")));
+        assert_eq!(o.json.as_deref(), Some(Path::new("o.json")));
+        assert_eq!(o.runs, 7);
+        assert!(Options::parse(args(&["--runs", "0"])).is_err());
+        assert!(Options::parse(args(&["--cuda"])).is_err());
+        assert!(Options::parse(args(&["--frobnicate"]))
+            .unwrap_err()
+            .contains("unknown argument"));
+        assert_eq!(Options::parse(args(&["--quick"])).unwrap().runs, 5);
+        assert!(Options::parse(args(&["--profile"])).unwrap().profile);
+    }
+
+    #[test]
+    fn diff_counts_bits_and_ulps() {
+        let a = [1.0f32, 2.0, -0.0, f32::NAN];
+        let b = [1.0f32, f32::from_bits(2.0f32.to_bits() + 3), 0.0, f32::NAN];
+        let d = Diff::of(&a, &b);
+        assert_eq!(d.compared, 4);
+        assert_eq!(d.different, 2);
+        assert_eq!(d.max_ulps, 3);
+        assert_eq!(1.0f64.ulps(f64::from_bits(1.0f64.to_bits() - 2)), 2);
+        assert_eq!((-1.0f64).ulps(1.0), 2 * 1.0f64.to_bits() + 1);
+        assert_eq!(0.0f64.ulps(-0.0), 1);
+        assert_eq!(Diff::of(&[3i32, 5], &[3, 9]).max_ulps, 4);
+    }
+
+    #[test]
+    fn spread_percentiles() {
+        let mut t: Vec<f64> = (1..=11).map(f64::from).collect();
+        let s = Spread::of(&mut t);
+        assert_eq!((s.p10, s.median, s.p90), (2.0, 6.0, 10.0));
+    }
+
+    #[test]
+    fn json_rows_are_escaped() {
+        let mut rows = Rows::default();
+        rows.push(Row {
+            port: "p\"q".into(),
+            kernel: "k".into(),
+            size: "n=1".into(),
+            launch: "1 x 32".into(),
+            side: "Rust, contraction fast".into(),
+            against: "nvcc -O3".into(),
+            diff: Diff::default(),
+            time: Some(Spread {
+                median: 2.0,
+                p10: 1.0,
+                p90: 3.0,
+            }),
+            other: Some(Spread {
+                median: 1.0,
+                p10: 1.0,
+                p90: 1.0,
+            }),
+            runs: 3,
+            batch: 1,
+        });
+        let j = rows.to_json();
+        assert!(j.contains("\"p\\\"q\""));
+        assert!(j.contains("\"ratio\": 2e0"));
+    }
+
+    #[test]
+    fn lcg_is_deterministic() {
+        let (mut a, mut b) = (Lcg::new(1), Lcg::new(1));
+        for _ in 0..100 {
+            let x = a.next_u31();
+            assert_eq!(x, b.next_u31());
+            assert!(x <= RAND_MAX);
+        }
+    }
+}
