@@ -4,6 +4,7 @@
 //! `%tid`, `%ntid` and `%ctaid` special registers.
 
 use crate::group::{sealed_groups, Dim3, GroupSync, ThreadGroup};
+use crate::stride::Stride;
 use crate::{intrinsics, lanes};
 
 /// The calling thread's block. Obtain it with [`this_thread_block`].
@@ -26,6 +27,14 @@ pub fn this_thread_block() -> ThreadBlock {
 }
 
 impl ThreadBlock {
+    /// This thread's indices of a block-stride loop over `0..n`:
+    /// `thread_rank()`, then every `num_threads()` after it, below `n`
+    /// (see [`GridGroup::stride`](crate::grid::GridGroup::stride)).
+    #[inline(always)]
+    pub fn stride(&self, n: usize) -> Stride {
+        Stride::new(self.thread_rank() as usize, self.num_threads() as usize, n)
+    }
+
     /// `blockIdx`: this block's index in the grid.
     #[inline(always)]
     pub fn group_index(&self) -> Dim3 {

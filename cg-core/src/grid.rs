@@ -23,6 +23,7 @@
 //! workspace in place; the host API is what makes the misuse impossible.
 
 use crate::group::{sealed_groups, Dim3, GroupSync};
+use crate::stride::Stride;
 use crate::{fault, intrinsics};
 
 /// All blocks of the launch. Obtain it with [`this_grid`].
@@ -124,6 +125,22 @@ impl GridGroup {
         let bd: Dim3 = intrinsics::block_dim().into();
         self.block_rank() as u64 * bd.volume() as u64
             + bd.linear(intrinsics::thread_idx().into()) as u64
+    }
+
+    /// This thread's indices of a grid-stride loop over `0..n`:
+    /// `thread_rank()`, then every `num_threads()` after it, below `n` —
+    /// CUDA's `for (i = grid.thread_rank(); i < n; i += grid.size())`, and
+    /// the same loop once compiled. With `n` a slice's length, indexing
+    /// that slice needs no bounds check.
+    ///
+    /// ```ignore
+    /// for i in grid.stride(x.len()) {
+    ///     sum += x[i] * y[i];
+    /// }
+    /// ```
+    #[inline(always)]
+    pub fn stride(&self, n: usize) -> Stride {
+        Stride::new(self.thread_rank() as usize, self.num_threads() as usize, n)
     }
 
     /// Stops the kernel (a failed check the host reports, naming the

@@ -95,6 +95,7 @@ pub mod pipeline;
 pub mod segments;
 pub mod shared;
 pub mod shuffle;
+pub mod stride;
 pub mod tile;
 
 /// Everything a kernel usually needs: `use cg_core::prelude::*;`.

@@ -129,6 +129,48 @@ pub fn cost_stride_raw(x: &[f32], out: *mut f32, a: f32) {
     }
 }
 
+/// This thread's grid-stride sum of `x * y` (a dot product's share) into
+/// `out`, over `grid.stride(x.len())`: plain indexing, as a user writes it.
+#[kernel]
+pub fn cost_dot_stride(x: &[f32], y: &[f32], mut out: Output<f32>) {
+    let grid = this_grid();
+    let y = &y[..x.len()];
+    let mut sum = 0.0;
+    for i in grid.stride(x.len()) {
+        sum += x[i] * y[i];
+    }
+    out.for_thread(&grid, |o| *o = sum);
+}
+
+/// [`cost_dot_stride`] over `(rank..n).step_by(threads)`, the form
+/// `grid.stride` replaces.
+#[kernel]
+pub fn cost_dot_step_by(x: &[f32], y: &[f32], mut out: Output<f32>) {
+    let grid = this_grid();
+    let y = &y[..x.len()];
+    let mut sum = 0.0;
+    for i in (grid.thread_rank() as usize..x.len()).step_by(grid.num_threads() as usize) {
+        sum += x[i] * y[i];
+    }
+    out.for_thread(&grid, |o| *o = sum);
+}
+
+/// [`cost_dot_stride`] written as the CUDA C++ loop, reads unchecked.
+#[kernel]
+pub fn cost_dot_raw(x: &[f32], y: &[f32], mut out: Output<f32>) {
+    let grid = this_grid();
+    let y = &y[..x.len()];
+    let stride = grid.num_threads() as usize;
+    let mut i = grid.thread_rank() as usize;
+    let mut sum = 0.0;
+    while i < x.len() {
+        // SAFETY: `i < x.len() == y.len()`.
+        sum += unsafe { x.get_unchecked(i) * y.get_unchecked(i) };
+        i += stride;
+    }
+    out.for_thread(&grid, |o| *o = sum);
+}
+
 /// `sweeps` Jacobi sweeps of an `nx` x `ny` field, ping-pong, through
 /// `Output::grid_stride_stencil` and `sync_swap`.
 #[kernel(cooperative)]

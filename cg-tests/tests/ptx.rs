@@ -812,6 +812,7 @@ fn safe_output_patterns_cost_nothing_in_their_loops() {
     for m in by_arch() {
         for (safe, raw) in [
             ("cost_stride_safe", "cost_stride_raw"),
+            ("cost_dot_stride", "cost_dot_raw"),
             ("cost_stencil_safe", "cost_stencil_raw"),
             ("cost_stencil_walk", "cost_stencil_raw"),
             ("cost_chunks_safe", "cost_chunks_raw"),
