@@ -19,7 +19,7 @@ pub fn odd_even_count_and_sum(input: &[i32], odd_count: AtomicSlice<u32>, sums: 
     let grid = this_grid();
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
-    for i in (grid.thread_rank() as usize..input.len()).step_by(grid.num_threads() as usize) {
+    for i in grid.stride(input.len()) {
         let elem = input[i];
         let odd = elem & 1 != 0;
         let part = binary_partition(&warp, odd);

@@ -363,6 +363,39 @@ fn run(gpu: &Gpu, opts: &Options, rows: &mut Rows) -> ports_common::Result<()> {
         None,
         None,
     ));
+
+    // One block: each dot product is then one atomic add, in a fixed
+    // order, so every build is deterministic and the builds compare bit
+    // for bit (the contraction settings against nvcc's).
+    let one = LaunchConfig::new(1, THREADS);
+    let one_row = |side: &str, against: &str, diff: Diff| Row {
+        launch: format!("1 x {THREADS}"),
+        ..row(side, against, diff, None, None)
+    };
+    let fast_one = fast_solver.solve(rust, one, inputs)?;
+    check("Rust, contraction fast, one block", &a, &b, &fast_one)?;
+    let off_one = off_solver.solve(&off, one, inputs)?;
+    check("Rust, contraction off, one block", &a, &b, &off_one)?;
+    if let (Some(c), Some(s)) = (&nvcc, nvcc_solver.as_mut()) {
+        let nvcc_one = s.solve(c, one, inputs)?;
+        check("nvcc -O3, one block", &a, &b, &nvcc_one)?;
+        rows.push(one_row(
+            "Rust, contraction fast",
+            "nvcc -O3",
+            diff(&fast_one, &nvcc_one),
+        ));
+        rows.push(one_row(
+            "Rust, contraction off",
+            "nvcc -O3",
+            diff(&off_one, &nvcc_one),
+        ));
+    }
+    let fast_one_again = fast_solver.solve(rust, one, inputs)?;
+    rows.push(one_row(
+        "Rust, contraction fast",
+        "its own second run",
+        diff(&fast_one, &fast_one_again),
+    ));
     Ok(())
 }
 

@@ -49,7 +49,7 @@ fn spmv(
 #[inline(always)]
 fn dot_share(a: &[f64], b: &[f64], grid: &GridGroup) -> f64 {
     let mut sum = 0.0;
-    for i in (grid.thread_rank() as usize..a.len()).step_by(grid.num_threads() as usize) {
+    for i in grid.stride(a.len()) {
         sum += a[i] * b[i];
     }
     sum

@@ -42,7 +42,7 @@ pub fn reduce_single_pass(input: &[f32], mut block_sums: Output<f32>, mut sum: O
     let grid = this_grid();
     let block = this_thread_block();
     let mut mine = 0.0f64;
-    for i in (grid.thread_rank() as usize..input.len()).step_by(grid.num_threads() as usize) {
+    for i in grid.stride(input.len()) {
         mine += input[i] as f64;
     }
     if let Some(total) = block_sum(mine, &block) {

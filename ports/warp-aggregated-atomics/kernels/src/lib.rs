@@ -49,7 +49,7 @@ fn aggregated_increment_in(bucket: u32, counters: &AtomicSlice<u32>) -> u32 {
 #[kernel]
 pub fn filter_positive(src: &[i32], dst: AtomicSlice<i32>, count: AtomicSlice<u32>) {
     let grid = this_grid();
-    for i in (grid.thread_rank() as usize..src.len()).step_by(grid.num_threads() as usize) {
+    for i in grid.stride(src.len()) {
         if src[i] > 0 {
             let slot = aggregated_increment(&count);
             dst.at(slot as usize).store(src[i], Ordering::Relaxed);
@@ -64,7 +64,7 @@ pub fn filter_positive(src: &[i32], dst: AtomicSlice<i32>, count: AtomicSlice<u3
 #[kernel]
 pub fn map_to_buckets(src: &[u32], indices: AtomicSlice<u32>, counters: AtomicSlice<u32>) {
     let grid = this_grid();
-    for i in (grid.thread_rank() as usize..src.len()).step_by(grid.num_threads() as usize) {
+    for i in grid.stride(src.len()) {
         let bucket = src[i];
         if (bucket as usize) < counters.len() {
             let slot = aggregated_increment_in(bucket, &counters);
