@@ -125,7 +125,9 @@ pub mod prelude {
     pub use crate::memcpy_async::{memcpy_async, wait, wait_prior, AsyncCopyGroup};
     pub use crate::multi_grid::{this_multi_grid, MultiGridArrivalToken, MultiGridGroup};
     pub use crate::multi_warp::MultiWarpTile;
-    pub use crate::output::{GridBarrier, LeaderSlot, Output, StencilWalk, Synced, Walk, Window};
+    pub use crate::output::{
+        GridBarrier, LeaderSlot, Output, StencilWalk, SyncPhases, Synced, Walk, Window,
+    };
     pub use crate::pipeline::{make_pipeline, Pipeline};
     pub use crate::segments::WarpSegments;
     pub use crate::shared::{dynamic_shared, SharedArray, SharedSlice};

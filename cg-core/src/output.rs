@@ -549,6 +549,82 @@ impl<T: Pod> Synced<T> {
     }
 }
 
+/// Several buffers' phases changed at one grid barrier: in a tuple of
+/// [`Output`]s and [`Synced`]s, `sync` makes every `Output` readable
+/// (`Synced`: the writes before the barrier are visible) and every
+/// `Synced` writable (`Output`: every read before the barrier is done) —
+/// what [`Output::sync`] and [`Synced::into_output`] do one buffer at a
+/// time, each with a barrier of its own.
+///
+/// ```ignore
+/// // p was written, ax read: one barrier turns both around.
+/// let (p, mut ax) = (p, ax).sync(&grid);
+/// ```
+pub trait SyncPhases: Sized {
+    /// The tuple after the barrier.
+    type Next;
+
+    /// One barrier over the grid (`grid.sync()`), then every buffer of
+    /// the tuple in its other phase.
+    fn sync(self, grid: &impl GridBarrier) -> Self::Next;
+}
+
+mod phase {
+    /// A buffer's change of phase at a grid barrier (only [`super::Output`]
+    /// and [`super::Synced`]; outside this module it cannot be named, so
+    /// the change happens only through [`super::SyncPhases::sync`]).
+    pub trait Phase {
+        /// The other phase.
+        type Next;
+        /// The buffer in its other phase. Sound only after a grid barrier.
+        fn next(self) -> Self::Next;
+    }
+}
+
+impl<T: Pod> phase::Phase for Output<T> {
+    type Next = Synced<T>;
+
+    #[inline(always)]
+    fn next(self) -> Synced<T> {
+        Synced {
+            ptr: self.ptr,
+            len: self.len,
+        }
+    }
+}
+
+impl<T: Pod> phase::Phase for Synced<T> {
+    type Next = Output<T>;
+
+    #[inline(always)]
+    fn next(self) -> Output<T> {
+        Output {
+            ptr: self.ptr,
+            len: self.len,
+        }
+    }
+}
+
+/// `SyncPhases` for tuples of two, three and four buffers.
+macro_rules! sync_phases {
+    ($($b:ident),+) => {
+        impl<$($b: phase::Phase),+> SyncPhases for ($($b,)+) {
+            type Next = ($($b::Next,)+);
+
+            #[inline(always)]
+            #[allow(non_snake_case)]
+            fn sync(self, grid: &impl GridBarrier) -> Self::Next {
+                grid.sync();
+                let ($($b,)+) = self;
+                ($(phase::Phase::next($b),)+)
+            }
+        }
+    };
+}
+sync_phases!(A, B);
+sync_phases!(A, B, C);
+sync_phases!(A, B, C, D);
+
 impl<T: Pod> core::ops::Deref for Synced<T> {
     type Target = [T];
 

@@ -80,7 +80,7 @@ pub fn output_probe(pattern: u32, a: u32, b: u32, mut out: Output<u32>) {
 
 /// The barrier phases, each reading what other blocks wrote before it:
 /// `a[i] = 3i + 1`; `sync`; `b[i] = a[i] + a[(i + 1) % n]`; `sync_swap`;
-/// `a[i] = b[n - 1 - i]`; `sync`, `into_output`; `b[i] = a[i] ^ 0xffff`.
+/// `a[i] = b[n - 1 - i]`; `(a, b).sync` (one barrier); `b[i] = a[i] ^ 0xffff`.
 /// Both buffers hold `n` elements.
 #[kernel(cooperative)]
 pub fn output_phases(mut a: Output<u32>, mut b: Output<u32>) {
@@ -98,8 +98,8 @@ pub fn output_phases(mut a: Output<u32>, mut b: Output<u32>) {
     for (i, x) in a.grid_stride(&grid) {
         *x = b[n - 1 - i];
     }
-    let a = a.sync(&grid);
-    let mut b = b.into_output(&grid);
+    // Both buffers change phase at one barrier.
+    let (a, mut b) = (a, b).sync(&grid);
     for (i, x) in b.grid_stride(&grid) {
         *x = a[i] ^ 0xffff;
     }
