@@ -69,32 +69,22 @@ pub fn cluster_histogram(values: &[u32], bins: AtomicSlice<u32>) {
     let cluster = this_cluster();
     let block = this_thread_block();
     let local = shared_array!(u32; HISTOGRAM_BINS_PER_BLOCK);
-    let t = block.thread_rank() as usize;
-    let nt = block.num_threads() as usize;
-    let mut b = t;
-    while b < HISTOGRAM_BINS_PER_BLOCK {
+    for b in block.stride(HISTOGRAM_BINS_PER_BLOCK) {
         local.set(b, 0);
-        b += nt;
     }
     cluster.sync();
-    let grid = this_grid();
-    let stride = grid.num_threads() as usize;
-    let mut i = grid.thread_rank() as usize;
-    while i < values.len() {
+    for i in this_grid().stride(values.len()) {
         let v = values[i] as usize;
         let owner = cluster.map_shared_rank(&local, (v / HISTOGRAM_BINS_PER_BLOCK) as u32);
         owner.atomic_add(v % HISTOGRAM_BINS_PER_BLOCK, 1);
-        i += stride;
     }
     cluster.sync();
     let base = cluster.block_rank() as usize * HISTOGRAM_BINS_PER_BLOCK;
     let bins = bins.prefix(base + HISTOGRAM_BINS_PER_BLOCK);
-    let mut b = t;
-    while b < HISTOGRAM_BINS_PER_BLOCK {
+    for b in block.stride(HISTOGRAM_BINS_PER_BLOCK) {
         let n = local.get(b);
         if n != 0 {
             bins.at(base + b).add(n, Ordering::Relaxed);
         }
-        b += nt;
     }
 }

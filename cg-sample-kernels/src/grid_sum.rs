@@ -37,11 +37,9 @@ fn finish_grid_sum(
 #[inline(always)]
 fn block_stride_sum(block: &ThreadBlock, values: &[f32], n: u32) -> f32 {
     let values = &values[..values.len().min(n as usize)];
-    let mut j = block.thread_rank() as usize;
     let mut v = 0.0f32;
-    while j < values.len() {
+    for j in block.stride(values.len()) {
         v += values[j];
-        j += block.num_threads() as usize;
     }
     v
 }
@@ -52,13 +50,9 @@ fn block_stride_sum(block: &ThreadBlock, values: &[f32], n: u32) -> f32 {
 pub fn grid_sum(input: &[f32], partials: Output<f32>, out: Output<f32>) {
     let grid = this_grid();
     let block = this_thread_block();
-    let n = input.len();
-    let stride = grid.num_threads() as usize;
-    let mut i = grid.thread_rank() as usize;
     let mut v = 0.0f32;
-    while i < n {
+    for i in grid.stride(input.len()) {
         v += input[i];
-        i += stride;
     }
     finish_grid_sum(&grid, &block, &shared_array!(f32; 32), v, partials, out);
 }

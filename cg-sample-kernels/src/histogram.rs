@@ -16,29 +16,19 @@ pub const SHARED_HISTOGRAM_BINS: usize = 8192;
 pub fn shared_histogram(values: &[u32], bins: AtomicSlice<u32>) {
     let block = this_thread_block();
     let local = shared_array!(u32; SHARED_HISTOGRAM_BINS);
-    let t = block.thread_rank() as usize;
-    let nt = block.num_threads() as usize;
-    let mut b = t;
-    while b < SHARED_HISTOGRAM_BINS {
+    for b in block.stride(SHARED_HISTOGRAM_BINS) {
         local.set(b, 0);
-        b += nt;
     }
     block.sync();
-    let grid = this_grid();
-    let stride = grid.num_threads() as usize;
-    let mut i = grid.thread_rank() as usize;
-    while i < values.len() {
+    for i in this_grid().stride(values.len()) {
         local.atomic(values[i] as usize).add(1, Ordering::Relaxed);
-        i += stride;
     }
     block.sync();
     let bins = bins.prefix(SHARED_HISTOGRAM_BINS);
-    let mut b = t;
-    while b < SHARED_HISTOGRAM_BINS {
+    for b in block.stride(SHARED_HISTOGRAM_BINS) {
         let n = local.get(b);
         if n != 0 {
             bins.at(b).add(n, Ordering::Relaxed);
         }
-        b += nt;
     }
 }
