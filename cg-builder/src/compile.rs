@@ -54,7 +54,7 @@ fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
 
 /// The flags every crate of an `sm_<sm>` build of `crate_dir` gets (see
 /// [`build_ptx`]).
-fn rustflags(sm: u32, crate_dir: &Path, contract: FpContract) -> String {
+fn rustflags(sm: u32, crate_dir: &Path, library: Option<&Path>, contract: FpContract) -> String {
     let mut flags = format!("-Ctarget-cpu=sm_{sm}\x1f-Zmir-enable-passes=-JumpThreading");
     if sm >= 90 {
         flags.push_str("\x1f-Ctarget-feature=+ptx80");
@@ -62,7 +62,7 @@ fn rustflags(sm: u32, crate_dir: &Path, contract: FpContract) -> String {
     if contract == FpContract::Fast {
         flags.push_str("\x1f-Cllvm-args=-fp-contract=fast");
     }
-    for remap in remap_source_paths(crate_dir) {
+    for remap in remap_source_paths(crate_dir, library) {
         flags.push('\x1f');
         flags.push_str(&remap);
     }
@@ -73,9 +73,18 @@ fn rustflags(sm: u32, crate_dir: &Path, contract: FpContract) -> String {
 /// kernel crate's parent directory (`cg-sample-kernels/src/x.rs`, `cg-core/src/y.rs`),
 /// wherever the project is checked out: what a kernel panic reports.
 /// Cargo names the kernel crate's own files relative to it (`src/x.rs`) and
-/// its path dependencies by absolute paths.
-fn remap_source_paths(crate_dir: &Path) -> Vec<String> {
+/// its path dependencies by absolute paths. The standard library's sources
+/// (`library`, which `-Zbuild-std` compiles: a panic inside `core`, such as
+/// `step_by`'s) are named `rust/library/...`, not by where the toolchain
+/// is installed.
+fn remap_source_paths(crate_dir: &Path, library: Option<&Path>) -> Vec<String> {
     let mut flags = Vec::new();
+    if let Some(library) = library.filter(|l| l.is_absolute()) {
+        flags.push(format!(
+            "--remap-path-prefix={}/=rust/library/",
+            library.display()
+        ));
+    }
     if let Some(parent) = crate_dir.parent().filter(|p| p.is_absolute()) {
         flags.push(format!("--remap-path-prefix={}/=", parent.display()));
     }
@@ -202,7 +211,7 @@ pub fn build_ptx(
         //   `-fmad=true`).
         .env(
             "CARGO_ENCODED_RUSTFLAGS",
-            rustflags(sm, crate_dir, contract),
+            rustflags(sm, crate_dir, tc.library_sources().as_deref(), contract),
         )
         .output()
         .map_err(io_err(format!(
@@ -393,13 +402,24 @@ mod tests {
     #[test]
     fn source_paths_are_named_from_the_kernel_crates_parent() {
         assert_eq!(
-            remap_source_paths(Path::new("/home/me/project/cg-sample-kernels")),
+            remap_source_paths(Path::new("/home/me/project/cg-sample-kernels"), None),
             [
                 "--remap-path-prefix=/home/me/project/=",
                 "--remap-path-prefix=src=cg-sample-kernels/src"
             ]
         );
-        let flags = rustflags(90, Path::new("/p/cg-sample-kernels"), FpContract::Off);
+        assert_eq!(
+            remap_source_paths(
+                Path::new("/p/k"),
+                Some(Path::new("/usr/lib/rustlib/src/rust/library"))
+            ),
+            [
+                "--remap-path-prefix=/usr/lib/rustlib/src/rust/library/=rust/library/",
+                "--remap-path-prefix=/p/=",
+                "--remap-path-prefix=src=k/src"
+            ]
+        );
+        let flags = rustflags(90, Path::new("/p/cg-sample-kernels"), None, FpContract::Off);
         assert_eq!(
             flags.split('\x1f').collect::<Vec<_>>(),
             [
@@ -410,7 +430,7 @@ mod tests {
                 "--remap-path-prefix=src=cg-sample-kernels/src"
             ]
         );
-        let fused = rustflags(80, Path::new("/p/k"), FpContract::Fast);
+        let fused = rustflags(80, Path::new("/p/k"), None, FpContract::Fast);
         assert!(fused
             .split('\x1f')
             .any(|f| f == "-Cllvm-args=-fp-contract=fast"));

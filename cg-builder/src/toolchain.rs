@@ -85,6 +85,14 @@ impl Toolchain {
         )))
     }
 
+    /// The standard library's sources `-Zbuild-std` compiles
+    /// (`<sysroot>/lib/rustlib/src/rust/library`), when they are there.
+    pub fn library_sources(&self) -> Option<PathBuf> {
+        let sysroot = run(Command::new(&self.rustc).args(["--print", "sysroot"])).ok()?;
+        let library = Path::new(sysroot.trim()).join("lib/rustlib/src/rust/library");
+        library.is_dir().then_some(library)
+    }
+
     /// Whether this toolchain exists, knows the nvptx64 target and has the
     /// library sources.
     pub fn check(&self) -> Result<(), String> {
