@@ -38,9 +38,8 @@ fn spmv(
         let start = row_offsets[i] as usize;
         let end = row_offsets[i + 1] as usize;
         let mut sum = 0.0;
-        // The row's entries as two slices, zipped: checked once per row.
-        for (&a, &column) in values[start..end].iter().zip(&columns[start..end]) {
-            sum += alpha * a * v[column as usize];
+        for j in start..end {
+            sum += alpha * values[j] * v[columns[j] as usize];
         }
         *y = sum;
     }
