@@ -1,0 +1,504 @@
+//! What a simulated thread calls where a GPU thread executes an
+//! instruction: cg-core's instruction layer calls these off the GPU. Each
+//! function acts for the calling simulated thread; outside a simulated
+//! launch ([`inside`] is false) none may be called.
+//!
+//! Memory instructions on global memory need no simulator: a global
+//! address is a host address, and cg-core performs loads, stores and
+//! atomics on it directly. Shared memory is per block: [`shared_ptr`]
+//! turns a shared-window address into the host address of this block's
+//! byte (or, for a distributed-shared-memory address from [`mapa`], the
+//! byte of that block of the cluster).
+
+use crate::fault::{Coords, FaultKind, Undefined};
+use crate::state::{BlockState, Mbarrier, Run, ThreadCx, Wait, Yield};
+use crate::warp::{self, Arrival, Outcome, WarpOp};
+use std::cell::Cell;
+use std::panic::Location;
+
+thread_local! {
+    /// The simulated thread running on this OS thread, if any.
+    pub(crate) static CURRENT: Cell<*const ThreadCx> = const { Cell::new(std::ptr::null()) };
+}
+
+/// The payload a thread unwinds with after a device call recorded a fault.
+pub(crate) struct Abort;
+
+/// Whether the caller is a simulated thread (inside [`crate::launch`]).
+pub fn inside() -> bool {
+    CURRENT.with(|c| !c.get().is_null())
+}
+
+fn cx() -> &'static ThreadCx {
+    let p = CURRENT.with(|c| c.get());
+    assert!(
+        !p.is_null(),
+        "cg-sim: a device instruction was called outside a simulated launch"
+    );
+    // SAFETY: the scheduler sets CURRENT to a live thread only while that
+    // thread runs, and the reference does not outlive the device call.
+    unsafe { &*p }
+}
+
+/// Stops the launch with `kind`, naming the calling thread.
+#[track_caller]
+pub(crate) fn raise(kind: FaultKind, message: String) -> ! {
+    let t = cx();
+    t.launch().set_fault(kind, Some(t.coords), message);
+    std::panic::resume_unwind(Box::new(Abort))
+}
+
+fn suspend(t: &ThreadCx, why: Yield) {
+    // SAFETY: the yielder is the running coroutine's own, set when it
+    // started; this is that coroutine.
+    let y = unsafe { &*t.yielder.get() };
+    y.suspend(why);
+}
+
+fn block_until_woken(t: &ThreadCx, wait: Wait) {
+    t.wait.set(wait);
+    t.run.set(Run::Blocked);
+    suspend(t, Yield::Blocked);
+}
+
+/// `%tid`.
+pub fn thread_idx() -> [u32; 3] {
+    cx().coords.thread
+}
+
+/// `%ntid`.
+pub fn block_dim() -> [u32; 3] {
+    cx().launch().shape.block
+}
+
+/// `%ctaid`.
+pub fn block_idx() -> [u32; 3] {
+    cx().coords.block
+}
+
+/// `%nctaid`.
+pub fn grid_dim() -> [u32; 3] {
+    cx().launch().shape.grid
+}
+
+/// `%lanemask_lt`.
+pub fn lanemask_lt() -> u32 {
+    (1u32 << cx().coords.lane) - 1
+}
+
+/// `%globaltimer`: nanoseconds since the launch began.
+pub fn globaltimer() -> u64 {
+    cx().launch().start.elapsed().as_nanos() as u64
+}
+
+/// A poll of memory that another thread may change (a spin loop's load,
+/// `nanosleep`, an unfinished `mbarrier.test_wait`): lets the other
+/// threads run.
+pub fn spin() {
+    suspend(cx(), Yield::Spin);
+}
+
+/// `activemask.b32` at `site`: the lanes of the warp that execute it
+/// together. The simulator runs a warp's lanes one at a time, so it takes
+/// "together" as: the lanes that wait at an `activemask` of the same call
+/// site once every lane of the warp still running waits somewhere.
+pub fn activemask(site: &'static Location<'static>) -> u32 {
+    let t = cx();
+    block_until_woken(t, Wait::ActiveMask(site as *const _ as usize, site));
+    t.result.get().value as u32
+}
+
+/// A warp instruction with member mask `mask` (see [`WarpOp`]): waits for
+/// the lanes of `mask` that are still running, and returns this lane's
+/// result.
+pub fn warp(op: WarpOp, mask: u32, value: u64, b: u32, c: u32) -> Outcome {
+    let t = cx();
+    let lane = t.coords.lane;
+    if mask >> lane & 1 == 0 {
+        raise(
+            FaultKind::CallerNotInMask,
+            format!(
+                "{} with member mask {mask:#010x}, which does not hold the calling lane {lane}: \
+                 PTX leaves that undefined",
+                op.name()
+            ),
+        );
+    }
+    let block = t.block();
+    let w = t.coords.warp as usize;
+    let me = Arrival {
+        op,
+        mask,
+        value,
+        b,
+        c,
+    };
+    {
+        let mut slots = block.warp_slots[w].borrow_mut();
+        for j in 0..32u32 {
+            let Some(other) = slots[j as usize] else {
+                continue;
+            };
+            if mask >> j & 1 == 1
+                && other.mask >> lane & 1 == 1
+                && (other.op != op || other.mask != mask)
+            {
+                drop(slots);
+                raise(
+                    FaultKind::WarpMismatch,
+                    format!(
+                        "lane {lane} is at {} with mask {mask:#010x} while lane {j}, in that mask, waits at \
+                         {} with mask {:#010x} (which holds lane {lane}): neither can complete",
+                        op.name(),
+                        other.op.name(),
+                        other.mask
+                    ),
+                );
+            }
+        }
+        slots[lane as usize] = Some(me);
+    }
+    if !try_complete(block, w, op, mask) {
+        block_until_woken(t, Wait::Warp(me));
+    }
+    t.result.get()
+}
+
+/// Completes the rendezvous of `op` with `mask` in warp `w` if every
+/// running lane of the mask has arrived at it: hands each its result and
+/// wakes the others. Returns whether it completed.
+pub(crate) fn try_complete(block: &BlockState, w: usize, op: WarpOp, mask: u32) -> bool {
+    let needed = mask & block.warp_live[w].get();
+    let mut slots = block.warp_slots[w].borrow_mut();
+    let ready = (0..32u32)
+        .filter(|&l| needed >> l & 1 == 1)
+        .all(|l| matches!(slots[l as usize], Some(a) if a.op == op && a.mask == mask));
+    if !ready {
+        return false;
+    }
+    let mut arrivals = [None; 32];
+    for l in (0..32u32).filter(|&l| needed >> l & 1 == 1) {
+        arrivals[l as usize] = slots[l as usize].take();
+    }
+    drop(slots);
+    let results = warp::complete(op, mask, &arrivals);
+    let launch = block.thread(0).launch();
+    for l in (0..32u32).filter(|&l| needed >> l & 1 == 1) {
+        let th = block.thread(w as u32 * 32 + l);
+        let r = results[l as usize];
+        if let Some(source_lane) = r.undefined_source {
+            let mut report = launch.report.borrow_mut();
+            report.undefined_count += 1;
+            if report.undefined.len() < 1000 {
+                report.undefined.push(Undefined {
+                    at: th.coords,
+                    op: op.name(),
+                    source_lane,
+                });
+            }
+        }
+        th.result.set(r);
+        th.wait.set(Wait::Nothing);
+        th.run.set(Run::Runnable);
+    }
+    launch.progress();
+    true
+}
+
+/// `bar.sync 0`: waits for every thread of the block.
+pub fn bar_sync() {
+    let t = cx();
+    let block = t.block();
+    block.bar_arrived.set(block.bar_arrived.get() + 1);
+    if block.bar_arrived.get() == block.live.get() {
+        release_block_barrier(block);
+        t.wait.set(Wait::Nothing);
+    } else {
+        block_until_woken(t, Wait::BlockBarrier);
+    }
+}
+
+/// Releases the threads waiting at the block barrier, once every running
+/// thread has arrived; a block one of whose threads exited instead is a
+/// fault.
+pub(crate) fn release_block_barrier(block: &BlockState) {
+    if let Some(gone) = block.first_exit.get() {
+        let launch = block.thread(0).launch();
+        launch.set_fault(
+            FaultKind::BarrierNotReached,
+            Some(gone),
+            format!(
+                "this thread exited without reaching the block barrier (bar.sync: block.sync(), \
+                 __syncthreads) that {} other threads of its block reached; {} of the block's {} \
+                 threads exited. CUDA requires every thread of the block to reach it (it hangs or \
+                 corrupts otherwise): keep the threads with nothing to do in the kernel until its \
+                 last barrier instead of returning early",
+                block.bar_arrived.get(),
+                block.exited.get(),
+                block.threads.len()
+            ),
+        );
+    }
+    block.bar_arrived.set(0);
+    for i in 0..block.threads.len() as u32 {
+        let th = block.thread(i);
+        if matches!(th.wait.get(), Wait::BlockBarrier) {
+            th.wait.set(Wait::Nothing);
+            th.run.set(Run::Runnable);
+        }
+    }
+    block.thread(0).launch().progress();
+}
+
+/// The grid barrier's workspace: the address of a word every block's
+/// first thread arrives on, in a cooperative launch; 0 otherwise.
+pub fn grid_workspace() -> u64 {
+    let launch = cx().launch();
+    if launch.shape.cooperative {
+        launch.grid_barrier.as_ptr() as u64
+    } else {
+        0
+    }
+}
+
+/// Where a grid barrier (`grid.sync()`, `multi_grid.sync()`) is reached:
+/// a fault unless the launch is cooperative.
+pub fn grid_sync(what: &str) {
+    if !cx().launch().shape.cooperative {
+        raise(
+            FaultKind::GridSyncNotCooperative,
+            format!(
+                "{what} in a launch that is not cooperative: the blocks of an ordinary launch need \
+                 not run at the same time, so a grid barrier may wait forever. Launch the kernel \
+                 cooperatively (`#[kernel(cooperative)]`, `Shape::cooperative`)"
+            ),
+        );
+    }
+}
+
+/// The host address of the `bytes` bytes at shared-window address `addr`:
+/// this block's shared memory, or (for an address from [`mapa`]) the
+/// shared memory of that block of the cluster.
+pub fn shared_ptr(addr: u32, bytes: u32) -> *mut u8 {
+    let t = cx();
+    let (block, offset) = if addr & CLUSTER_BIT != 0 {
+        let rank = (addr >> 20) & 0x7ff;
+        match t.block().cluster().block(rank) {
+            Some(b) => (b, addr & 0xf_ffff),
+            None => raise(
+                FaultKind::SharedOutOfBounds,
+                format!("distributed shared memory of cluster rank {rank}, which the cluster does not have"),
+            ),
+        }
+    } else {
+        (t.block(), addr)
+    };
+    let end = offset as u64 + bytes as u64;
+    let limit = t.launch().shared_end.get() as u64;
+    if end > limit {
+        raise(
+            FaultKind::SharedOutOfBounds,
+            format!(
+                "shared memory access of {bytes} bytes at {offset:#x}, past the block's {limit} bytes \
+                 of shared memory"
+            ),
+        );
+    }
+    let mut arena = block.shared.borrow_mut();
+    if end as usize > arena.len() {
+        arena.resize(limit as usize, SHARED_POISON);
+    }
+    // SAFETY: in bounds (checked); the arena is not resized while the
+    // caller uses the pointer (no other device call happens in between).
+    unsafe { arena.as_mut_ptr().add(offset as usize) }
+}
+
+/// What fresh shared memory holds: CUDA leaves it uninitialized; all-ones
+/// bytes make an `f32` read of it a NaN and an integer one the largest.
+pub const SHARED_POISON: u8 = 0xff;
+
+const CLUSTER_BIT: u32 = 0x8000_0000;
+
+/// `mapa.shared::cluster`: the address of `addr` in the shared memory of
+/// the cluster's block `rank`.
+pub fn mapa(addr: u32, rank: u32) -> u32 {
+    CLUSTER_BIT | (rank & 0x7ff) << 20 | (addr & 0xf_ffff)
+}
+
+/// The shared-window address of the static shared array whose call site
+/// is `site` (the address of a static there), of `bytes` bytes: the same
+/// in every block of the launch.
+pub fn shared_site(site: usize, bytes: u32) -> u32 {
+    let launch = cx().launch();
+    let mut sites = launch.shared_sites.borrow_mut();
+    *sites.entry(site).or_insert_with(|| {
+        let at = launch.shared_end.get().next_multiple_of(16);
+        launch.shared_end.set(at + bytes);
+        at
+    })
+}
+
+/// The size of the launch's dynamic shared memory; it starts at
+/// shared-window address 0.
+pub fn dynamic_shared_size() -> u32 {
+    cx().launch().shape.dynamic_shared
+}
+
+/// `%cluster_ctarank`.
+pub fn cluster_ctarank() -> u32 {
+    cx().block().cluster_rank
+}
+
+/// `%cluster_nctarank`.
+pub fn cluster_nctarank() -> u32 {
+    let [x, y, z] = cx().launch().shape.cluster;
+    x * y * z
+}
+
+/// `%cluster_ctaid`.
+pub fn cluster_ctaid() -> [u32; 3] {
+    let t = cx();
+    let c = t.launch().shape.cluster;
+    let b = t.coords.block;
+    [b[0] % c[0], b[1] % c[1], b[2] % c[2]]
+}
+
+/// `%cluster_nctaid`.
+pub fn cluster_nctaid() -> [u32; 3] {
+    cx().launch().shape.cluster
+}
+
+/// `%clusterid`.
+pub fn cluster_id() -> [u32; 3] {
+    cx().block().cluster().idx
+}
+
+/// `%nclusterid`.
+pub fn cluster_nid() -> [u32; 3] {
+    let s = &cx().launch().shape;
+    [
+        s.grid[0] / s.cluster[0],
+        s.grid[1] / s.cluster[1],
+        s.grid[2] / s.cluster[2],
+    ]
+}
+
+/// `barrier.cluster.arrive`.
+pub fn cluster_arrive() {
+    let t = cx();
+    let cluster = t.block().cluster();
+    t.cluster_phase.set(cluster.phase.get());
+    cluster.arrived.set(cluster.arrived.get() + 1);
+    if cluster.arrived.get() == cluster.live.get() {
+        release_cluster_barrier(cluster);
+    }
+}
+
+/// Ends the cluster barrier's phase once every running thread of the
+/// cluster has arrived.
+pub(crate) fn release_cluster_barrier(cluster: &crate::state::ClusterState) {
+    cluster.arrived.set(0);
+    cluster.phase.set(cluster.phase.get() + 1);
+    let blocks = cluster.blocks.borrow().clone();
+    for b in blocks {
+        // SAFETY: the cluster's blocks live as long as it does.
+        let b = unsafe { &*b };
+        for i in 0..b.threads.len() as u32 {
+            let th = b.thread(i);
+            if matches!(th.wait.get(), Wait::ClusterBarrier) {
+                th.wait.set(Wait::Nothing);
+                th.run.set(Run::Runnable);
+            }
+        }
+        b.thread(0).launch().progress();
+    }
+}
+
+/// `barrier.cluster.wait`: until the phase this thread arrived in ends.
+pub fn cluster_wait() {
+    let t = cx();
+    if t.block().cluster().phase.get() == t.cluster_phase.get() {
+        block_until_woken(t, Wait::ClusterBarrier);
+    }
+}
+
+fn with_mbarrier<R>(addr: u32, f: impl FnOnce(&mut Mbarrier) -> R) -> R {
+    let t = cx();
+    let mut bars = t.block().mbarriers.borrow_mut();
+    match bars.get_mut(&addr) {
+        Some(m) => f(m),
+        None => {
+            drop(bars);
+            raise(
+                FaultKind::Panic,
+                format!("an mbarrier operation on shared address {addr:#x}, where no mbarrier was initialized"),
+            )
+        }
+    }
+}
+
+fn mbarrier_step(m: &mut Mbarrier) {
+    if m.pending == 0 && m.tx == 0 {
+        m.phase += 1;
+        m.pending = m.expected;
+    }
+}
+
+/// `mbarrier.init.shared.b64`.
+pub fn mbarrier_init(addr: u32, count: u32) {
+    shared_ptr(addr, 8);
+    let bar = Mbarrier {
+        expected: count,
+        pending: count,
+        tx: 0,
+        phase: 0,
+    };
+    cx().block().mbarriers.borrow_mut().insert(addr, bar);
+}
+
+/// `mbarrier.arrive.shared.b64`: returns the phase token.
+pub fn mbarrier_arrive(addr: u32) -> u64 {
+    with_mbarrier(addr, |m| {
+        let token = m.phase;
+        m.pending = m.pending.saturating_sub(1);
+        mbarrier_step(m);
+        token
+    })
+}
+
+/// `mbarrier.arrive_drop.shared.b64`.
+pub fn mbarrier_arrive_drop(addr: u32) {
+    with_mbarrier(addr, |m| {
+        m.expected = m.expected.saturating_sub(1);
+        m.pending = m.pending.saturating_sub(1);
+        mbarrier_step(m);
+    })
+}
+
+/// `mbarrier.expect_tx`.
+pub fn mbarrier_expect_tx(addr: u32, bytes: u32) {
+    with_mbarrier(addr, |m| m.tx += bytes as i64)
+}
+
+/// The `complete_tx` of a bulk copy of `bytes` bytes on the mbarrier.
+pub fn mbarrier_complete_tx(addr: u32, bytes: u32) {
+    with_mbarrier(addr, |m| {
+        m.tx -= bytes as i64;
+        mbarrier_step(m);
+    })
+}
+
+/// `mbarrier.test_wait` / `try_wait`: whether the phase `token` came from
+/// has ended. A `false` lets the other threads run (callers poll).
+pub fn mbarrier_test_wait(addr: u32, token: u64) -> bool {
+    let done = with_mbarrier(addr, |m| m.phase > token);
+    if !done {
+        spin();
+    }
+    done
+}
+
+/// Where the calling thread is.
+pub fn coords() -> Coords {
+    cx().coords
+}

@@ -1,0 +1,131 @@
+//! What a simulated launch reports: the fault that stopped it, with the
+//! thread that made it, and the undefined reads it survived.
+
+use std::fmt;
+
+/// Where a simulated thread is: its block and thread index, and its warp
+/// and lane in the block.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Coords {
+    /// `blockIdx`.
+    pub block: [u32; 3],
+    /// `threadIdx`.
+    pub thread: [u32; 3],
+    /// The warp in the block (linear thread index / 32).
+    pub warp: u32,
+    /// The lane in the warp.
+    pub lane: u32,
+}
+
+impl fmt::Display for Coords {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [bx, by, bz] = self.block;
+        let [tx, ty, tz] = self.thread;
+        write!(
+            f,
+            "block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz}) (warp {}, lane {})",
+            self.warp, self.lane
+        )
+    }
+}
+
+/// Why a simulated launch stopped.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum FaultKind {
+    /// The kernel panicked (a bounds check, an `unwrap`, an `assert!`, a
+    /// `trap`): `message` is the panic's, with its location.
+    Panic,
+    /// A block barrier (`bar.sync`: `block.sync()`, `__syncthreads`) that
+    /// some threads of the block passed while others had exited without
+    /// reaching it: CUDA leaves that undefined (it hangs or corrupts).
+    BarrierNotReached,
+    /// A warp instruction whose member mask does not hold the calling lane.
+    CallerNotInMask,
+    /// Two lanes of one warp wait at different warp instructions (or the
+    /// same one with different masks), each with the other in its mask:
+    /// neither can complete.
+    WarpMismatch,
+    /// `grid.sync()` (or a multi-grid barrier) in a launch that is not
+    /// cooperative.
+    GridSyncNotCooperative,
+    /// Every thread that has not finished waits for another: the message
+    /// says who waits where.
+    Deadlock,
+    /// Threads spin on memory that nothing left running will change.
+    Livelock,
+    /// A shared-memory access outside the block's shared memory.
+    SharedOutOfBounds,
+    /// The launch itself is refused (its shape, its shared memory).
+    BadLaunch,
+}
+
+/// A simulated launch that did not complete: what happened, and the
+/// thread it happened in (none for a launch refused before it ran).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Fault {
+    /// What happened.
+    pub kind: FaultKind,
+    /// The thread that made the fault, where one thread did.
+    pub at: Option<Coords>,
+    /// The whole story, in words.
+    pub message: String,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.at {
+            Some(at) => write!(f, "simulated kernel fault at {at}: {}", self.message),
+            None => write!(f, "simulated kernel fault: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for Fault {}
+
+/// A read whose value CUDA leaves undefined (a shuffle from a lane that
+/// has exited, was never launched, or is outside the member mask): it got
+/// [`crate::warp::POISON`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Undefined {
+    /// The reading thread.
+    pub at: Coords,
+    /// The instruction's PTX name.
+    pub op: &'static str,
+    /// The lane it read.
+    pub source_lane: u32,
+}
+
+impl fmt::Display for Undefined {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} read lane {}, which is not there; the value is undefined",
+            self.at, self.op, self.source_lane
+        )
+    }
+}
+
+/// What a completed simulated launch reports besides its results.
+#[derive(Clone, Default, PartialEq, Eq, Debug)]
+pub struct Report {
+    /// Every read whose value CUDA leaves undefined, in the order they
+    /// happened (the first 1,000; `undefined_count` counts them all).
+    pub undefined: Vec<Undefined>,
+    /// How many undefined reads there were.
+    pub undefined_count: u64,
+}
+
+impl Report {
+    /// Fails with every undefined read listed, where there was one: for
+    /// kernels whose every result must be defined.
+    pub fn all_defined(&self) -> Result<(), String> {
+        if self.undefined_count == 0 {
+            return Ok(());
+        }
+        let mut s = format!("{} undefined reads:", self.undefined_count);
+        for u in self.undefined.iter().take(10) {
+            s.push_str(&format!("\n  {u}"));
+        }
+        Err(s)
+    }
+}
