@@ -53,8 +53,10 @@ pub struct CoalescedGroup {
 }
 
 /// `cg::coalesced_threads()`: the threads of the caller's warp that execute
-/// this call together with it (`activemask.b32`).
+/// this call together with it (`activemask.b32`). In the simulator, the
+/// lanes that reach this call site together (see `cg_sim::device::activemask`).
 #[inline(always)]
+#[track_caller]
 pub fn coalesced_threads() -> CoalescedGroup {
     // SAFETY: `activemask` holds the caller, and its lanes are the threads
     // that run this call together: the group's members.

@@ -92,6 +92,8 @@ pub use device::{check, check_failed, trap};
 #[cfg(target_arch = "nvptx64")]
 pub(crate) use device::report_panic;
 
+// The record is written on the GPU only.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
 mod device {
     use super::*;
     use crate::intrinsics::atom::{fence_sc, Scope};
@@ -121,6 +123,10 @@ mod device {
     #[inline(never)]
     #[track_caller]
     pub fn check_failed(what: &'static str) -> ! {
+        // Off the GPU (the simulator), a failed check is a Rust panic.
+        #[cfg(not(target_arch = "nvptx64"))]
+        panic!("{what}");
+        #[cfg(target_arch = "nvptx64")]
         report(
             KIND_CHECK,
             Location::caller(),

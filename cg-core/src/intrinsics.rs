@@ -22,20 +22,32 @@
 //! # Off the GPU
 //!
 //! Every instruction's body is written with `device!`: the instruction on
-//! `nvptx64`, and on any other target a call to [`device_only`], which
-//! panics with the instruction's name. Device code therefore compiles on the
-//! host (for documentation, lints and the unit tests of its lane
-//! arithmetic) but runs only on the GPU; `device!` and `device_only` are
-//! the one place that decides what it does elsewhere.
+//! `nvptx64`; on any other target, with the `sim` feature and inside a
+//! simulated launch, what the instruction does on the simulated device
+//! (`cg_sim::device`, or host memory and host atomics for global memory);
+//! anywhere else a call to [`device_only`], which panics with the
+//! instruction's name. Device code therefore compiles on the host (for
+//! documentation, lints and the unit tests of its lane arithmetic), and
+//! runs on the GPU or in the simulator; `device!` and `device_only` are the
+//! one place that decides what it does elsewhere.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 
 /// The body of one raw instruction: `$body` on `nvptx64`; on any other
-/// target, [`device_only`]`($insn)`.
+/// target, `$sim` inside a simulated launch (with the `sim` feature), and
+/// [`device_only`]`($insn)` anywhere else.
 macro_rules! device {
-    ($insn:expr, $body:block) => {{
+    ($insn:expr, $body:block, sim: $sim:block) => {{
         #[cfg(target_arch = "nvptx64")]
         $body
-        #[cfg(not(target_arch = "nvptx64"))]
+        #[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+        {
+            if cg_sim::device::inside() {
+                $sim
+            } else {
+                $crate::intrinsics::device_only($insn)
+            }
+        }
+        #[cfg(all(not(target_arch = "nvptx64"), not(feature = "sim")))]
         {
             $crate::intrinsics::device_only($insn)
         }
@@ -43,7 +55,12 @@ macro_rules! device {
 }
 
 pub(crate) mod atom;
+// The fault record is written on the GPU only: off it a failed check is a
+// panic (`fault::check_failed`).
+#[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
 pub(crate) mod fault;
+#[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+mod sim;
 
 #[cfg(target_arch = "nvptx64")]
 use core::arch::{asm, nvptx};
@@ -71,7 +88,7 @@ macro_rules! sreg3 {
             device!($insn, {
                 // SAFETY: reads a special register; no operands.
                 unsafe { [nvptx::$x() as u32, nvptx::$y() as u32, nvptx::$z() as u32] }
-            })
+            }, sim: { cg_sim::device::$name() })
         }
     )*};
 }
@@ -111,20 +128,23 @@ pub(crate) fn lanemask_lt() -> u32 {
             asm!("mov.u32 {r}, %lanemask_lt;", r = out(reg32) r, options(nomem, nostack, pure))
         };
         r
-    })
+    }, sim: { cg_sim::device::lanemask_lt() })
 }
 
 /// `activemask.b32`: the lanes of the warp executing this instruction
 /// together with the caller (`__activemask()`). Not `pure`: the answer
-/// depends on where in the program it is asked.
+/// depends on where in the program it is asked. In the simulator, the call
+/// site (the caller's, through `#[track_caller]`) tells apart the branches
+/// of a divergent warp.
 #[inline(always)]
+#[track_caller]
 pub(crate) fn activemask() -> u32 {
     device!("activemask.b32", {
         let r: u32;
         // SAFETY: reads which lanes are active; no operands.
         unsafe { asm!("activemask.b32 {r};", r = out(reg32) r, options(nomem, nostack)) };
         r
-    })
+    }, sim: { cg_sim::device::activemask(core::panic::Location::caller()) })
 }
 
 /// `fns.b32`: the position of the `offset`-th set bit of `mask` counting
@@ -133,7 +153,8 @@ pub(crate) fn activemask() -> u32 {
 /// when there is none. `base` must be at most 31.
 #[inline(always)]
 pub(crate) fn fns(mask: u32, base: u32, offset: i32) -> u32 {
-    device!("fns.b32", {
+    #[cfg(target_arch = "nvptx64")]
+    {
         let r: u32;
         // SAFETY: register arithmetic on its operands.
         unsafe {
@@ -141,7 +162,11 @@ pub(crate) fn fns(mask: u32, base: u32, offset: i32) -> u32 {
                 o = in(reg32) offset, options(nomem, nostack, pure))
         };
         r
-    })
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        crate::lanes::fns(mask, base, offset)
+    }
 }
 
 /// `bar.sync 0`: the block-wide barrier (`__syncthreads`).
@@ -157,7 +182,7 @@ pub(crate) fn fns(mask: u32, base: u32, offset: i32) -> u32 {
 /// part of a warp is undefined).
 #[inline(always)]
 pub(crate) unsafe fn bar_sync() {
-    device!("bar.sync", { nvptx::_syncthreads() })
+    device!("bar.sync", { nvptx::_syncthreads() }, sim: { cg_sim::device::bar_sync() })
 }
 
 /// `bar.warp.sync mask`: the threads in `mask` wait for each other.
@@ -169,6 +194,8 @@ pub(crate) unsafe fn bar_sync() {
 pub(crate) unsafe fn bar_warp_sync(mask: u32) {
     device!("bar.warp.sync", {
         asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack))
+    }, sim: {
+        cg_sim::device::warp(cg_sim::warp::WarpOp::Sync, mask, 0, 0, 0);
     })
 }
 
@@ -210,6 +237,14 @@ pub(crate) unsafe fn shfl_sync(mode: ShflMode, value: u32, b: u32, c: u32, mask:
                 options(nomem, nostack)),
         }
         r
+    }, sim: {
+        let mode = match mode {
+            ShflMode::Idx => cg_sim::warp::ShflMode::Idx,
+            ShflMode::Up => cg_sim::warp::ShflMode::Up,
+            ShflMode::Down => cg_sim::warp::ShflMode::Down,
+            ShflMode::Bfly => cg_sim::warp::ShflMode::Bfly,
+        };
+        cg_sim::device::warp(cg_sim::warp::WarpOp::Shfl(mode), mask, value as u64, b, c).value as u32
     })
 }
 
@@ -225,7 +260,7 @@ pub(crate) unsafe fn vote_ballot(pred: bool, mask: u32) -> u32 {
         asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
             r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
         r
-    })
+    }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::Ballot, mask, pred as u64, 0, 0).value as u32 })
 }
 
 /// `vote.sync.any.pred`.
@@ -239,7 +274,7 @@ pub(crate) unsafe fn vote_any(pred: bool, mask: u32) -> bool {
         asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.any.pred p, p, {m}; selp.u32 {r}, 1, 0, p; }}",
             r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
         r != 0
-    })
+    }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::Any, mask, pred as u64, 0, 0).value != 0 })
 }
 
 /// `vote.sync.all.pred`.
@@ -253,7 +288,7 @@ pub(crate) unsafe fn vote_all(pred: bool, mask: u32) -> bool {
         asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.all.pred p, p, {m}; selp.u32 {r}, 1, 0, p; }}",
             r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
         r != 0
-    })
+    }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::All, mask, pred as u64, 0, 0).value != 0 })
 }
 
 /// `match.any.sync.b32`: the lanes of `mask` whose `value` equals this
@@ -270,7 +305,7 @@ pub(crate) unsafe fn match_any_b32(value: u32, mask: u32) -> u32 {
         asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) value, m = in(reg32) mask,
             options(nomem, nostack));
         r
-    })
+    }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::MatchAny(false), mask, value as u64, 0, 0).value as u32 })
 }
 
 /// `match.any.sync.b64`: as [`match_any_b32`] for 64-bit values.
@@ -284,7 +319,7 @@ pub(crate) unsafe fn match_any_b64(value: u64, mask: u32) -> u32 {
         asm!("match.any.sync.b64 {r}, {v}, {m};", r = out(reg32) r, v = in(reg64) value, m = in(reg32) mask,
             options(nomem, nostack));
         r
-    })
+    }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::MatchAny(true), mask, value, 0, 0).value as u32 })
 }
 
 /// `match.all.sync.b32`: `Some(mask)` when every lane of `mask` has the
@@ -304,6 +339,9 @@ pub(crate) unsafe fn match_all_b32(value: u32, mask: u32) -> Option<u32> {
         } else {
             None
         }
+    }, sim: {
+        let r = cg_sim::device::warp(cg_sim::warp::WarpOp::MatchAll(false), mask, value as u64, 0, 0);
+        r.pred.then_some(r.value as u32)
     })
 }
 
@@ -323,6 +361,9 @@ pub(crate) unsafe fn match_all_b64(value: u64, mask: u32) -> Option<u32> {
         } else {
             None
         }
+    }, sim: {
+        let r = cg_sim::device::warp(cg_sim::warp::WarpOp::MatchAll(true), mask, value, 0, 0);
+        r.pred.then_some(r.value as u32)
     })
 }
 
@@ -375,6 +416,19 @@ pub(crate) unsafe fn redux_sync(op: ReduxOp, value: u32, mask: u32) -> u32 {
             ReduxOp::Xor => redux!("redux.sync.xor.b32"),
         }
         r
+    }, sim: {
+        use cg_sim::warp::ReduxOp as R;
+        let op = match op {
+            ReduxOp::Add => R::Add,
+            ReduxOp::MinU32 => R::MinU32,
+            ReduxOp::MaxU32 => R::MaxU32,
+            ReduxOp::MinS32 => R::MinS32,
+            ReduxOp::MaxS32 => R::MaxS32,
+            ReduxOp::And => R::And,
+            ReduxOp::Or => R::Or,
+            ReduxOp::Xor => R::Xor,
+        };
+        cg_sim::device::warp(cg_sim::warp::WarpOp::Redux(op), mask, value as u64, 0, 0).value as u32
     })
 }
 
@@ -390,7 +444,7 @@ pub(crate) fn grid_workspace() -> u64 {
             asm!("mov.b64 {r}, {{%envreg2, %envreg1}};", r = out(reg64) r, options(nomem, nostack, pure))
         };
         r
-    })
+    }, sim: { cg_sim::device::grid_workspace() })
 }
 
 /// The comment `// cg-core: grid.sync` in the PTX, where a grid barrier is
@@ -406,7 +460,7 @@ pub(crate) fn grid_sync_marker() {
                 options(nomem, nostack, preserves_flags)
             )
         };
-    })
+    }, sim: { cg_sim::device::grid_sync("grid.sync()") })
 }
 
 // The multi-grid workspace, the module global `cg_multi_grid` the host
@@ -428,7 +482,7 @@ pub(crate) fn multi_grid_workspace() -> [u64; 2] {
                  options(nostack, pure, readonly))
         };
         [a, b]
-    })
+    }, sim: { [0, 0] })
 }
 
 /// The comment `// cg-core: multi_grid.sync` in the PTX, where a
@@ -444,7 +498,7 @@ pub(crate) fn multi_grid_sync_marker() {
                 options(nomem, nostack, preserves_flags)
             )
         };
-    })
+    }, sim: { cg_sim::device::grid_sync("multi_grid.sync()") })
 }
 
 /// `atom.add.release.gpu.u32`: returns the old value.
@@ -457,6 +511,8 @@ pub(crate) unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
         let old: u32;
         asm!("atom.add.release.gpu.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) ptr, v = in(reg32) v, options(nostack));
         old
+    }, sim: {
+        core::sync::atomic::AtomicU32::from_ptr(ptr).fetch_add(v, core::sync::atomic::Ordering::SeqCst)
     })
 }
 
@@ -470,6 +526,10 @@ pub(crate) unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
         let v: u32;
         asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) ptr, options(nostack));
         v
+    }, sim: {
+        // A poll: other threads run before the value is read.
+        cg_sim::device::spin();
+        core::sync::atomic::AtomicU32::from_ptr(ptr as *mut u32).load(core::sync::atomic::Ordering::SeqCst)
     })
 }
 
@@ -484,7 +544,7 @@ pub(crate) fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {
                  b = in(reg32) b, c = in(reg32) c, options(pure, nomem, nostack))
         };
         d
-    })
+    }, sim: { crate::math::host_fma_f32(a, b, c) })
 }
 
 /// `fma.rn.f64`: `a * b + c` with one rounding, to nearest even.
@@ -498,7 +558,7 @@ pub(crate) fn fma_rn_f64(a: f64, b: f64, c: f64) -> f64 {
                  b = in(reg64) b, c = in(reg64) c, options(pure, nomem, nostack))
         };
         d
-    })
+    }, sim: { crate::math::host_fma_f64(a, b, c) })
 }
 
 /// `%globaltimer`: a nanosecond clock shared by the whole GPU.
@@ -509,7 +569,7 @@ pub(crate) fn globaltimer() -> u64 {
         // SAFETY: reads a special register.
         unsafe { asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack)) };
         t
-    })
+    }, sim: { cg_sim::device::globaltimer() })
 }
 
 /// `atom.acq_rel.cta.shared.or.b32`: sets the bits `v` in the shared word
@@ -524,7 +584,7 @@ pub(crate) unsafe fn atom_or_acq_rel_cta_shared(addr: u32, v: u32) -> u32 {
         let old: u32;
         asm!("atom.acq_rel.cta.shared.or.b32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
         old
-    })
+    }, sim: { sim::shared_atomic_u32(addr).fetch_or(v, core::sync::atomic::Ordering::SeqCst) })
 }
 
 /// `red.relaxed.cta.shared.and.b32`: clears the bits not in `v` of the
@@ -536,6 +596,8 @@ pub(crate) unsafe fn atom_or_acq_rel_cta_shared(addr: u32, v: u32) -> u32 {
 pub(crate) unsafe fn red_and_relaxed_cta_shared(addr: u32, v: u32) {
     device!("red.relaxed.cta.shared.and.b32", {
         asm!("red.relaxed.cta.shared.and.b32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack));
+    }, sim: {
+        sim::shared_atomic_u32(addr).fetch_and(v, core::sync::atomic::Ordering::SeqCst);
     })
 }
 
@@ -549,6 +611,9 @@ pub(crate) unsafe fn ld_acquire_cta_shared(addr: u32) -> u32 {
         let v: u32;
         asm!("ld.acquire.cta.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(nostack));
         v
+    }, sim: {
+        cg_sim::device::spin();
+        sim::shared_atomic_u32(addr).load(core::sync::atomic::Ordering::SeqCst)
     })
 }
 
@@ -558,12 +623,12 @@ pub(crate) fn trap() -> ! {
     device!("trap", {
         // SAFETY: ends the kernel; nothing runs after it.
         unsafe { asm!("trap;", options(noreturn, nostack)) }
-    })
+    }, sim: { panic!("trap: the kernel stopped itself (cg_core::fault::trap)") })
 }
 
 /// Reads a 32-bit special register by name, in the cluster family (sm_90).
 macro_rules! cluster_sreg {
-    ($(#[$doc:meta] $name:ident => $reg:literal;)*) => {$(
+    ($(#[$doc:meta] $name:ident => $reg:literal, $sim:expr;)*) => {$(
         #[$doc]
         #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
         #[inline(always)]
@@ -573,40 +638,40 @@ macro_rules! cluster_sreg {
                 // SAFETY: reads a special register.
                 unsafe { asm!(concat!("mov.u32 {r}, ", $reg, ";"), r = out(reg32) r, options(nomem, nostack, pure)) };
                 r
-            })
+            }, sim: { $sim })
         }
     )*};
 }
 
 cluster_sreg! {
     /// `%cluster_ctarank`: this block's rank in its cluster.
-    cluster_ctarank => "%cluster_ctarank";
+    cluster_ctarank => "%cluster_ctarank", cg_sim::device::cluster_ctarank();
     /// `%cluster_nctarank`: blocks in the cluster.
-    cluster_nctarank => "%cluster_nctarank";
+    cluster_nctarank => "%cluster_nctarank", cg_sim::device::cluster_nctarank();
     /// `%cluster_ctaid.x`.
-    cluster_ctaid_x => "%cluster_ctaid.x";
+    cluster_ctaid_x => "%cluster_ctaid.x", cg_sim::device::cluster_ctaid()[0];
     /// `%cluster_ctaid.y`.
-    cluster_ctaid_y => "%cluster_ctaid.y";
+    cluster_ctaid_y => "%cluster_ctaid.y", cg_sim::device::cluster_ctaid()[1];
     /// `%cluster_ctaid.z`.
-    cluster_ctaid_z => "%cluster_ctaid.z";
+    cluster_ctaid_z => "%cluster_ctaid.z", cg_sim::device::cluster_ctaid()[2];
     /// `%cluster_nctaid.x`.
-    cluster_nctaid_x => "%cluster_nctaid.x";
+    cluster_nctaid_x => "%cluster_nctaid.x", cg_sim::device::cluster_nctaid()[0];
     /// `%cluster_nctaid.y`.
-    cluster_nctaid_y => "%cluster_nctaid.y";
+    cluster_nctaid_y => "%cluster_nctaid.y", cg_sim::device::cluster_nctaid()[1];
     /// `%cluster_nctaid.z`.
-    cluster_nctaid_z => "%cluster_nctaid.z";
+    cluster_nctaid_z => "%cluster_nctaid.z", cg_sim::device::cluster_nctaid()[2];
     /// `%clusterid.x`.
-    cluster_id_x => "%clusterid.x";
+    cluster_id_x => "%clusterid.x", cg_sim::device::cluster_id()[0];
     /// `%clusterid.y`.
-    cluster_id_y => "%clusterid.y";
+    cluster_id_y => "%clusterid.y", cg_sim::device::cluster_id()[1];
     /// `%clusterid.z`.
-    cluster_id_z => "%clusterid.z";
+    cluster_id_z => "%clusterid.z", cg_sim::device::cluster_id()[2];
     /// `%nclusterid.x`.
-    cluster_nid_x => "%nclusterid.x";
+    cluster_nid_x => "%nclusterid.x", cg_sim::device::cluster_nid()[0];
     /// `%nclusterid.y`.
-    cluster_nid_y => "%nclusterid.y";
+    cluster_nid_y => "%nclusterid.y", cg_sim::device::cluster_nid()[1];
     /// `%nclusterid.z`.
-    cluster_nid_z => "%nclusterid.z";
+    cluster_nid_z => "%nclusterid.z", cg_sim::device::cluster_nid()[2];
 }
 
 /// `barrier.cluster.arrive` (release semantics): this thread has arrived at
@@ -618,7 +683,7 @@ pub(crate) fn barrier_cluster_arrive() {
     device!("barrier.cluster.arrive", {
         // SAFETY: the unaligned form, defined for any thread; no operands.
         unsafe { asm!("barrier.cluster.arrive;", options(nostack)) };
-    })
+    }, sim: { cg_sim::device::cluster_arrive() })
 }
 
 /// `barrier.cluster.wait` (acquire semantics): waits until every thread of
@@ -629,7 +694,7 @@ pub(crate) fn barrier_cluster_wait() {
     device!("barrier.cluster.wait", {
         // SAFETY: the unaligned form, defined for any thread; no operands.
         unsafe { asm!("barrier.cluster.wait;", options(nostack)) };
-    })
+    }, sim: { cg_sim::device::cluster_wait() })
 }
 
 /// `mapa.shared::cluster.u32`: the address, in the cluster's shared window,
@@ -645,7 +710,7 @@ pub(crate) fn mapa_shared_cluster(addr: u32, rank: u32) -> u32 {
                 options(nomem, nostack, pure))
         };
         r
-    })
+    }, sim: { cg_sim::device::mapa(addr, rank) })
 }
 
 /// `atom.shared::cluster.add.u32`: adds `v` to the word at a cluster shared
@@ -660,7 +725,7 @@ pub(crate) unsafe fn atom_add_shared_cluster_u32(addr: u32, v: u32) -> u32 {
         let old: u32;
         asm!("atom.shared::cluster.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
         old
-    })
+    }, sim: { sim::shared_atomic_u32(addr).fetch_add(v, core::sync::atomic::Ordering::SeqCst) })
 }
 
 /// `%dynamic_smem_size`: bytes of dynamic shared memory this launch gave
@@ -674,7 +739,7 @@ pub(crate) fn dynamic_smem_size() -> u32 {
             asm!("mov.u32 {r}, %dynamic_smem_size;", r = out(reg32) r, options(nomem, nostack, pure))
         };
         r
-    })
+    }, sim: { cg_sim::device::dynamic_shared_size() })
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -691,7 +756,7 @@ pub(crate) fn dynamic_shared_addr() -> u32 {
             asm!("mov.u32 {a}, cg_dynamic_shared;", a = out(reg32) addr, options(nomem, nostack, pure))
         };
         addr
-    })
+    }, sim: { 0 })
 }
 
 /// Declares a 16-byte-aligned `.shared` array of `[$ty; $n]` for the call
@@ -729,7 +794,10 @@ macro_rules! __cg_shared_array_addr {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            $crate::__private::shared_array_addr_off_gpu()
+            // This call site's array: the static's address names it.
+            static SITE: $crate::__private::SharedSite =
+                $crate::__private::SharedSite::new(::core::mem::size_of::<[$ty; $n]>());
+            $crate::__private::shared_array_addr_off_gpu(&SITE)
         }
     }};
 }
@@ -738,8 +806,26 @@ macro_rules! __cg_shared_array_addr {
 /// function that returns an address, so that the code after a
 /// `shared_array!` does not look unreachable to the compiler.
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn shared_array_addr_off_gpu() -> u32 {
-    device_only(".shared array")
+pub fn shared_array_addr_off_gpu(site: &'static SharedSite) -> u32 {
+    device!(".shared array", {}, sim: {
+        cg_sim::device::shared_site(site as *const SharedSite as usize, site.bytes as u32)
+    })
+}
+
+/// A `shared_array!` call site off the GPU: a static whose address names
+/// the site, with the array's size.
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct SharedSite {
+    #[cfg_attr(not(feature = "sim"), allow(dead_code))]
+    bytes: usize,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl SharedSite {
+    /// The site of an array of `bytes` bytes.
+    pub const fn new(bytes: usize) -> Self {
+        SharedSite { bytes }
+    }
 }
 
 /// `ld.shared{::cluster}.bN` and `st.shared{::cluster}.bN`: one load and one
@@ -758,7 +844,7 @@ macro_rules! shared_ld_st {
                 let v: $t;
                 asm!(concat!("ld.", $space, ".b", $w, " {v}, [{a}];"), v = out($class) v, a = in(reg32) addr, options(nostack, readonly));
                 v
-            })
+            }, sim: { sim::shared_load(addr, sim::bytes_of_width($w)) as $t })
         }
 
         #[doc = concat!("`st.", $space, ".b", $w, "`.")]
@@ -770,7 +856,7 @@ macro_rules! shared_ld_st {
         pub(crate) unsafe fn $st(addr: u32, v: $t) {
             device!(concat!("st.", $space, ".b", $w), {
                 asm!(concat!("st.", $space, ".b", $w, " [{a}], {v};"), v = in($class) v, a = in(reg32) addr, options(nostack));
-            })
+            }, sim: { sim::shared_store(addr, sim::bytes_of_width($w), v as u64) })
         }
     )*};
 }
@@ -810,6 +896,9 @@ pub(crate) unsafe fn cp_async<const BYTES: u32>(dst: u32, src: *const u8) {
             }
             _ => panic!("cp.async copies 4, 8 or 16 bytes"),
         }
+    }, sim: {
+        // The copy completes at once; the waits have nothing to wait for.
+        core::ptr::copy_nonoverlapping(src, cg_sim::device::shared_ptr(dst, BYTES), BYTES as usize)
     })
 }
 
@@ -820,7 +909,7 @@ pub(crate) fn cp_async_commit() {
     device!("cp.async.commit_group", {
         // SAFETY: acts on the calling thread's own copies; no operands.
         unsafe { asm!("cp.async.commit_group;", options(nostack)) };
-    })
+    }, sim: {})
 }
 
 /// `cp.async.wait_group N`: waits until at most `N` of the calling thread's
@@ -830,7 +919,7 @@ pub(crate) fn cp_async_wait_group<const N: u32>() {
     device!("cp.async.wait_group", {
         // SAFETY: waits for the calling thread's own copies.
         unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) };
-    })
+    }, sim: {})
 }
 
 /// `cp.async.wait_group STAGES - 1`: waits until fewer than `STAGES` of
@@ -841,7 +930,7 @@ pub(crate) fn cp_async_wait_oldest_of<const STAGES: usize>() {
     device!("cp.async.wait_group", {
         // SAFETY: waits for the calling thread's own copies.
         unsafe { asm!("cp.async.wait_group {n};", n = const STAGES - 1, options(nostack)) };
-    })
+    }, sim: {})
 }
 
 /// `cp.async.mbarrier.arrive.shared.b64`: the mbarrier at `bar` gets one
@@ -855,6 +944,10 @@ pub(crate) fn cp_async_wait_oldest_of<const STAGES: usize>() {
 pub(crate) unsafe fn cp_async_mbarrier_arrive(bar: u32) {
     device!("cp.async.mbarrier.arrive.shared.b64", {
         asm!("cp.async.mbarrier.arrive.shared.b64 [{b}];", b = in(reg32) bar, options(nostack));
+    }, sim: {
+        // Without `.noinc` the arrival is counted in advance and made when
+        // the copies complete: no net change, and they completed already.
+        cg_sim::device::shared_ptr(bar, 8);
     })
 }
 
@@ -867,7 +960,7 @@ pub(crate) unsafe fn cp_async_mbarrier_arrive(bar: u32) {
 pub(crate) unsafe fn mbarrier_init(bar: u32, count: u32) {
     device!("mbarrier.init.shared.b64", {
         asm!("mbarrier.init.shared.b64 [{b}], {c};", b = in(reg32) bar, c = in(reg32) count, options(nostack));
-    })
+    }, sim: { cg_sim::device::mbarrier_init(bar, count) })
 }
 
 /// `mbarrier.arrive.shared.b64` (release): returns the phase token.
@@ -880,7 +973,7 @@ pub(crate) unsafe fn mbarrier_arrive(bar: u32) -> u64 {
         let t: u64;
         asm!("mbarrier.arrive.shared.b64 {t}, [{b}];", t = out(reg64) t, b = in(reg32) bar, options(nostack));
         t
-    })
+    }, sim: { cg_sim::device::mbarrier_arrive(bar) })
 }
 
 /// `mbarrier.arrive_drop.shared.b64`: arrives and lowers the expected
@@ -892,7 +985,7 @@ pub(crate) unsafe fn mbarrier_arrive(bar: u32) -> u64 {
 pub(crate) unsafe fn mbarrier_arrive_drop(bar: u32) {
     device!("mbarrier.arrive_drop.shared.b64", {
         asm!("mbarrier.arrive_drop.shared.b64 _, [{b}];", b = in(reg32) bar, options(nostack));
-    })
+    }, sim: { cg_sim::device::mbarrier_arrive_drop(bar) })
 }
 
 /// Whether the phase of `token` is complete (acquire): `mbarrier.try_wait`
@@ -916,7 +1009,7 @@ pub(crate) unsafe fn mbarrier_test_wait(bar: u32, token: u64) -> bool {
             d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
         );
         done != 0
-    })
+    }, sim: { cg_sim::device::mbarrier_test_wait(bar, token) })
 }
 
 /// `mbarrier.expect_tx.relaxed.cta.shared::cta.b64` (sm_90): the current
@@ -929,7 +1022,7 @@ pub(crate) unsafe fn mbarrier_test_wait(bar: u32, token: u64) -> bool {
 pub(crate) unsafe fn mbarrier_expect_tx(bar: u32, bytes: u32) {
     device!("mbarrier.expect_tx", {
         asm!("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{b}], {n};", b = in(reg32) bar, n = in(reg32) bytes, options(nostack));
-    })
+    }, sim: { cg_sim::device::mbarrier_expect_tx(bar, bytes) })
 }
 
 /// `fence.proxy.async.shared::cta` (sm_90): orders the calling thread's
@@ -941,7 +1034,7 @@ pub(crate) fn fence_proxy_async_shared() {
     device!("fence.proxy.async.shared::cta", {
         // SAFETY: a fence; no operands.
         unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack)) };
-    })
+    }, sim: {})
 }
 
 /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`
@@ -965,6 +1058,9 @@ pub(crate) unsafe fn cp_async_bulk_global_to_shared(
             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{s}], {n}, [{b}];",
             d = in(reg32) dst, s = in(reg64) src, n = in(reg32) bytes, b = in(reg32) bar, options(nostack)
         );
+    }, sim: {
+        core::ptr::copy_nonoverlapping(src, cg_sim::device::shared_ptr(dst, bytes), bytes as usize);
+        cg_sim::device::mbarrier_complete_tx(bar, bytes);
     })
 }
 

@@ -155,6 +155,34 @@ pub(crate) const fn warp_run(warps: u32, first: u32) -> u32 {
     }
 }
 
+/// PTX's `fns.b32 d, mask, base, offset` as the ISA describes it: the
+/// `offset`-th set bit of `mask` counting from `base` (upwards for a
+/// positive offset, downwards for a negative one, `base` itself counting;
+/// offset 0 finds `base` only if it is set), or `0xffffffff`. The
+/// instruction's body off the GPU, and the tests' reference.
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    if offset == 0 {
+        return if mask >> (base & 31) & 1 == 1 {
+            base
+        } else {
+            u32::MAX
+        };
+    }
+    let mut left = offset.unsigned_abs();
+    let mut lane = base as i64;
+    while (0..32).contains(&lane) {
+        if mask >> lane & 1 == 1 {
+            left -= 1;
+            if left == 0 {
+                return lane as u32;
+            }
+        }
+        lane += offset.signum() as i64;
+    }
+    u32::MAX
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,25 +192,6 @@ mod tests {
     /// The lanes of `mask`, lowest first.
     fn members(mask: u32) -> Vec<u32> {
         (0..32).filter(|l| mask >> l & 1 == 1).collect()
-    }
-
-    /// PTX's `fns.b32 d, mask, base, offset` as the ISA describes it: the
-    /// `offset`-th set bit of `mask` counting from `base` (upwards for a
-    /// positive offset, downwards for a negative one, `base` itself
-    /// counting), or `0xffffffff`.
-    fn fns(mask: u32, base: u32, offset: i32) -> u32 {
-        let mut left = offset.unsigned_abs();
-        let mut lane = base as i64;
-        while (0..32).contains(&lane) {
-            if mask >> lane & 1 == 1 {
-                left -= 1;
-                if left == 0 {
-                    return lane as u32;
-                }
-            }
-            lane += offset.signum() as i64;
-        }
-        u32::MAX
     }
 
     #[test]

@@ -68,6 +68,11 @@
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
 #![warn(missing_docs)]
 
+// The simulator's host bodies (`sim` feature) use std: fused multiply-add,
+// atomics on host memory, the simulated device itself.
+#[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+extern crate std;
+
 pub use bytemuck::{Pod, Zeroable};
 /// Turns a function into a kernel entry point; see `cg_macros`.
 pub use cg_macros::kernel;
@@ -95,6 +100,8 @@ pub mod pipeline;
 pub mod segments;
 pub mod shared;
 pub mod shuffle;
+#[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+pub mod sim;
 pub mod stride;
 pub mod tile;
 
@@ -136,6 +143,25 @@ pub mod prelude {
         this_thread, tiled_partition, tiled_partition_dynamic, DynamicTile, ThreadBlockTile,
     };
     pub use crate::Pod;
+}
+
+/// The host function `#[kernel]` emits beside the PTX entry point: the
+/// kernel itself, to run in the simulator. Expands to its input with the
+/// `sim` feature (off the GPU), to nothing otherwise, so a kernel crate
+/// compiled for the host without the simulator is unchanged.
+#[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cg_host_kernel {
+    ($($item:tt)*) => { $($item)* };
+}
+
+/// See the `sim` form.
+#[cfg(not(all(not(target_arch = "nvptx64"), feature = "sim")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cg_host_kernel {
+    ($($item:tt)*) => {};
 }
 
 #[doc(hidden)]
@@ -208,7 +234,7 @@ pub mod __private {
 
     /// What `shared_array!` does off the GPU.
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use crate::intrinsics::shared_array_addr_off_gpu;
+    pub use crate::intrinsics::{shared_array_addr_off_gpu, SharedSite};
 }
 
 /// A kernel that stops instead of unwinding: a panic (bounds checks

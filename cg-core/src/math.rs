@@ -46,3 +46,15 @@ impl MulAdd for f64 {
 pub fn mul_add<T: MulAdd>(a: T, b: T, c: T) -> T {
     a.mul_add(b, c)
 }
+
+/// `fma.rn.f32` in the simulator: one rounding, as on the GPU.
+#[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+pub(crate) fn host_fma_f32(a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+
+/// `fma.rn.f64` in the simulator.
+#[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+pub(crate) fn host_fma_f64(a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
+}

@@ -57,8 +57,11 @@
 //! concrete type) and two instances of one name are compile errors naming
 //! the fix.
 //!
-//! On any other target only the parameter checks are emitted (for every
-//! instance), so host crates can type-check kernel signatures.
+//! On any other target the parameter checks are emitted (for every
+//! instance), so host crates can type-check kernel signatures, and, when
+//! cg-core has its `sim` feature, the function itself as an ordinary Rust
+//! function: every thread of a simulated launch (`cg_core::sim::launch`)
+//! calls it.
 
 use cg_signature::record;
 use cg_signature::{KernelDecl, KernelSignature, ParamKind};
@@ -90,6 +93,7 @@ fn expand(attr: proc_macro2::TokenStream, func: ItemFn) -> syn::Result<proc_macr
         let body = &func.block;
         let mut out = entry_point(sig, None, &attrs, &func, quote!(#body), at);
         out.extend(param_checks(sig, &args));
+        out.extend(host_kernel(&func));
         return Ok(out);
     }
     // The generic function itself, called by every instance's entry point.
@@ -101,6 +105,7 @@ fn expand(attr: proc_macro2::TokenStream, func: ItemFn) -> syn::Result<proc_macr
         #[cfg(target_arch = "nvptx64")]
         #generic
     };
+    out.extend(host_kernel(&generic));
     // Each entry point keeps the function's other attributes (`cfg`,
     // `allow`), not its documentation.
     let attrs: Vec<&Attribute> = func
@@ -218,6 +223,19 @@ fn entry_point(
             #record
             #(#rebuild)*
             #body
+        }
+    }
+}
+
+/// Off the GPU, the function itself (through `cg_core::__cg_host_kernel!`,
+/// which keeps it only when cg-core has its `sim` feature): every thread of
+/// a simulated launch calls it. A generic kernel is the generic function;
+/// the simulator calls it with the instance's arguments.
+fn host_kernel(func: &ItemFn) -> proc_macro2::TokenStream {
+    quote! {
+        #[cfg(not(target_arch = "nvptx64"))]
+        ::cg_core::__cg_host_kernel! {
+            #func
         }
     }
 }

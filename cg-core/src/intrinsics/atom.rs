@@ -75,8 +75,80 @@ macro_rules! by_sem_scope {
 
 /// `atom{sem}{scope}.{space}.{op}.{ty}` with one value operand, returning
 /// the old value.
+/// The simulator's `atom`/`red`: the update as PTX defines it, on host
+/// memory, as one atomic read-modify-write.
+#[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+macro_rules! sim_rmw {
+    ("add", "u32", $p:expr, $v:expr) => {
+        super::sim::rmw::<u32>($p, |o| o.wrapping_add($v))
+    };
+    ("add", "u64", $p:expr, $v:expr) => {
+        super::sim::rmw::<u64>($p, |o| o.wrapping_add($v))
+    };
+    // `atom.add.f32` flushes subnormal inputs and results to zero; the
+    // f64 form does not.
+    ("add", "f32", $p:expr, $v:expr) => {
+        f32::from_bits(super::sim::rmw::<u32>($p, |o| {
+            super::sim::ftz(super::sim::ftz(f32::from_bits(o)) + super::sim::ftz($v)).to_bits()
+        }))
+    };
+    ("add", "f64", $p:expr, $v:expr) => {
+        f64::from_bits(super::sim::rmw::<u64>($p, |o| {
+            (f64::from_bits(o) + $v).to_bits()
+        }))
+    };
+    ("min", "u32", $p:expr, $v:expr) => {
+        super::sim::rmw::<u32>($p, |o| o.min($v))
+    };
+    ("min", "u64", $p:expr, $v:expr) => {
+        super::sim::rmw::<u64>($p, |o| o.min($v))
+    };
+    ("min", "s32", $p:expr, $v:expr) => {
+        super::sim::rmw::<u32>($p, |o| (o as i32).min($v as i32) as u32)
+    };
+    ("min", "s64", $p:expr, $v:expr) => {
+        super::sim::rmw::<u64>($p, |o| (o as i64).min($v as i64) as u64)
+    };
+    ("max", "u32", $p:expr, $v:expr) => {
+        super::sim::rmw::<u32>($p, |o| o.max($v))
+    };
+    ("max", "u64", $p:expr, $v:expr) => {
+        super::sim::rmw::<u64>($p, |o| o.max($v))
+    };
+    ("max", "s32", $p:expr, $v:expr) => {
+        super::sim::rmw::<u32>($p, |o| (o as i32).max($v as i32) as u32)
+    };
+    ("max", "s64", $p:expr, $v:expr) => {
+        super::sim::rmw::<u64>($p, |o| (o as i64).max($v as i64) as u64)
+    };
+    ("and", "b32", $p:expr, $v:expr) => {
+        super::sim::rmw::<u32>($p, |o| o & $v)
+    };
+    ("and", "b64", $p:expr, $v:expr) => {
+        super::sim::rmw::<u64>($p, |o| o & $v)
+    };
+    ("or", "b32", $p:expr, $v:expr) => {
+        super::sim::rmw::<u32>($p, |o| o | $v)
+    };
+    ("or", "b64", $p:expr, $v:expr) => {
+        super::sim::rmw::<u64>($p, |o| o | $v)
+    };
+    ("xor", "b32", $p:expr, $v:expr) => {
+        super::sim::rmw::<u32>($p, |o| o ^ $v)
+    };
+    ("xor", "b64", $p:expr, $v:expr) => {
+        super::sim::rmw::<u64>($p, |o| o ^ $v)
+    };
+    ("exch", "b32", $p:expr, $v:expr) => {
+        super::sim::rmw::<u32>($p, |_| $v)
+    };
+    ("exch", "b64", $p:expr, $v:expr) => {
+        super::sim::rmw::<u64>($p, |_| $v)
+    };
+}
+
 macro_rules! atom_fn {
-    ($(#[$doc:meta])* $name:ident, $op:literal, $ty:literal, $t:ty, $reg:ident) => {
+    ($(#[$doc:meta])* $name:ident, $op:tt, $ty:tt, $t:ty, $reg:ident) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -97,7 +169,7 @@ macro_rules! atom_fn {
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                 }
                 old
-            })
+            }, sim: { sim_rmw!($op, $ty, place, v) })
         }
     };
 }
@@ -105,7 +177,7 @@ macro_rules! atom_fn {
 /// `red{sem}{scope}.{space}.{op}.{ty}`: the same update with no result
 /// (`sem` is relaxed or release).
 macro_rules! red_fn {
-    ($(#[$doc:meta])* $name:ident, $op:literal, $ty:literal, $t:ty, $reg:ident) => {
+    ($(#[$doc:meta])* $name:ident, $op:tt, $ty:tt, $t:ty, $reg:ident) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -124,13 +196,15 @@ macro_rules! red_fn {
                     Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                 }
+            }, sim: {
+                let _ = sim_rmw!($op, $ty, place, v);
             })
         }
     };
 }
 
 macro_rules! atom_and_red {
-    ($($atom:ident $red:ident $op:literal $ty:literal $t:ty, $reg:ident;)*) => {$(
+    ($($atom:ident $red:ident $op:tt $ty:tt $t:ty, $reg:ident;)*) => {$(
         atom_fn!(
             #[doc = concat!("`atom.", $op, ".", $ty, "`: returns the old value.")]
             $atom, $op, $ty, $t, $reg
@@ -196,7 +270,7 @@ macro_rules! cas_fn {
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                 }
                 old
-            })
+            }, sim: { super::sim::cas::<$t>(place, current, new) })
         }
     };
 }
@@ -230,7 +304,7 @@ macro_rules! ld_st_fn {
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                 }
                 v
-            })
+            }, sim: { super::sim::load::<$t>(place) })
         }
 
         #[doc = concat!("`st{.relaxed,.release}{scope}.", $ty, "` (`sem` is relaxed or release).")]
@@ -255,7 +329,7 @@ macro_rules! ld_st_fn {
                     Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                 }
-            })
+            }, sim: { super::sim::store::<$t>(place, v) })
         }
     };
 }
@@ -275,6 +349,9 @@ pub(crate) fn fence_sc(scope: Scope) {
                 Scope::Sys => asm!("fence.sc.sys;", options(nostack)),
             }
         }
+    }, sim: {
+        // One OS thread runs a simulated launch: memory is sequentially
+        // consistent already.
     })
 }
 
@@ -291,5 +368,5 @@ pub(crate) fn fence_acq_rel(scope: Scope) {
                 Scope::Sys => asm!("fence.acq_rel.sys;", options(nostack)),
             }
         }
-    })
+    }, sim: {})
 }

@@ -28,7 +28,7 @@ pub(crate) fn claim_cas(new: u32) -> u32 {
             )
         };
         old
-    })
+    }, sim: { unreachable!("the fault record is written on the GPU only; the simulator reports a failed check as a panic") })
 }
 
 /// `st.release.gpu.global.u32` of `v` to `cg_fault_claim`.
@@ -39,7 +39,7 @@ pub(crate) fn claim_store_release(v: u32) {
         unsafe {
             asm!("st.release.gpu.global.u32 [cg_fault_claim], {d};", d = in(reg32) v, options(nostack))
         };
-    })
+    }, sim: { unreachable!("the fault record is written on the GPU only; the simulator reports a failed check as a panic") })
 }
 
 /// `ld.acquire.gpu.global.u32` of `cg_fault_claim`.
@@ -52,7 +52,7 @@ pub(crate) fn claim_load_acquire() -> u32 {
             asm!("ld.acquire.gpu.global.u32 {s}, [cg_fault_claim];", s = out(reg32) state, options(nostack))
         };
         state
-    })
+    }, sim: { unreachable!("the fault record is written on the GPU only; the simulator reports a failed check as a panic") })
 }
 
 /// `ld.relaxed.gpu.global.u64` of `cg_fault_record`.
@@ -65,7 +65,7 @@ pub(crate) fn record_address() -> u64 {
             asm!("ld.relaxed.gpu.global.u64 {a}, [cg_fault_record];", a = out(reg64) address, options(nostack))
         };
         address
-    })
+    }, sim: { unreachable!("the fault record is written on the GPU only; the simulator reports a failed check as a panic") })
 }
 
 /// `nanosleep.u32 1000`: the thread sleeps for about a microsecond.
@@ -74,7 +74,7 @@ pub(crate) fn nanosleep_1us() {
     device!("nanosleep.u32", {
         // SAFETY: no operands.
         unsafe { asm!("nanosleep.u32 1000;", options(nostack)) };
-    })
+    }, sim: { cg_sim::device::spin() })
 }
 
 /// `st.relaxed.sys.u32`: a store to host memory, visible at system scope
@@ -87,7 +87,7 @@ pub(crate) fn nanosleep_1us() {
 pub(crate) unsafe fn store_u32(p: *mut u32, v: u32) {
     device!("st.relaxed.sys.u32", {
         asm!("st.relaxed.sys.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack));
-    })
+    }, sim: { unreachable!("the fault record is written on the GPU only; the simulator reports a failed check as a panic") })
 }
 
 /// `st.relaxed.sys.v4.u32`: four words to host memory, visible at system
@@ -107,7 +107,7 @@ pub(crate) unsafe fn store_v4(p: *mut u32, [a, b, c, d]: [u32; 4]) {
             d = in(reg32) d,
             options(nostack),
         );
-    })
+    }, sim: { unreachable!("the fault record is written on the GPU only; the simulator reports a failed check as a panic") })
 }
 
 /// `st.relaxed.sys.v2.u64`: two 64-bit words to host memory, as
@@ -125,5 +125,5 @@ pub(crate) unsafe fn store_v2_u64(p: *mut u64, [a, b]: [u64; 2]) {
             b = in(reg64) b,
             options(nostack),
         );
-    })
+    }, sim: { unreachable!("the fault record is written on the GPU only; the simulator reports a failed check as a panic") })
 }
