@@ -1,0 +1,380 @@
+//! The simulator (`cg_core::sim`) against CUDA's definitions, on the CPU:
+//! results of group operations in CUDA's combine order (bit for bit on
+//! floats), the undefined reads it reports instead of inventing values, and
+//! one planted bug per kind of fault it must catch, each with the thread
+//! named. The kernels here are plain functions: every simulated thread
+//! calls them, as `#[kernel]` functions of a kernel crate are called.
+
+use cg_core::atomic::{AtomicSlice, Ordering};
+use cg_core::prelude::*;
+use cg_core::sim::{self, Buffer, FaultKind, Shape, POISON};
+use rand::{Rng, SeedableRng};
+
+fn random_f32(n: usize, seed: u64) -> Vec<f32> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect()
+}
+
+/// CUDA's `reduce` over a tile: `v = op(v, shfl_xor(v, m))` for
+/// m = N/2, ..., 1, the value of every lane.
+fn butterfly_sum(values: &[f32]) -> Vec<f32> {
+    let mut v = values.to_vec();
+    let mut m = values.len() / 2;
+    while m > 0 {
+        v = (0..v.len()).map(|l| v[l] + v[l ^ m]).collect();
+        m /= 2;
+    }
+    v
+}
+
+#[test]
+fn a_block_sum_through_shared_memory_adds_in_the_kernels_order() {
+    const BLOCK: usize = 256;
+    let input = random_f32(4 * BLOCK, 1);
+    let out = Buffer::<f32>::zeroed(4);
+    let report = sim::launch(Shape::new(4, BLOCK as u32), || {
+        let block = this_thread_block();
+        let cache = shared_array!(f32; 256);
+        let t = block.thread_rank() as usize;
+        let i = block.group_index().x as usize * BLOCK + t;
+        cache.set(t, input[i]);
+        block.sync();
+        let mut s = BLOCK / 2;
+        while s > 0 {
+            if t < s {
+                cache.set(t, cache.get(t) + cache.get(t + s));
+            }
+            block.sync();
+            s /= 2;
+        }
+        let mut out: Output<f32> = out.view();
+        out.for_leader(&block, |o| *o = cache.get(0));
+    })
+    .unwrap();
+    report.all_defined().unwrap();
+    for (b, got) in out.to_vec().into_iter().enumerate() {
+        let mut v = input[b * BLOCK..(b + 1) * BLOCK].to_vec();
+        let mut s = BLOCK / 2;
+        while s > 0 {
+            for t in 0..s {
+                v[t] += v[t + s];
+            }
+            s /= 2;
+        }
+        assert_eq!(got.to_bits(), v[0].to_bits(), "block {b}");
+    }
+}
+
+fn tile_reduce_and_scan<const N: u32>()
+where
+    cg_core::tile::TileSize<N>: cg_core::tile::StaticTileSize,
+    <cg_core::tile::TileSize<N> as cg_core::tile::StaticTileSize>::Tile: Collective,
+{
+    let threads = 96usize;
+    let input = random_f32(threads, N as u64);
+    let sums = Buffer::<f32>::zeroed(threads);
+    let scans = Buffer::<u32>::zeroed(threads);
+    sim::launch(Shape::new(1, threads as u32), || {
+        let block = this_thread_block();
+        let tile = tiled_partition::<N>(&block);
+        let t = block.thread_rank() as usize;
+        let s = reduce(&tile, input[t], Plus);
+        let x = exclusive_scan(&tile, t as u32 + 1, Plus);
+        let mut sums: Output<f32> = sums.view();
+        let mut scans: Output<u32> = scans.view();
+        sums.for_thread(&this_grid(), |o| *o = s);
+        scans.for_thread(&this_grid(), |o| *o = x);
+    })
+    .unwrap()
+    .all_defined()
+    .unwrap();
+    let n = N as usize;
+    let (sums, scans) = (sums.to_vec(), scans.to_vec());
+    for tile in 0..threads / n {
+        let want = butterfly_sum(&input[tile * n..(tile + 1) * n]);
+        for (r, want) in want.iter().enumerate() {
+            let t = tile * n + r;
+            assert_eq!(sums[t].to_bits(), want.to_bits(), "tile<{N}> thread {t}");
+            let below: u32 = (tile * n..t).map(|u| u as u32 + 1).sum();
+            assert_eq!(scans[t], below, "tile<{N}> exclusive scan, thread {t}");
+        }
+    }
+}
+
+#[test]
+fn tile_reductions_follow_cudas_butterfly_and_scans_start_at_zero() {
+    tile_reduce_and_scan::<2>();
+    tile_reduce_and_scan::<4>();
+    tile_reduce_and_scan::<8>();
+    tile_reduce_and_scan::<16>();
+    tile_reduce_and_scan::<32>();
+}
+
+#[test]
+fn a_shuffle_from_a_lane_past_a_partial_warp_is_poison_and_reported() {
+    // 40 threads: warp 1 has lanes 0..8 only; its static tile still names
+    // all 32 lanes (CUDA's rule), so lanes 0..8 reading lane + 16 read
+    // lanes that do not exist.
+    let out = Buffer::<u32>::zeroed(40);
+    let report = sim::launch(Shape::new(1, 40), || {
+        let block = this_thread_block();
+        let tile = tiled_partition::<32>(&block);
+        assert_eq!(tile.num_threads(), 32);
+        let v = tile.shfl_down(block.thread_rank() * 10, 16);
+        let mut out: Output<u32> = out.view();
+        out.for_thread(&this_grid(), |o| *o = v);
+    })
+    .unwrap();
+    let out = out.to_vec();
+    for (t, &v) in out.iter().enumerate() {
+        let want = match t {
+            0..16 => (t as u32 + 16) * 10,
+            // Past the clamp a lane reads itself.
+            16..32 => t as u32 * 10,
+            _ => POISON,
+        };
+        assert_eq!(v, want, "thread {t}");
+    }
+    assert_eq!(report.undefined_count, 8);
+    let u = report.undefined[0];
+    assert_eq!((u.at.warp, u.at.lane, u.source_lane), (1, 0, 16));
+    assert!(report
+        .all_defined()
+        .unwrap_err()
+        .contains("shfl.sync.down read lane 16"));
+}
+
+#[test]
+fn coalesced_groups_of_divergent_branches_hold_their_branch_only() {
+    let out = Buffer::<u32>::zeroed(64 * 3);
+    sim::launch(Shape::new(1, 64), || {
+        let block = this_thread_block();
+        let t = block.thread_rank() as usize;
+        // Two call sites: the warp's two branches, as on the GPU.
+        #[allow(clippy::if_same_then_else)]
+        let g = if (t % 32).is_multiple_of(3) {
+            coalesced_threads()
+        } else {
+            coalesced_threads()
+        };
+        let members = g.ballot(true);
+        let out: AtomicSlice<u32> = out.view();
+        // Each thread writes its own three words (no two threads share one).
+        out.at(3 * t).store(g.num_threads(), Ordering::Relaxed);
+        out.at(3 * t + 1).store(g.thread_rank(), Ordering::Relaxed);
+        out.at(3 * t + 2).store(members, Ordering::Relaxed);
+    })
+    .unwrap()
+    .all_defined()
+    .unwrap();
+    let out = out.to_vec();
+    for t in 0..64usize {
+        let lane = t % 32;
+        let branch: Vec<usize> = (0..32)
+            .filter(|l| (l % 3 == 0) == (lane % 3 == 0))
+            .collect();
+        let (size, rank, members) = (out[3 * t], out[3 * t + 1], out[3 * t + 2]);
+        assert_eq!(size as usize, branch.len(), "thread {t}");
+        assert_eq!(
+            rank as usize,
+            branch.iter().position(|&l| l == lane).unwrap(),
+            "thread {t}"
+        );
+        assert_eq!(members, ((1u64 << branch.len()) - 1) as u32, "thread {t}");
+    }
+}
+
+#[test]
+fn labeled_partitions_rank_their_groups_by_lowest_lane() {
+    let out = Buffer::<u32>::zeroed(32 * 4);
+    sim::launch(Shape::new(1, 32), || {
+        let block = this_thread_block();
+        let tile = tiled_partition::<32>(&block);
+        let lane = tile.thread_rank();
+        let label = [7u32, 3, 7, 9][(lane % 4) as usize];
+        let g = labeled_partition(&tile, label);
+        let out: AtomicSlice<u32> = out.view();
+        let t = lane as usize;
+        out.at(4 * t).store(g.num_threads(), Ordering::Relaxed);
+        out.at(4 * t + 1).store(g.thread_rank(), Ordering::Relaxed);
+        out.at(4 * t + 2)
+            .store(g.meta_group_rank(), Ordering::Relaxed);
+        out.at(4 * t + 3)
+            .store(g.meta_group_size(), Ordering::Relaxed);
+    })
+    .unwrap();
+    let out = out.to_vec();
+    for lane in 0..32usize {
+        let (size, rank, meta_rank, meta_size) = (
+            out[4 * lane],
+            out[4 * lane + 1],
+            out[4 * lane + 2],
+            out[4 * lane + 3],
+        );
+        // Labels 7 (lanes 0, 2 mod 4), 3 (1 mod 4), 9 (3 mod 4): the groups
+        // in order of their lowest lanes are 7, 3, 9.
+        let (want_size, want_meta) = match lane % 4 {
+            0 | 2 => (16, 0),
+            1 => (8, 1),
+            _ => (8, 2),
+        };
+        assert_eq!(
+            (size, meta_rank, meta_size),
+            (want_size, want_meta, 3),
+            "lane {lane}"
+        );
+        let peers: Vec<usize> = (0..32)
+            .filter(|l| [7, 3, 7, 9][l % 4] == [7, 3, 7, 9][lane % 4])
+            .collect();
+        assert_eq!(
+            rank as usize,
+            peers.iter().position(|&l| l == lane).unwrap()
+        );
+    }
+}
+
+#[test]
+fn grid_sync_orders_every_blocks_writes_before_the_reads() {
+    let blocks = 6usize;
+    let first = Buffer::<u32>::zeroed(blocks * 64);
+    let second = Buffer::<u32>::zeroed(blocks * 64);
+    sim::launch(Shape::new(blocks as u32, 64).cooperative(), || {
+        let grid = this_grid();
+        let n = grid.num_threads() as usize;
+        let i = grid.thread_rank() as usize;
+        let mut a: Output<u32> = first.view();
+        a.for_thread(&grid, |o| *o = i as u32 * 3);
+        let a = a.sync(&grid);
+        // Read a value another block wrote, after the grid barrier.
+        let other = a.get((i + 64) % n).unwrap();
+        let mut b: Output<u32> = second.view();
+        b.for_thread(&grid, |o| *o = *other);
+    })
+    .unwrap();
+    let n = blocks * 64;
+    for (i, v) in second.to_vec().into_iter().enumerate() {
+        assert_eq!(v, ((i + 64) % n) as u32 * 3);
+    }
+}
+
+#[test]
+fn planted_a_thread_that_returns_before_a_block_barrier_is_named() {
+    let f = sim::launch(Shape::new(2, 64), || {
+        let block = this_thread_block();
+        if block.thread_rank() < 10 {
+            return;
+        }
+        block.sync();
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::BarrierNotReached);
+    let at = f.at.unwrap();
+    assert_eq!((at.block, at.thread), ([0, 0, 0], [0, 0, 0]));
+    assert!(
+        f.to_string()
+            .contains("exited without reaching the block barrier"),
+        "{f}"
+    );
+}
+
+#[test]
+fn planted_a_mask_without_the_caller_is_named() {
+    let f = sim::launch(Shape::new(1, 32), || {
+        // SAFETY: none; the mask is wrong on purpose (lane 0 only), and
+        // the simulator must say so for lanes 1..32.
+        let g = unsafe { CoalescedGroup::from_mask(1) };
+        g.any(true);
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::CallerNotInMask);
+    assert_eq!(f.at.unwrap().lane, 1);
+    assert!(
+        f.message.contains("does not hold the calling lane 1"),
+        "{f}"
+    );
+}
+
+#[test]
+fn planted_grid_sync_in_an_ordinary_launch_is_named() {
+    let f = sim::launch(Shape::new(2, 32), || this_grid().sync()).unwrap_err();
+    assert_eq!(f.kind, FaultKind::GridSyncNotCooperative);
+    assert!(
+        f.to_string().contains("block (0, 0, 0), thread (0, 0, 0)"),
+        "{f}"
+    );
+}
+
+#[test]
+fn planted_a_deadlock_says_who_waits_where() {
+    let f = sim::launch(Shape::new(1, 64), || {
+        let block = this_thread_block();
+        let tile = tiled_partition::<32>(&block);
+        if block.thread_rank() < 16 {
+            tile.sync();
+        } else {
+            block.sync();
+        }
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::Deadlock);
+    assert!(
+        f.message
+            .contains("threads 0..=15: wait at bar.warp.sync with member mask 0xffffffff"),
+        "{f}"
+    );
+    assert!(
+        f.message
+            .contains("threads 16..=63: wait at the block barrier (bar.sync), which 48 of"),
+        "{f}"
+    );
+}
+
+#[test]
+fn planted_two_lanes_at_different_warp_instructions_are_named() {
+    let f = sim::launch(Shape::new(1, 32), || {
+        let block = this_thread_block();
+        let tile = tiled_partition::<32>(&block);
+        if tile.thread_rank() == 5 {
+            tile.ballot(true);
+        } else {
+            tile.shfl(1u32, 0);
+        }
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::WarpMismatch);
+    assert!(
+        f.message.contains("vote.sync.ballot") && f.message.contains("shfl.sync.idx"),
+        "{f}"
+    );
+}
+
+#[test]
+fn planted_an_out_of_bounds_index_names_the_thread_and_the_line() {
+    let input = vec![1.0f32; 100];
+    let f = sim::launch(Shape::new(2, 64), || {
+        let i = this_grid().thread_rank() as usize;
+        std::hint::black_box(input[i]);
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::Panic);
+    let at = f.at.unwrap();
+    assert_eq!((at.block, at.thread), ([1, 0, 0], [36, 0, 0]));
+    assert!(
+        f.message
+            .contains("index out of bounds: the len is 100 but the index is 100"),
+        "{f}"
+    );
+    assert!(f.message.contains("sim_semantics.rs"), "{f}");
+}
+
+#[test]
+fn planted_a_spin_on_a_flag_nobody_sets_is_a_livelock() {
+    let flag = Buffer::<u32>::zeroed(1);
+    let f = sim::launch(Shape::new(1, 32), || {
+        let flag: AtomicSlice<u32> = flag.view();
+        while flag.at(0).load(Ordering::Acquire) == 0 {}
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::Livelock);
+    assert!(f.message.contains("polls memory"), "{f}");
+}
