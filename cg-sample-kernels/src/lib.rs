@@ -8,7 +8,8 @@
 pub mod async_copy;
 pub mod barrier_cost;
 pub mod block_reduce;
-#[cfg(target_feature = "sm_90")]
+// sm_90 on the GPU; on the host (the simulator) always.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod cluster;
 pub mod grid_sum;
 pub mod harness;

@@ -70,3 +70,210 @@ fn jacobi_256_by_256_for_100_sweeps_in_one_cooperative_launch() {
         assert_eq!(g.to_bits(), w.to_bits(), "point {i}");
     }
 }
+
+/// Small integers as `f32`: every sum of them is exact in any order, so
+/// kernels that add in different orders must all give the CPU's sum.
+fn integer_f32(n: usize, seed: u64) -> Vec<f32> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random_range(-8i32..=8) as f32).collect()
+}
+
+#[test]
+fn block_reductions_in_blocks_of_1024_threads() {
+    use cg_sample_kernels::block_reduce as k;
+    let (blocks, threads) = (3usize, 1024usize);
+    let input = integer_f32(blocks * threads, 11);
+    let want: Vec<f32> = input.chunks(threads).map(|c| c.iter().sum()).collect();
+    type BlockReduce = fn(&[f32], Output<f32>);
+    let kernels: [(&str, BlockReduce); 4] = [
+        ("block_reduce_warp", k::block_reduce_warp),
+        ("block_reduce_library", k::block_reduce_library),
+        ("block_reduce_classic", k::block_reduce_classic),
+        ("block_reduce_hierarchical", k::block_reduce_hierarchical),
+    ];
+    for (name, kernel) in kernels {
+        let sums = Buffer::<f32>::filled(blocks, f32::NAN);
+        let start = Instant::now();
+        sim::launch(Shape::new(blocks as u32, threads as u32), || {
+            kernel(&input, sums.view())
+        })
+        .unwrap_or_else(|f| panic!("{name}: {f}"))
+        .all_defined()
+        .unwrap();
+        println!(
+            "{name}: {blocks} blocks of {threads}: {:.2} s",
+            start.elapsed().as_secs_f64()
+        );
+        assert_eq!(sums.to_vec(), want, "{name}");
+    }
+}
+
+#[test]
+fn whole_array_sums_cooperative_last_block_two_launches_and_atomic() {
+    use cg_core::atomic::AtomicSlice;
+    use cg_sample_kernels::grid_sum as k;
+    let n = 100_003;
+    let input = integer_f32(n, 5);
+    let want: f32 = input.iter().sum();
+    let shape = Shape::new(8, 256);
+    for (name, cooperative_kernel) in [
+        (
+            "grid_sum",
+            k::grid_sum as fn(&[f32], Output<f32>, Output<f32>),
+        ),
+        ("grid_sum_vec4", k::grid_sum_vec4),
+    ] {
+        let partials = Buffer::<f32>::zeroed(8);
+        let out = Buffer::<f32>::filled(1, f32::NAN);
+        sim::launch(shape.cooperative(), || {
+            cooperative_kernel(&input, partials.view(), out.view())
+        })
+        .unwrap_or_else(|f| panic!("{name}: {f}"));
+        assert_eq!(out.to_vec()[0], want, "{name}");
+    }
+    let partials = Buffer::<f32>::zeroed(8);
+    let counter = Buffer::<u32>::zeroed(1);
+    let out = Buffer::<f32>::zeroed(1);
+    sim::launch(shape, || {
+        k::sum_last_block(&input, partials.view(), counter.view(), out.view())
+    })
+    .unwrap();
+    assert_eq!(out.to_vec()[0], want, "sum_last_block");
+    // Two launches: one partial sum per block, then the partials.
+    let partials = Buffer::<f32>::zeroed(8);
+    sim::launch(shape, || k::sum_block_partials(&input, partials.view())).unwrap();
+    let partials = partials.to_vec();
+    let out = Buffer::<f32>::zeroed(1);
+    sim::launch(Shape::new(1, 256), || {
+        k::sum_partials(&partials, out.view())
+    })
+    .unwrap();
+    assert_eq!(out.to_vec()[0], want, "sum_block_partials + sum_partials");
+    let out = Buffer::<f32>::zeroed(1);
+    let blocks = n.div_ceil(256) as u32;
+    sim::launch(Shape::new(blocks, 256), || {
+        let out: AtomicSlice<f32> = out.view();
+        k::sum_atomic(&input, out)
+    })
+    .unwrap();
+    assert_eq!(out.to_vec()[0], want, "sum_atomic");
+}
+
+#[test]
+fn asynchronous_copies_barriers_and_pipelines() {
+    use cg_sample_kernels::async_copy as k;
+    let n = 5 * 256 + 17;
+    let a = random_f32(n, 21);
+    let b = random_f32(n, 22);
+    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    type Vadd = fn(&[f32], &[f32], Output<f32>);
+    let kernels: [(&str, Vadd, u32); 5] = [
+        ("vadd_sync", k::vadd_sync, 2 * 256 * 4),
+        ("vadd_memcpy_async", k::vadd_memcpy_async, 2 * 256 * 4),
+        ("vadd_barrier", k::vadd_barrier, 2 * 256 * 4),
+        (
+            "vadd_pipelined::<2>",
+            k::vadd_pipelined::<2>,
+            2 * 2 * 256 * 4,
+        ),
+        (
+            "vadd_pipelined::<4>",
+            k::vadd_pipelined::<4>,
+            4 * 2 * 256 * 4,
+        ),
+    ];
+    for (name, kernel, shared) in kernels {
+        let c = Buffer::<f32>::filled(n, f32::NAN);
+        sim::launch(Shape::new(3, 256).with_dynamic_shared(shared), || {
+            kernel(&a, &b, c.view())
+        })
+        .unwrap_or_else(|f| panic!("{name}: {f}"))
+        .all_defined()
+        .unwrap();
+        assert_eq!(c.to_vec(), want, "{name}");
+    }
+    let src: Vec<i32> = {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+        (0..n).map(|_| rng.random_range(-100..100)).collect()
+    };
+    let dest = Buffer::<i32>::filled(n, -1);
+    sim::launch(Shape::new(3, 256).with_dynamic_shared(4 * 256 * 4), || {
+        k::in_between_pipelined(&src, dest.view())
+    })
+    .unwrap();
+    let dest = dest.to_vec();
+    for (c, chunk) in src.chunks(256).enumerate() {
+        let (first, last) = (chunk[0], chunk[chunk.len() - 1]);
+        for (t, &v) in chunk.iter().enumerate() {
+            assert_eq!(
+                dest[c * 256 + t],
+                (first < v && v < last) as i32,
+                "element {}",
+                c * 256 + t
+            );
+        }
+    }
+}
+
+#[test]
+fn histograms_in_shared_memory_and_across_a_cluster() {
+    use cg_core::atomic::AtomicSlice;
+    use cg_sample_kernels::{cluster, histogram};
+    let bins = histogram::SHARED_HISTOGRAM_BINS;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(31);
+    let values: Vec<u32> = (0..50_000)
+        .map(|_| rng.random_range(0..bins as u32))
+        .collect();
+    let mut want = vec![0u32; bins];
+    for &v in &values {
+        want[v as usize] += 1;
+    }
+    let got = Buffer::<u32>::zeroed(bins);
+    sim::launch(Shape::new(4, 256), || {
+        let b: AtomicSlice<u32> = got.view();
+        histogram::shared_histogram(&values, b)
+    })
+    .unwrap();
+    assert_eq!(got.to_vec(), want, "shared_histogram");
+    let got = Buffer::<u32>::zeroed(bins);
+    sim::launch(Shape::new(8, 256).with_cluster([4, 1, 1]), || {
+        let b: AtomicSlice<u32> = got.view();
+        cluster::cluster_histogram(&values, b)
+    })
+    .unwrap();
+    assert_eq!(got.to_vec(), want, "cluster_histogram");
+}
+
+#[test]
+fn clusters_read_their_neighbours_shared_memory() {
+    use cg_sample_kernels::cluster;
+    let (blocks, threads) = (8usize, 128usize);
+    let data = integer_f32(blocks * threads, 41);
+    let out = Buffer::<f32>::filled(blocks * threads, f32::NAN);
+    sim::launch(
+        Shape::new(blocks as u32, threads as u32).with_cluster([2, 1, 1]),
+        || cluster::cluster_neighbour_sum(&data, out.view()),
+    )
+    .unwrap()
+    .all_defined()
+    .unwrap();
+    let out = out.to_vec();
+    for b in 0..blocks {
+        let peer = b ^ 1;
+        for t in 0..threads {
+            assert_eq!(
+                out[b * threads + t],
+                data[b * threads + t] + data[peer * threads + t],
+                "block {b} thread {t}"
+            );
+        }
+    }
+    let sums = Buffer::<f32>::filled(blocks / 4, f32::NAN);
+    sim::launch(
+        Shape::new(blocks as u32, threads as u32).with_cluster([4, 1, 1]),
+        || cluster::cluster_reduce(&data, sums.view()),
+    )
+    .unwrap();
+    let want: Vec<f32> = data.chunks(4 * threads).map(|c| c.iter().sum()).collect();
+    assert_eq!(sums.to_vec(), want);
+}
