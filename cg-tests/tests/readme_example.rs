@@ -26,6 +26,22 @@ fn readme_shows_the_tested_example() {
     }
 }
 
+/// The simulator section's test is the template's first simulator test,
+/// verbatim.
+#[test]
+fn readme_shows_the_templates_simulator_test() {
+    let readme = include_str!("../../README.md");
+    let tests = include_str!("../../template/my-app/tests/sim.rs");
+    let start = tests
+        .find("#[test]\nfn saxpy_on_the_simulator")
+        .expect("the template's first simulator test");
+    let end = start + tests[start..].find("\n}\n").expect("its end") + 2;
+    assert!(
+        readme.contains(&tests[start..end]),
+        "README.md must show template/my-app/tests/sim.rs's saxpy_on_the_simulator verbatim"
+    );
+}
+
 #[test]
 fn readme_example_runs() {
     let gpu = gpu_or_return!("readme_example_runs");
