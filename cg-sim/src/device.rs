@@ -188,14 +188,11 @@ pub(crate) fn try_complete(block: &BlockState, w: usize, op: WarpOp, mask: u32) 
         let r = results[l as usize];
         if let Some(source_lane) = r.undefined_source {
             let mut report = launch.report.borrow_mut();
-            report.undefined_count += 1;
-            if report.undefined.len() < 1000 {
-                report.undefined.push(Undefined {
-                    at: th.coords,
-                    op: op.name(),
-                    source_lane,
-                });
-            }
+            report.undefined.push(Undefined {
+                at: th.coords,
+                op: op.name(),
+                source_lane,
+            });
         }
         th.result.set(r);
         th.wait.set(Wait::Nothing);

@@ -109,20 +109,18 @@ impl fmt::Display for Undefined {
 #[derive(Clone, Default, PartialEq, Eq, Debug)]
 pub struct Report {
     /// Every read whose value CUDA leaves undefined, in the order they
-    /// happened (the first 1,000; `undefined_count` counts them all).
+    /// happened.
     pub undefined: Vec<Undefined>,
-    /// How many undefined reads there were.
-    pub undefined_count: u64,
 }
 
 impl Report {
     /// Fails with every undefined read listed, where there was one: for
     /// kernels whose every result must be defined.
     pub fn all_defined(&self) -> Result<(), String> {
-        if self.undefined_count == 0 {
+        if self.undefined.is_empty() {
             return Ok(());
         }
-        let mut s = format!("{} undefined reads:", self.undefined_count);
+        let mut s = format!("{} undefined reads:", self.undefined.len());
         for u in self.undefined.iter().take(10) {
             s.push_str(&format!("\n  {u}"));
         }

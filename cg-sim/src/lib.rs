@@ -35,6 +35,8 @@
 
 pub mod device;
 mod fault;
+#[cfg(unix)]
+mod overflow;
 mod sched;
 mod state;
 pub mod warp;

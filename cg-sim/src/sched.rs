@@ -30,12 +30,14 @@ thread_local! {
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
-/// The stack size of a simulated thread (`CG_SIM_STACK_KIB` overrides it).
+/// The stack size of a simulated thread (`CG_SIM_STACK_KIB` overrides it):
+/// 1 MiB, which the probes of this project's tests need in a debug build.
+/// Only the pages a thread touches are backed by memory.
 fn stack_bytes() -> usize {
     std::env::var("CG_SIM_STACK_KIB")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
-        .map_or(256 * 1024, |k| k * 1024)
+        .map_or(1024 * 1024, |k| k * 1024)
 }
 
 fn take_stack() -> DefaultStack {
@@ -49,6 +51,8 @@ fn take_stack() -> DefaultStack {
 fn install_panic_hook() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
+        #[cfg(unix)]
+        crate::overflow::install();
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             if device::inside() {

@@ -135,7 +135,7 @@ fn a_shuffle_from_a_lane_past_a_partial_warp_is_poison_and_reported() {
         };
         assert_eq!(v, want, "thread {t}");
     }
-    assert_eq!(report.undefined_count, 8);
+    assert_eq!(report.undefined.len(), 8);
     let u = report.undefined[0];
     assert_eq!((u.at.warp, u.at.lane, u.source_lane), (1, 0, 16));
     assert!(report

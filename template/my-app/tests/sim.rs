@@ -31,7 +31,7 @@ fn count_positive_on_the_simulator_with_a_partial_warp() {
     .unwrap();
     // `reduce` on a static tile of 32 in a 4-thread warp reads lanes that
     // do not exist: CUDA leaves that sum undefined, and the simulator says so.
-    assert!(report.undefined_count > 0);
+    assert!(!report.undefined.is_empty());
     // Launched in whole warps, every result is defined and right.
     let count = Buffer::<u32>::zeroed(1);
     sim::launch(Shape::new(4, 256), || {
