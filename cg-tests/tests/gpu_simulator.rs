@@ -433,3 +433,83 @@ fn sample_kernels_agree_with_the_gpu() {
     );
     println!("jacobi_persistent 256 x 256 x 100: GPU == simulator bit for bit");
 }
+
+#[test]
+fn multi_warp_tiles_and_full_warp_operations_agree_with_the_gpu() {
+    let test = "multi_warp_tiles_and_full_warp_operations_agree_with_the_gpu";
+    let (gk, mut rng) = open(test);
+    let mut agreement = Agreement::default();
+    let upload = |v: &[u32]| gk.as_ref().map(|(g, _)| g.upload(v).unwrap());
+    for s in MULTI_WARP_SHAPES {
+        let geo = Geometry::new(s);
+        let keys = random_keys(&mut rng, geo.b, geo.total);
+        let input = int_words(&mut rng, geo.total);
+        let floats: Vec<f32> = (0..geo.total)
+            .map(|_| rng.random_range(-1.0f32..1.0))
+            .collect();
+        let (keys_buf, input_buf) = (upload(&keys), upload(&input));
+        let floats_buf = gk.as_ref().map(|(g, _)| g.upload(&floats).unwrap());
+        for sel in 0..6u32 {
+            let arg = rng.random_range(0..2048u32);
+            probe(
+                &mut agreement,
+                gk.as_ref().map(|(g, _)| g),
+                &geo,
+                &format!("multi-warp tile selector {sel} arg {arg}"),
+                cg_test_kernels::api::multi_warp::MW_WORDS,
+                0,
+                true,
+                |out, _| {
+                    let (_, k) = gk.as_ref().unwrap();
+                    k.api_multi_warp
+                        .launch(
+                            geo.cfg(),
+                            input_buf.as_ref().unwrap(),
+                            floats_buf.as_ref().unwrap(),
+                            keys_buf.as_ref().unwrap(),
+                            out,
+                            sel,
+                            arg,
+                        )
+                        .unwrap();
+                },
+                |out, _| {
+                    cg_test_kernels::api::multi_warp::api_multi_warp(
+                        &input, &floats, &keys, out, sel, arg,
+                    )
+                },
+            );
+        }
+    }
+    for s in SHAPES {
+        let geo = Geometry::new(s);
+        let input = int_words(&mut rng, geo.total);
+        let wide: Vec<u64> = (0..geo.total)
+            .map(|_| rng.random_range(0..4u64) << 33)
+            .collect();
+        let input_buf = upload(&input);
+        let wide_buf = gk.as_ref().map(|(g, _)| g.upload(&wide).unwrap());
+        probe(
+            &mut agreement,
+            gk.as_ref().map(|(g, _)| g),
+            &geo,
+            "full-warp operations",
+            cg_test_kernels::api::full_warp::FULL_WARP_WORDS,
+            0,
+            true,
+            |out, _| {
+                let (_, k) = gk.as_ref().unwrap();
+                k.api_full_warp_ops
+                    .launch(
+                        geo.cfg(),
+                        input_buf.as_ref().unwrap(),
+                        wide_buf.as_ref().unwrap(),
+                        out,
+                    )
+                    .unwrap();
+            },
+            |out, _| cg_test_kernels::api::full_warp::api_full_warp_ops(&input, &wide, out),
+        );
+    }
+    agreement.print(test, gk.is_some());
+}
