@@ -512,6 +512,7 @@ pub(crate) unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
         asm!("atom.add.release.gpu.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) ptr, v = in(reg32) v, options(nostack));
         old
     }, sim: {
+        cg_sim::device::release();
         core::sync::atomic::AtomicU32::from_ptr(ptr).fetch_add(v, core::sync::atomic::Ordering::SeqCst)
     })
 }
@@ -529,7 +530,9 @@ pub(crate) unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
     }, sim: {
         // A poll: other threads run before the value is read.
         cg_sim::device::spin();
-        core::sync::atomic::AtomicU32::from_ptr(ptr as *mut u32).load(core::sync::atomic::Ordering::SeqCst)
+        let v = core::sync::atomic::AtomicU32::from_ptr(ptr as *mut u32).load(core::sync::atomic::Ordering::SeqCst);
+        cg_sim::device::acquire();
+        v
     })
 }
 
@@ -584,7 +587,12 @@ pub(crate) unsafe fn atom_or_acq_rel_cta_shared(addr: u32, v: u32) -> u32 {
         let old: u32;
         asm!("atom.acq_rel.cta.shared.or.b32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
         old
-    }, sim: { sim::shared_atomic_u32(addr).fetch_or(v, core::sync::atomic::Ordering::SeqCst) })
+    }, sim: {
+        cg_sim::device::release();
+        let old = sim::shared_atomic_u32(addr).fetch_or(v, core::sync::atomic::Ordering::SeqCst);
+        cg_sim::device::acquire();
+        old
+    })
 }
 
 /// `red.relaxed.cta.shared.and.b32`: clears the bits not in `v` of the
@@ -613,7 +621,9 @@ pub(crate) unsafe fn ld_acquire_cta_shared(addr: u32) -> u32 {
         v
     }, sim: {
         cg_sim::device::spin();
-        sim::shared_atomic_u32(addr).load(core::sync::atomic::Ordering::SeqCst)
+        let v = sim::shared_atomic_u32(addr).load(core::sync::atomic::Ordering::SeqCst);
+        cg_sim::device::acquire();
+        v
     })
 }
 

@@ -183,6 +183,19 @@ pub(crate) fn try_complete(block: &BlockState, w: usize, op: WarpOp, mask: u32) 
     drop(slots);
     let results = warp::complete(op, mask, &arrivals);
     let launch = block.thread(0).launch();
+    // For the race check: the rendezvous orders its lanes' accesses, and
+    // what one of them acquired, all of them have.
+    let seq = block.warp_seq[w].get() + 1;
+    block.warp_seq[w].set(seq);
+    let lanes = || (0..32u32).filter(|&l| needed >> l & 1 == 1);
+    let acquired = lanes()
+        .map(|l| block.thread(w as u32 * 32 + l).acquired.get())
+        .max()
+        .unwrap_or(0);
+    for l in lanes() {
+        block.lane_synced[w][l as usize].set(seq);
+        block.thread(w as u32 * 32 + l).acquired.set(acquired);
+    }
     for l in (0..32u32).filter(|&l| needed >> l & 1 == 1) {
         let th = block.thread(w as u32 * 32 + l);
         let r = results[l as usize];
@@ -237,6 +250,7 @@ pub(crate) fn release_block_barrier(block: &BlockState) {
         );
     }
     block.bar_arrived.set(0);
+    block.epoch.set(block.epoch.get() + 1);
     for i in 0..block.threads.len() as u32 {
         let th = block.thread(i);
         if matches!(th.wait.get(), Wait::BlockBarrier) {
@@ -308,6 +322,55 @@ pub fn shared_ptr(addr: u32, bytes: u32) -> *mut u8 {
     // SAFETY: in bounds (checked); the arena is not resized while the
     // caller uses the pointer (no other device call happens in between).
     unsafe { arena.as_mut_ptr().add(offset as usize) }
+}
+
+/// [`shared_ptr`] for a plain load (`write` false) or store of this
+/// thread: with the launch's race check on, a fault when another thread
+/// touched one of the bytes with nothing ordering the two accesses.
+pub fn shared_access(addr: u32, bytes: u32, write: bool) -> *mut u8 {
+    let p = shared_ptr(addr, bytes);
+    let t = cx();
+    if t.launch().shape.race_check && addr & CLUSTER_BIT == 0 {
+        let block = t.block();
+        let [bx, by, _] = t.launch().shape.block;
+        let [x, y, z] = t.coords.thread;
+        let me = (z * by + y) * bx + x;
+        if let Some(race) = crate::race::access(block, me, t.acquired.get(), addr, bytes, write) {
+            let o = race.other;
+            let other = [o % bx, (o / bx) % by, o / (bx * by)];
+            raise(
+                FaultKind::SharedRace,
+                format!(
+                    "{} shared memory at {:#x}, which thread ({}, {}, {}) of this block {} with \
+                     nothing between the two accesses that orders them: put a block barrier \
+                     (block.sync()) between them, or, within one warp, a warp sync both take part in",
+                    if write { "writes" } else { "reads" },
+                    race.offset,
+                    other[0],
+                    other[1],
+                    other[2],
+                    if race.other_wrote { "wrote" } else { "read" }
+                ),
+            );
+        }
+    }
+    p
+}
+
+/// A release operation of this thread (an atomic or store with release
+/// semantics, a fence): for the race check, what it did before may be
+/// seen by a thread that acquires after it.
+pub fn release() {
+    let block = cx().block();
+    block.releases.set(block.releases.get() + 1);
+}
+
+/// An acquire operation of this thread (an atomic or load with acquire
+/// semantics, a fence): for the race check, it is ordered after every
+/// release of the block so far.
+pub fn acquire() {
+    let t = cx();
+    t.acquired.set(t.block().releases.get());
 }
 
 /// What fresh shared memory holds: CUDA leaves it uninitialized; all-ones
@@ -400,6 +463,7 @@ pub(crate) fn release_cluster_barrier(cluster: &crate::state::ClusterState) {
     for b in blocks {
         // SAFETY: the cluster's blocks live as long as it does.
         let b = unsafe { &*b };
+        b.epoch.set(b.epoch.get() + 1);
         for i in 0..b.threads.len() as u32 {
             let th = b.thread(i);
             if matches!(th.wait.get(), Wait::ClusterBarrier) {
@@ -434,10 +498,14 @@ fn with_mbarrier<R>(addr: u32, f: impl FnOnce(&mut Mbarrier) -> R) -> R {
     }
 }
 
+/// Ends the mbarrier's phase once nothing is pending; an ended phase orders
+/// what came before it for the race check, as a block barrier does.
 fn mbarrier_step(m: &mut Mbarrier) {
     if m.pending == 0 && m.tx == 0 {
         m.phase += 1;
         m.pending = m.expected;
+        let block = cx().block();
+        block.epoch.set(block.epoch.get() + 1);
     }
 }
 

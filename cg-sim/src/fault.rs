@@ -55,6 +55,9 @@ pub enum FaultKind {
     Livelock,
     /// A shared-memory access outside the block's shared memory.
     SharedOutOfBounds,
+    /// Two threads of a block access a shared byte, at least one of them
+    /// writing, with no barrier or warp rendezvous between them.
+    SharedRace,
     /// The launch itself is refused (its shape, its shared memory).
     BadLaunch,
 }

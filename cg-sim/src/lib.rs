@@ -17,8 +17,10 @@
 //!   instruction whose mask does not hold the caller, two lanes waiting at
 //!   different warp instructions for each other, `grid.sync()` in a launch
 //!   that is not cooperative, a deadlock, a spin loop that cannot end, a
-//!   shared-memory access past the block's shared memory and any panic of
-//!   the kernel stop the launch with a [`Fault`] that names the thread
+//!   shared-memory access past the block's shared memory, two threads
+//!   touching a shared byte with nothing ordering them (see
+//!   [`Shape::race_check`])
+//!   and any panic of the kernel stop the launch with a [`Fault`] that names the thread
 //!   (block, thread, warp, lane) and what it waited for.
 //!
 //! Which blocks are alive together: all of them in a cooperative launch
@@ -37,6 +39,7 @@ pub mod device;
 mod fault;
 #[cfg(unix)]
 mod overflow;
+mod race;
 mod sched;
 mod state;
 pub mod warp;
@@ -57,6 +60,9 @@ pub struct Shape {
     /// A cooperative launch: every block alive at once, grid barriers
     /// allowed.
     pub cooperative: bool,
+    /// Check plain shared-memory accesses for races (on unless turned off:
+    /// [`Shape::without_race_check`]).
+    pub race_check: bool,
 }
 
 /// The most threads in a block, as on every CUDA GPU since sm_20.
@@ -84,6 +90,7 @@ impl Shape {
             cluster: [1, 1, 1],
             dynamic_shared: 0,
             cooperative: false,
+            race_check: true,
         }
     }
 
@@ -96,6 +103,13 @@ impl Shape {
     /// As a cooperative launch.
     pub fn cooperative(mut self) -> Self {
         self.cooperative = true;
+        self
+    }
+
+    /// Without the shared-memory race check (it keeps two accesses per
+    /// byte of shared memory and checks every plain access).
+    pub fn without_race_check(mut self) -> Self {
+        self.race_check = false;
         self
     }
 

@@ -152,6 +152,13 @@ fn run_resident(
             warp_slots: (0..warps).map(|_| RefCell::new([None; 32])).collect(),
             warp_live: live_per_warp,
             mbarriers: RefCell::new(HashMap::new()),
+            epoch: Cell::new(0),
+            releases: Cell::new(0),
+            warp_seq: (0..warps).map(|_| Cell::new(0)).collect(),
+            lane_synced: (0..warps)
+                .map(|_| std::array::from_fn(|_| Cell::new(0)))
+                .collect(),
+            shadow: RefCell::new(Vec::new()),
         }));
     }
     for block in &blocks {
@@ -185,6 +192,7 @@ fn run_resident(
                 result: Cell::new(Outcome::default()),
                 yielder: Cell::new(std::ptr::null()),
                 cluster_phase: Cell::new(0),
+                acquired: Cell::new(0),
             });
             block.threads.push(&*t as *const ThreadCx);
             threads.push(t);

@@ -51,6 +51,9 @@ pub(crate) struct ThreadCx {
     pub yielder: Cell<*const Yielder<(), Yield>>,
     /// The cluster barrier phase this thread arrived in.
     pub cluster_phase: Cell<u64>,
+    /// The block's release count at this thread's last acquire operation
+    /// (the race check's).
+    pub acquired: Cell<u64>,
 }
 
 impl ThreadCx {
@@ -92,6 +95,15 @@ pub(crate) struct BlockState {
     pub warp_slots: Vec<RefCell<[Option<Arrival>; 32]>>,
     pub warp_live: Vec<Cell<u32>>,
     pub mbarriers: RefCell<HashMap<u32, Mbarrier>>,
+    /// The race check's state: the barrier epoch (block barriers, cluster
+    /// barriers and mbarrier phases completed), per warp the count of its
+    /// completed rendezvous and per lane the count at the last one it took
+    /// part in, and per shared byte its last accesses.
+    pub epoch: Cell<u64>,
+    pub releases: Cell<u64>,
+    pub warp_seq: Vec<Cell<u64>>,
+    pub lane_synced: Vec<[Cell<u64>; 32]>,
+    pub shadow: RefCell<Vec<crate::race::Shadow>>,
 }
 
 impl BlockState {

@@ -378,3 +378,75 @@ fn planted_a_spin_on_a_flag_nobody_sets_is_a_livelock() {
     assert_eq!(f.kind, FaultKind::Livelock);
     assert!(f.message.contains("polls memory"), "{f}");
 }
+
+/// Thread `t` writes `shared[t]`, then reads its neighbour's element, with
+/// `between` in between.
+fn neighbour_read(threads: u32, between: impl Fn() + Sync) -> Result<sim::Report, sim::Fault> {
+    sim::launch(Shape::new(1, threads), || {
+        let block = this_thread_block();
+        let shared = shared_array!(u32; 64);
+        let t = block.thread_rank() as usize;
+        shared.set(t, t as u32);
+        between();
+        std::hint::black_box(shared.get((t + 1) % threads as usize));
+    })
+}
+
+#[test]
+fn planted_a_shared_memory_race_between_two_barriers_is_named() {
+    // Across warps: no barrier at all.
+    let f = neighbour_read(64, || {}).unwrap_err();
+    assert_eq!(f.kind, FaultKind::SharedRace);
+    // Thread 0 ran first: it read its neighbour's element before thread 1
+    // wrote it.
+    assert!(
+        f.message
+            .contains("writes shared memory at 0x4, which thread (0, 0, 0) of this block read"),
+        "{f}"
+    );
+    // Within a warp, a warp sync orders the lanes; across warps it does not.
+    neighbour_read(32, || tiled_partition::<32>(&this_thread_block()).sync()).unwrap();
+    let f = neighbour_read(64, || tiled_partition::<32>(&this_thread_block()).sync()).unwrap_err();
+    assert_eq!(f.kind, FaultKind::SharedRace);
+    // Warp 0 ran first: lane 31 read element 32 before warp 1 wrote it.
+    let at = f.at.unwrap();
+    assert_eq!((at.thread, at.warp, at.lane), ([32, 0, 0], 1, 0), "{f}");
+    assert!(
+        f.message.contains("thread (31, 0, 0) of this block read"),
+        "{f}"
+    );
+    // A block barrier orders every thread of the block.
+    neighbour_read(64, || this_thread_block().sync()).unwrap();
+    // And the check can be turned off.
+    sim::launch(Shape::new(1, 64).without_race_check(), || {
+        let shared = shared_array!(u32; 64);
+        let t = this_thread_block().thread_rank() as usize;
+        shared.set(t, 1);
+        std::hint::black_box(shared.get((t + 1) % 64));
+    })
+    .unwrap();
+}
+
+#[test]
+fn planted_a_tree_sum_without_its_last_barrier_races() {
+    let f = sim::launch(Shape::new(1, 128), || {
+        let block = this_thread_block();
+        let cache = shared_array!(u32; 128);
+        let t = block.thread_rank() as usize;
+        cache.set(t, t as u32);
+        block.sync();
+        let mut s = 64;
+        while s > 0 {
+            if t < s {
+                cache.set(t, cache.get(t) + cache.get(t + s));
+            }
+            // The planted bug: the barrier after the first round is missing.
+            if s != 64 {
+                block.sync();
+            }
+            s /= 2;
+        }
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::SharedRace, "{f}");
+}

@@ -169,7 +169,12 @@ macro_rules! atom_fn {
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                 }
                 old
-            }, sim: { sim_rmw!($op, $ty, place, v) })
+            }, sim: {
+                super::sim::before(sem);
+                let old = sim_rmw!($op, $ty, place, v);
+                super::sim::after(sem);
+                old
+            })
         }
     };
 }
@@ -197,6 +202,7 @@ macro_rules! red_fn {
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                 }
             }, sim: {
+                super::sim::before(sem);
                 let _ = sim_rmw!($op, $ty, place, v);
             })
         }
@@ -270,7 +276,12 @@ macro_rules! cas_fn {
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                 }
                 old
-            }, sim: { super::sim::cas::<$t>(place, current, new) })
+            }, sim: {
+                super::sim::before(sem);
+                let old = super::sim::cas::<$t>(place, current, new);
+                super::sim::after(sem);
+                old
+            })
         }
     };
 }
@@ -304,7 +315,11 @@ macro_rules! ld_st_fn {
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                 }
                 v
-            }, sim: { super::sim::load::<$t>(place) })
+            }, sim: {
+                let v = super::sim::load::<$t>(place);
+                super::sim::after(sem);
+                v
+            })
         }
 
         #[doc = concat!("`st{.relaxed,.release}{scope}.", $ty, "` (`sem` is relaxed or release).")]
@@ -329,7 +344,10 @@ macro_rules! ld_st_fn {
                     Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                 }
-            }, sim: { super::sim::store::<$t>(place, v) })
+            }, sim: {
+                super::sim::before(sem);
+                super::sim::store::<$t>(place, v)
+            })
         }
     };
 }
@@ -351,7 +369,10 @@ pub(crate) fn fence_sc(scope: Scope) {
         }
     }, sim: {
         // One OS thread runs a simulated launch: memory is sequentially
-        // consistent already.
+        // consistent already; for the race check a fence releases and
+        // acquires.
+        cg_sim::device::release();
+        cg_sim::device::acquire();
     })
 }
 
@@ -368,5 +389,8 @@ pub(crate) fn fence_acq_rel(scope: Scope) {
                 Scope::Sys => asm!("fence.acq_rel.sys;", options(nostack)),
             }
         }
-    }, sim: {})
+    }, sim: {
+        cg_sim::device::release();
+        cg_sim::device::acquire();
+    })
 }

@@ -1,6 +1,7 @@
 //! Shared-memory access in the simulator: a shared-window address is
 //! turned into the host address of the block's byte (`cg_sim::device::
-//! shared_ptr`, which checks the bounds) right before each access.
+//! shared_ptr`, which checks the bounds, or `shared_access` for plain
+//! loads and stores, which also checks for races) right before each access.
 
 use core::sync::atomic::AtomicU32;
 
@@ -16,7 +17,7 @@ pub(crate) const fn bytes_of_width(bits: &str) -> u32 {
 
 /// `ld.shared.b<8 * bytes>` at `addr`, zero-extended.
 pub(crate) fn shared_load(addr: u32, bytes: u32) -> u64 {
-    let p = cg_sim::device::shared_ptr(addr, bytes);
+    let p = cg_sim::device::shared_access(addr, bytes, false);
     let mut word = [0u8; 8];
     // SAFETY: `shared_ptr` checked that `bytes` (at most 8) bytes are in
     // the block's shared memory.
@@ -26,7 +27,7 @@ pub(crate) fn shared_load(addr: u32, bytes: u32) -> u64 {
 
 /// `st.shared.b<8 * bytes>` of the low bytes of `v` at `addr`.
 pub(crate) fn shared_store(addr: u32, bytes: u32, v: u64) {
-    let p = cg_sim::device::shared_ptr(addr, bytes);
+    let p = cg_sim::device::shared_access(addr, bytes, true);
     // SAFETY: as `shared_load`.
     unsafe { core::ptr::copy_nonoverlapping(v.to_le_bytes().as_ptr(), p, bytes as usize) };
 }
@@ -43,7 +44,23 @@ pub(crate) fn shared_atomic_u32(addr: u32) -> &'static AtomicU32 {
     unsafe { AtomicU32::from_ptr(p) }
 }
 
-use super::atom::Place;
+use super::atom::{Place, Sem};
+
+/// Before an atomic or store of semantics `sem`: a release for the
+/// simulator's race check where `sem` releases.
+pub(crate) fn before(sem: Sem) {
+    if matches!(sem, Sem::Release | Sem::AcqRel) {
+        cg_sim::device::release();
+    }
+}
+
+/// After an atomic or load of semantics `sem`: an acquire where `sem`
+/// acquires.
+pub(crate) fn after(sem: Sem) {
+    if matches!(sem, Sem::Acquire | Sem::AcqRel) {
+        cg_sim::device::acquire();
+    }
+}
 use core::sync::atomic::{AtomicU64, Ordering::SeqCst};
 
 /// A 32- or 64-bit word the simulator's atomics work on.
