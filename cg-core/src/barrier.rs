@@ -107,7 +107,10 @@ impl Barrier {
         dst: SharedSlice<T>,
         src: &[T],
     ) -> usize {
-        #[cfg(target_feature = "sm_90")]
+        #[cfg(any(
+            target_feature = "sm_90",
+            all(not(target_arch = "nvptx64"), feature = "sim")
+        ))]
         {
             let n = src.len().min(dst.len());
             let bytes = (n * core::mem::size_of::<T>()) as u32;

@@ -27,7 +27,8 @@
 //! | `exclusive_scan` | inclusive scan, then `shfl_up` by one; rank 0 gets `T::zeroed()` (CUDA's `T{}`) |
 //!
 //! `redux.sync` is chosen when the module is built for sm_80 or newer
-//! (`cfg(target_feature = "sm_80")`); otherwise, and for every other type,
+//! (`cfg(target_feature = "sm_80")`), and in the simulator, which takes
+//! the newest architecture's paths; otherwise, and for every other type,
 //! the shuffle trees run. `T` is any [`Pod`] type of at most 32 bytes.
 //!
 //! ```ignore
@@ -91,7 +92,10 @@ unsafe fn redux<T: Pod>(
     value: T,
     mask: u32,
 ) -> Option<T> {
-    #[cfg(target_feature = "sm_80")]
+    #[cfg(any(
+        target_feature = "sm_80",
+        all(not(target_arch = "nvptx64"), feature = "sim")
+    ))]
     {
         use crate::shuffle::{bits32, from_bits32};
         use core::any::TypeId;

@@ -394,7 +394,10 @@ pub(crate) enum ReduxOp {
 /// # Safety
 /// The calling thread's lane is in `mask`, and every lane of `mask` that
 /// has not exited executes a `redux.sync` with the same operation and mask.
-#[cfg(target_feature = "sm_80")]
+#[cfg(any(
+    target_feature = "sm_80",
+    all(not(target_arch = "nvptx64"), feature = "sim")
+))]
 #[inline(always)]
 pub(crate) unsafe fn redux_sync(op: ReduxOp, value: u32, mask: u32) -> u32 {
     device!("redux.sync", {
@@ -908,7 +911,8 @@ pub(crate) unsafe fn cp_async<const BYTES: u32>(dst: u32, src: *const u8) {
         }
     }, sim: {
         // The copy completes at once; the waits have nothing to wait for.
-        core::ptr::copy_nonoverlapping(src, cg_sim::device::shared_ptr(dst, BYTES), BYTES as usize)
+        core::ptr::copy_nonoverlapping(src, cg_sim::device::shared_ptr(dst, BYTES), BYTES as usize);
+        cg_sim::device::shared_filled(dst, BYTES);
     })
 }
 
@@ -1027,7 +1031,10 @@ pub(crate) unsafe fn mbarrier_test_wait(bar: u32, token: u64) -> bool {
 ///
 /// # Safety
 /// `bar` must be the shared address of an initialised mbarrier.
-#[cfg(target_feature = "sm_90")]
+#[cfg(any(
+    target_feature = "sm_90",
+    all(not(target_arch = "nvptx64"), feature = "sim")
+))]
 #[inline(always)]
 pub(crate) unsafe fn mbarrier_expect_tx(bar: u32, bytes: u32) {
     device!("mbarrier.expect_tx", {
@@ -1055,7 +1062,10 @@ pub(crate) fn fence_proxy_async_shared() {
 /// `dst` (this block's shared window) and `src` (global) must be 16-byte
 /// aligned with `bytes` valid bytes, `bytes` a multiple of 16, and `bar`
 /// an initialised mbarrier of this block.
-#[cfg(target_feature = "sm_90")]
+#[cfg(any(
+    target_feature = "sm_90",
+    all(not(target_arch = "nvptx64"), feature = "sim")
+))]
 #[inline(always)]
 pub(crate) unsafe fn cp_async_bulk_global_to_shared(
     dst: u32,
@@ -1070,6 +1080,7 @@ pub(crate) unsafe fn cp_async_bulk_global_to_shared(
         );
     }, sim: {
         core::ptr::copy_nonoverlapping(src, cg_sim::device::shared_ptr(dst, bytes), bytes as usize);
+        cg_sim::device::shared_filled(dst, bytes);
         cg_sim::device::mbarrier_complete_tx(bar, bytes);
     })
 }

@@ -30,7 +30,7 @@ use std::boxed::Box;
 use std::vec::Vec;
 
 pub use cg_sim::warp::POISON;
-pub use cg_sim::{Coords, Fault, FaultKind, Report, Shape, Undefined};
+pub use cg_sim::{Coords, Fault, FaultKind, Read, Report, Shape, Undefined};
 
 /// Runs `kernel` as every thread of a launch of `shape` on the simulated
 /// device; returns when all have returned, or at the first fault.

@@ -10,7 +10,8 @@
 //! byte (or, for a distributed-shared-memory address from [`mapa`], the
 //! byte of that block of the cluster).
 
-use crate::fault::{Coords, FaultKind, Undefined};
+use crate::fault::{Coords, FaultKind, Read, Undefined};
+use crate::race::Found;
 use crate::state::{BlockState, Mbarrier, Run, ThreadCx, Wait, Yield};
 use crate::warp::{self, Arrival, Outcome, WarpOp};
 use std::cell::Cell;
@@ -204,7 +205,7 @@ pub(crate) fn try_complete(block: &BlockState, w: usize, op: WarpOp, mask: u32) 
             report.undefined.push(Undefined {
                 at: th.coords,
                 op: op.name(),
-                source_lane,
+                read: Read::Lane(source_lane),
             });
         }
         th.result.set(r);
@@ -325,36 +326,66 @@ pub fn shared_ptr(addr: u32, bytes: u32) -> *mut u8 {
 }
 
 /// [`shared_ptr`] for a plain load (`write` false) or store of this
-/// thread: with the launch's race check on, a fault when another thread
-/// touched one of the bytes with nothing ordering the two accesses.
+/// thread. With the launch's shared-memory checks on: a fault when another
+/// thread touched one of the bytes with nothing ordering the two accesses,
+/// and an undefined read reported when a load reads a byte no thread wrote.
 pub fn shared_access(addr: u32, bytes: u32, write: bool) -> *mut u8 {
     let p = shared_ptr(addr, bytes);
     let t = cx();
-    if t.launch().shape.race_check && addr & CLUSTER_BIT == 0 {
-        let block = t.block();
-        let [bx, by, _] = t.launch().shape.block;
-        let [x, y, z] = t.coords.thread;
-        let me = (z * by + y) * bx + x;
-        if let Some(race) = crate::race::access(block, me, t.acquired.get(), addr, bytes, write) {
-            let o = race.other;
+    if !t.launch().shape.shared_checks || addr & CLUSTER_BIT != 0 {
+        return p;
+    }
+    let block = t.block();
+    let [bx, by, _] = t.launch().shape.block;
+    let [x, y, z] = t.coords.thread;
+    let me = (z * by + y) * bx + x;
+    match crate::race::access(block, me, t.acquired.get(), addr, bytes, write) {
+        None => {}
+        Some(Found::Uninitialized { offset }) => {
+            let op = if bytes == 8 {
+                "ld.shared.b64"
+            } else if bytes == 4 {
+                "ld.shared.b32"
+            } else {
+                "ld.shared.b8"
+            };
+            t.launch().report.borrow_mut().undefined.push(Undefined {
+                at: t.coords,
+                op,
+                read: Read::Shared(offset),
+            });
+        }
+        Some(Found::Race {
+            other: o,
+            other_wrote,
+            offset,
+        }) => {
             let other = [o % bx, (o / bx) % by, o / (bx * by)];
             raise(
                 FaultKind::SharedRace,
                 format!(
-                    "{} shared memory at {:#x}, which thread ({}, {}, {}) of this block {} with \
+                    "{} shared memory at {offset:#x}, which thread ({}, {}, {}) of this block {} with \
                      nothing between the two accesses that orders them: put a block barrier \
                      (block.sync()) between them, or, within one warp, a warp sync both take part in",
                     if write { "writes" } else { "reads" },
-                    race.offset,
                     other[0],
                     other[1],
                     other[2],
-                    if race.other_wrote { "wrote" } else { "read" }
+                    if other_wrote { "wrote" } else { "read" }
                 ),
             );
         }
     }
     p
+}
+
+/// Marks `bytes` bytes at shared address `addr` written by this thread's
+/// atomic or asynchronous copy (for the uninitialized-read check).
+pub fn shared_filled(addr: u32, bytes: u32) {
+    let t = cx();
+    if t.launch().shape.shared_checks && addr & CLUSTER_BIT == 0 {
+        crate::race::filled(t.block(), addr, bytes);
+    }
 }
 
 /// A release operation of this thread (an atomic or store with release

@@ -85,26 +85,46 @@ impl fmt::Display for Fault {
 
 impl std::error::Error for Fault {}
 
-/// A read whose value CUDA leaves undefined (a shuffle from a lane that
-/// has exited, was never launched, or is outside the member mask): it got
-/// [`crate::warp::POISON`].
+/// What an undefined read read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Read {
+    /// A warp instruction read this lane, which is not there (exited,
+    /// never launched in a partial warp, or outside the member mask).
+    Lane(u32),
+    /// A plain load read this shared-memory address, which no thread of
+    /// the block had written (CUDA's shared memory starts uninitialized).
+    Shared(u32),
+}
+
+/// A read whose value CUDA leaves undefined: a warp instruction that read a
+/// lane that is not there (it got [`crate::warp::POISON`]) or a load of
+/// shared memory no thread wrote (it got
+/// [`crate::device::SHARED_POISON`] bytes). What is computed from such a
+/// value is undefined too.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Undefined {
     /// The reading thread.
     pub at: Coords,
     /// The instruction's PTX name.
     pub op: &'static str,
-    /// The lane it read.
-    pub source_lane: u32,
+    /// What it read.
+    pub read: Read,
 }
 
 impl fmt::Display for Undefined {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: {} read lane {}, which is not there; the value is undefined",
-            self.at, self.op, self.source_lane
-        )
+        match self.read {
+            Read::Lane(lane) => write!(
+                f,
+                "{}: {} read lane {lane}, which is not there; the value is undefined",
+                self.at, self.op
+            ),
+            Read::Shared(addr) => write!(
+                f,
+                "{}: {} read shared memory at {addr:#x}, which no thread wrote; the value is undefined",
+                self.at, self.op
+            ),
+        }
     }
 }
 

@@ -11,15 +11,17 @@
 //! so instead of inventing a plausible value:
 //!
 //! * a shuffle that reads a lane that is not there (exited, never launched
-//!   in a partial warp, outside the mask) returns [`warp::POISON`] and is
-//!   listed in the launch's [`Report`];
+//!   in a partial warp, outside the mask) returns [`warp::POISON`], and a
+//!   load of shared memory no thread wrote returns
+//!   [`device::SHARED_POISON`] bytes; both are listed in the launch's
+//!   [`Report`] (and what a kernel computes from them is undefined too);
 //! * a block barrier that some threads passed after others exited, a warp
 //!   instruction whose mask does not hold the caller, two lanes waiting at
 //!   different warp instructions for each other, `grid.sync()` in a launch
 //!   that is not cooperative, a deadlock, a spin loop that cannot end, a
 //!   shared-memory access past the block's shared memory, two threads
 //!   touching a shared byte with nothing ordering them (see
-//!   [`Shape::race_check`])
+//!   [`Shape::shared_checks`])
 //!   and any panic of the kernel stop the launch with a [`Fault`] that names the thread
 //!   (block, thread, warp, lane) and what it waited for.
 //!
@@ -44,7 +46,7 @@ mod sched;
 mod state;
 pub mod warp;
 
-pub use fault::{Coords, Fault, FaultKind, Report, Undefined};
+pub use fault::{Coords, Fault, FaultKind, Read, Report, Undefined};
 
 /// The shape of a simulated launch.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -60,9 +62,10 @@ pub struct Shape {
     /// A cooperative launch: every block alive at once, grid barriers
     /// allowed.
     pub cooperative: bool,
-    /// Check plain shared-memory accesses for races (on unless turned off:
-    /// [`Shape::without_race_check`]).
-    pub race_check: bool,
+    /// Check plain shared-memory accesses: races (a fault) and loads of
+    /// bytes no thread wrote (undefined reads in the report). On unless
+    /// turned off ([`Shape::without_shared_checks`]).
+    pub shared_checks: bool,
 }
 
 /// The most threads in a block, as on every CUDA GPU since sm_20.
@@ -90,7 +93,7 @@ impl Shape {
             cluster: [1, 1, 1],
             dynamic_shared: 0,
             cooperative: false,
-            race_check: true,
+            shared_checks: true,
         }
     }
 
@@ -106,10 +109,10 @@ impl Shape {
         self
     }
 
-    /// Without the shared-memory race check (it keeps two accesses per
-    /// byte of shared memory and checks every plain access).
-    pub fn without_race_check(mut self) -> Self {
-        self.race_check = false;
+    /// Without the shared-memory checks (they keep the last accesses of
+    /// every byte of shared memory and check every plain access).
+    pub fn without_shared_checks(mut self) -> Self {
+        self.shared_checks = false;
         self
     }
 

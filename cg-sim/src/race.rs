@@ -1,4 +1,10 @@
-//! racecheck's job on the CPU: a plain shared-memory access by one thread
+//! racecheck's and initcheck's jobs on shared memory, on the CPU.
+//!
+//! A load of a byte no thread of the block has written (by a store, an
+//! atomic or an asynchronous copy) reads CUDA's uninitialized shared
+//! memory: an undefined read, reported with the launch.
+//!
+//! A race: a plain shared-memory access by one thread
 //! to a byte another thread wrote (or, for a write, read) with nothing
 //! between them that orders the two: no block barrier (`bar.sync`, which
 //! also ends an `mbarrier` phase or a cluster barrier here), and, for two
@@ -36,14 +42,20 @@ pub(crate) struct Shadow {
     write: Access,
     read: Access,
     other_read: Access,
+    written: bool,
 }
 
-/// A race found: the other access (its thread), and whether it was a
-/// write.
-pub(crate) struct Race {
-    pub other: u32,
-    pub other_wrote: bool,
-    pub offset: u32,
+/// What an access found.
+pub(crate) enum Found {
+    /// A race with thread `other`'s access of the byte at `offset`
+    /// (a write, or a read).
+    Race {
+        other: u32,
+        other_wrote: bool,
+        offset: u32,
+    },
+    /// A load of the byte at `offset`, which no thread wrote.
+    Uninitialized { offset: u32 },
 }
 
 /// Whether the earlier access `a` is ordered before thread `t`'s access
@@ -65,7 +77,7 @@ fn ordered(block: &BlockState, a: Access, t: u32, acquired: u64) -> bool {
 }
 
 /// Records thread `t`'s access of `bytes` bytes at `offset`; the first
-/// race it makes, if any.
+/// race it makes, or else the first uninitialized byte it loads, if any.
 pub(crate) fn access(
     block: &BlockState,
     t: u32,
@@ -73,12 +85,10 @@ pub(crate) fn access(
     offset: u32,
     bytes: u32,
     write: bool,
-) -> Option<Race> {
+) -> Option<Found> {
     let mut shadow = block.shadow.borrow_mut();
-    let end = (offset + bytes) as usize;
-    if shadow.len() < end {
-        shadow.resize(end.next_multiple_of(1024), Shadow::default());
-    }
+    grow(&mut shadow, offset + bytes);
+    let mut uninitialized = None;
     let now = Access {
         thread: t + 1,
         epoch: block.epoch.get(),
@@ -88,7 +98,7 @@ pub(crate) fn access(
     for b in offset..offset + bytes {
         let s = &mut shadow[b as usize];
         if !ordered(block, s.write, t, acquired) {
-            return Some(Race {
+            return Some(Found::Race {
                 other: s.write.thread - 1,
                 other_wrote: true,
                 offset: b,
@@ -97,7 +107,7 @@ pub(crate) fn access(
         if write {
             for r in [s.read, s.other_read] {
                 if !ordered(block, r, t, acquired) {
-                    return Some(Race {
+                    return Some(Found::Race {
                         other: r.thread - 1,
                         other_wrote: false,
                         offset: b,
@@ -105,12 +115,32 @@ pub(crate) fn access(
                 }
             }
             s.write = now;
+            s.written = true;
         } else {
+            if !s.written && uninitialized.is_none() {
+                uninitialized = Some(Found::Uninitialized { offset: b });
+            }
             if s.read.thread != now.thread {
                 s.other_read = s.read;
             }
             s.read = now;
         }
     }
-    None
+    uninitialized
+}
+
+fn grow(shadow: &mut Vec<Shadow>, end: u32) {
+    if shadow.len() < end as usize {
+        shadow.resize((end as usize).next_multiple_of(1024), Shadow::default());
+    }
+}
+
+/// Marks `bytes` bytes at `offset` written, by an atomic or an
+/// asynchronous copy (which the race check does not follow).
+pub(crate) fn filled(block: &BlockState, offset: u32, bytes: u32) {
+    let mut shadow = block.shadow.borrow_mut();
+    grow(&mut shadow, offset + bytes);
+    for s in &mut shadow[offset as usize..(offset + bytes) as usize] {
+        s.written = true;
+    }
 }

@@ -50,16 +50,19 @@ fn shape(geo: &Geometry) -> Shape {
     Shape::dims([g.0, g.1, g.2], [b.0, b.1, b.2])
 }
 
-/// Which threads (grid ranks) read a lane that was not there.
+/// Which threads (grid ranks) have undefined results: every thread of a
+/// warp in which one read a lane that was not there or shared memory no
+/// thread wrote (what it read can reach its warp's other lanes through
+/// shuffles and collectives).
 fn undefined_threads(geo: &Geometry, report: &Report) -> Vec<bool> {
     let mut out = vec![false; geo.total];
-    let (g, b) = (geo.grid, geo.block);
+    let g = geo.grid;
     for u in &report.undefined {
         let [bx, by, bz] = u.at.block;
-        let [tx, ty, tz] = u.at.thread;
-        let block = (bz * g.1 + by) * g.0 + bx;
-        let thread = (tz * b.1 + ty) * b.0 + tx;
-        out[block as usize * geo.b + thread as usize] = true;
+        let block = ((bz * g.1 + by) * g.0 + bx) as usize;
+        let first = block * geo.b + u.at.warp as usize * 32;
+        let end = (first + 32).min((block + 1) * geo.b);
+        out[first..end].fill(true);
     }
     out
 }
@@ -112,7 +115,7 @@ fn probe(
         if undefined {
             *agreement
                 .excluded
-                .entry("read a lane that is not there")
+                .entry("undefined: its warp read a lane or shared memory that was not there")
                 .or_default() += words as u64;
             continue;
         }

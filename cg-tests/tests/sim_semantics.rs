@@ -137,7 +137,7 @@ fn a_shuffle_from_a_lane_past_a_partial_warp_is_poison_and_reported() {
     }
     assert_eq!(report.undefined.len(), 8);
     let u = report.undefined[0];
-    assert_eq!((u.at.warp, u.at.lane, u.source_lane), (1, 0, 16));
+    assert_eq!((u.at.warp, u.at.lane, u.read), (1, 0, sim::Read::Lane(16)));
     assert!(report
         .all_defined()
         .unwrap_err()
@@ -418,7 +418,7 @@ fn planted_a_shared_memory_race_between_two_barriers_is_named() {
     // A block barrier orders every thread of the block.
     neighbour_read(64, || this_thread_block().sync()).unwrap();
     // And the check can be turned off.
-    sim::launch(Shape::new(1, 64).without_race_check(), || {
+    sim::launch(Shape::new(1, 64).without_shared_checks(), || {
         let shared = shared_array!(u32; 64);
         let t = this_thread_block().thread_rank() as usize;
         shared.set(t, 1);
@@ -449,4 +449,24 @@ fn planted_a_tree_sum_without_its_last_barrier_races() {
     })
     .unwrap_err();
     assert_eq!(f.kind, FaultKind::SharedRace, "{f}");
+}
+
+#[test]
+fn a_load_of_shared_memory_no_thread_wrote_is_reported_undefined() {
+    let report = sim::launch(Shape::new(1, 32), || {
+        let block = this_thread_block();
+        let shared = shared_array!(u32; 64);
+        let t = block.thread_rank() as usize;
+        shared.set(t, 1);
+        block.sync();
+        // Elements 32..64 were never written.
+        std::hint::black_box(shared.get(t + 16));
+    })
+    .unwrap();
+    // Threads 16..32 read elements 32..48: 16 undefined loads, each naming
+    // the address (element 32 is at byte 128).
+    assert_eq!(report.undefined.len(), 16);
+    let u = report.undefined.iter().find(|u| u.at.thread == [16, 0, 0]).unwrap();
+    assert_eq!((u.op, u.read), ("ld.shared.b32", sim::Read::Shared(128)));
+    assert!(report.all_defined().unwrap_err().contains("which no thread wrote"));
 }

@@ -35,6 +35,7 @@ pub(crate) fn shared_store(addr: u32, bytes: u32, v: u64) {
 /// The shared word at `addr` as an atomic, for one operation.
 pub(crate) fn shared_atomic_u32(addr: u32) -> &'static AtomicU32 {
     let p = cg_sim::device::shared_ptr(addr, 4) as *mut u32;
+    cg_sim::device::shared_filled(addr, 4);
     assert!(
         p.is_aligned(),
         "a 32-bit shared-memory atomic at the unaligned address {addr:#x}"
@@ -111,7 +112,10 @@ fn place_ptr<T>(place: Place) -> *mut u8 {
     let bytes = core::mem::size_of::<T>();
     let p = match place {
         Place::Global(a) => a as *mut u8,
-        Place::Shared(a) => cg_sim::device::shared_ptr(a, bytes as u32),
+        Place::Shared(a) => {
+            cg_sim::device::shared_filled(a, bytes as u32);
+            cg_sim::device::shared_ptr(a, bytes as u32)
+        }
     };
     assert!(
         !p.is_null() && p as usize % bytes == 0,
