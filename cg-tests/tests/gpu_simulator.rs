@@ -379,15 +379,8 @@ fn sample_kernels_agree_with_the_gpu() {
     let (blocks, threads) = (6usize, 1024usize);
     let input = common::random_f32(&mut rng, blocks * threads);
     let input_buf = gpu.upload(&input).unwrap();
-    type Reduce = fn(&[f32], Output<f32>);
-    use cg_sample_kernels::block_reduce as br;
     let cfg = LaunchConfig::new(blocks as u32, threads as u32);
-    let reductions: [(&str, Reduce); 4] = [
-        ("block_reduce_warp", br::block_reduce_warp),
-        ("block_reduce_library", br::block_reduce_library),
-        ("block_reduce_classic", br::block_reduce_classic),
-        ("block_reduce_hierarchical", br::block_reduce_hierarchical),
-    ];
+    let reductions = common::block_reductions();
     for (name, kernel) in reductions {
         let mut sums = gpu.filled(blocks, f32::NAN).unwrap();
         match name {

@@ -3,6 +3,8 @@
 //! simulated thread, against the samples' CPU references, bit for bit, and
 //! the time each takes on this machine.
 
+mod common;
+
 use cg_core::output::{Output, Synced};
 use cg_core::sim::{self, Buffer, Shape};
 use rand::{Rng, SeedableRng};
@@ -80,17 +82,10 @@ fn integer_f32(n: usize, seed: u64) -> Vec<f32> {
 
 #[test]
 fn block_reductions_in_blocks_of_1024_threads() {
-    use cg_sample_kernels::block_reduce as k;
     let (blocks, threads) = (3usize, 1024usize);
     let input = integer_f32(blocks * threads, 11);
     let want: Vec<f32> = input.chunks(threads).map(|c| c.iter().sum()).collect();
-    type BlockReduce = fn(&[f32], Output<f32>);
-    let kernels: [(&str, BlockReduce); 4] = [
-        ("block_reduce_warp", k::block_reduce_warp),
-        ("block_reduce_library", k::block_reduce_library),
-        ("block_reduce_classic", k::block_reduce_classic),
-        ("block_reduce_hierarchical", k::block_reduce_hierarchical),
-    ];
+    let kernels = common::block_reductions();
     for (name, kernel) in kernels {
         let sums = Buffer::<f32>::filled(blocks, f32::NAN);
         let start = Instant::now();

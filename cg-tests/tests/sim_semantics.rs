@@ -466,7 +466,14 @@ fn a_load_of_shared_memory_no_thread_wrote_is_reported_undefined() {
     // Threads 16..32 read elements 32..48: 16 undefined loads, each naming
     // the address (element 32 is at byte 128).
     assert_eq!(report.undefined.len(), 16);
-    let u = report.undefined.iter().find(|u| u.at.thread == [16, 0, 0]).unwrap();
+    let u = report
+        .undefined
+        .iter()
+        .find(|u| u.at.thread == [16, 0, 0])
+        .unwrap();
     assert_eq!((u.op, u.read), ("ld.shared.b32", sim::Read::Shared(128)));
-    assert!(report.all_defined().unwrap_err().contains("which no thread wrote"));
+    assert!(report
+        .all_defined()
+        .unwrap_err()
+        .contains("which no thread wrote"));
 }

@@ -125,3 +125,19 @@ pub fn assert_sum_close(what: &str, got: f32, values: &[f32]) {
         values.len()
     );
 }
+
+/// A block reduction of the samples: `input`'s blocks summed into one
+/// element each.
+pub type BlockReduction = fn(&[f32], cg_core::output::Output<f32>);
+
+/// The samples' four block reductions, by name (the simulator's tests run
+/// each on the simulator and on the GPU).
+pub fn block_reductions() -> [(&'static str, BlockReduction); 4] {
+    use cg_sample_kernels::block_reduce as br;
+    [
+        ("block_reduce_warp", br::block_reduce_warp),
+        ("block_reduce_library", br::block_reduce_library),
+        ("block_reduce_classic", br::block_reduce_classic),
+        ("block_reduce_hierarchical", br::block_reduce_hierarchical),
+    ]
+}
