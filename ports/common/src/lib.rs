@@ -703,10 +703,21 @@ pub mod checks {
             std::process::id(),
             cu.file_stem().and_then(|s| s.to_str()).unwrap_or("cuda")
         ));
-        let mut cmd = Command::new(nvcc);
+        let mut cmd = Command::new(&nvcc);
         cmd.args(["-O3", "-arch=sm_90", "-ptx", "-o"])
             .arg(&out)
             .arg(cu);
+        // PyPI's nvcc keeps the CCCL headers (`nv/target`, which the
+        // Cooperative Groups headers include) in include/cccl, outside its
+        // default search path; a full toolkit needs nothing here.
+        if let Some(cccl) = nvcc
+            .parent()
+            .and_then(Path::parent)
+            .map(|root| root.join("include/cccl"))
+            .filter(|d| d.join("nv/target").exists())
+        {
+            cmd.arg("-I").arg(cccl);
+        }
         output(cmd, &format!("nvcc on {}", cu.display()))?;
         let theirs = std::fs::read_to_string(&out)?;
         let _ = std::fs::remove_file(&out);
