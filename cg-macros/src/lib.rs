@@ -230,11 +230,14 @@ fn entry_point(
 /// Off the GPU, the function itself (through `cg_core::__cg_host_kernel!`,
 /// which keeps it only when cg-core has its `sim` feature): every thread of
 /// a simulated launch calls it. A generic kernel is the generic function;
-/// the simulator calls it with the instance's arguments.
+/// the simulator calls it with the instance's arguments. Its lint
+/// warnings (an unused parameter) are the device build's, which reports
+/// them already.
 fn host_kernel(func: &ItemFn) -> proc_macro2::TokenStream {
     quote! {
         #[cfg(not(target_arch = "nvptx64"))]
         ::cg_core::__cg_host_kernel! {
+            #[allow(unused)]
             #func
         }
     }
