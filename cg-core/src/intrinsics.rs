@@ -515,8 +515,8 @@ pub(crate) unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
         asm!("atom.add.release.gpu.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) ptr, v = in(reg32) v, options(nostack));
         old
     }, sim: {
-        cg_sim::device::release();
-        core::sync::atomic::AtomicU32::from_ptr(ptr).fetch_add(v, core::sync::atomic::Ordering::SeqCst)
+        sim::before(atom::Sem::Release);
+        sim::rmw::<u32>(atom::Place::Global(ptr as u64), |o| o.wrapping_add(v))
     })
 }
 
@@ -531,10 +531,8 @@ pub(crate) unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
         asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) ptr, options(nostack));
         v
     }, sim: {
-        // A poll: other threads run before the value is read.
-        cg_sim::device::spin();
-        let v = core::sync::atomic::AtomicU32::from_ptr(ptr as *mut u32).load(core::sync::atomic::Ordering::SeqCst);
-        cg_sim::device::acquire();
+        let v = sim::load::<u32>(atom::Place::Global(ptr as u64));
+        sim::after(atom::Sem::Acquire);
         v
     })
 }
@@ -591,9 +589,9 @@ pub(crate) unsafe fn atom_or_acq_rel_cta_shared(addr: u32, v: u32) -> u32 {
         asm!("atom.acq_rel.cta.shared.or.b32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
         old
     }, sim: {
-        cg_sim::device::release();
-        let old = sim::shared_atomic_u32(addr).fetch_or(v, core::sync::atomic::Ordering::SeqCst);
-        cg_sim::device::acquire();
+        sim::before(atom::Sem::AcqRel);
+        let old = sim::rmw::<u32>(atom::Place::Shared(addr), |o| o | v);
+        sim::after(atom::Sem::AcqRel);
         old
     })
 }
@@ -608,7 +606,7 @@ pub(crate) unsafe fn red_and_relaxed_cta_shared(addr: u32, v: u32) {
     device!("red.relaxed.cta.shared.and.b32", {
         asm!("red.relaxed.cta.shared.and.b32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack));
     }, sim: {
-        sim::shared_atomic_u32(addr).fetch_and(v, core::sync::atomic::Ordering::SeqCst);
+        sim::rmw::<u32>(atom::Place::Shared(addr), |o| o & v);
     })
 }
 
@@ -623,9 +621,8 @@ pub(crate) unsafe fn ld_acquire_cta_shared(addr: u32) -> u32 {
         asm!("ld.acquire.cta.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(nostack));
         v
     }, sim: {
-        cg_sim::device::spin();
-        let v = sim::shared_atomic_u32(addr).load(core::sync::atomic::Ordering::SeqCst);
-        cg_sim::device::acquire();
+        let v = sim::load::<u32>(atom::Place::Shared(addr));
+        sim::after(atom::Sem::Acquire);
         v
     })
 }
@@ -738,7 +735,7 @@ pub(crate) unsafe fn atom_add_shared_cluster_u32(addr: u32, v: u32) -> u32 {
         let old: u32;
         asm!("atom.shared::cluster.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
         old
-    }, sim: { sim::shared_atomic_u32(addr).fetch_add(v, core::sync::atomic::Ordering::SeqCst) })
+    }, sim: { sim::rmw::<u32>(atom::Place::Shared(addr), |o| o.wrapping_add(v)) })
 }
 
 /// `%dynamic_smem_size`: bytes of dynamic shared memory this launch gave

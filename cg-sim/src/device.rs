@@ -105,7 +105,7 @@ pub fn spin() {
 /// site once every lane of the warp still running waits somewhere.
 pub fn activemask(site: &'static Location<'static>) -> u32 {
     let t = cx();
-    block_until_woken(t, Wait::ActiveMask(site as *const _ as usize, site));
+    block_until_woken(t, Wait::ActiveMask(site));
     t.result.get().value as u32
 }
 
@@ -209,8 +209,7 @@ pub(crate) fn try_complete(block: &BlockState, w: usize, op: WarpOp, mask: u32) 
             });
         }
         th.result.set(r);
-        th.wait.set(Wait::Nothing);
-        th.run.set(Run::Runnable);
+        th.wake();
     }
     launch.progress();
     true
@@ -251,15 +250,7 @@ pub(crate) fn release_block_barrier(block: &BlockState) {
         );
     }
     block.bar_arrived.set(0);
-    block.epoch.set(block.epoch.get() + 1);
-    for i in 0..block.threads.len() as u32 {
-        let th = block.thread(i);
-        if matches!(th.wait.get(), Wait::BlockBarrier) {
-            th.wait.set(Wait::Nothing);
-            th.run.set(Run::Runnable);
-        }
-    }
-    block.thread(0).launch().progress();
+    block.end_barrier_phase(|w| matches!(w, Wait::BlockBarrier));
 }
 
 /// The grid barrier's workspace: the address of a word every block's
@@ -336,9 +327,7 @@ pub fn shared_access(addr: u32, bytes: u32, write: bool) -> *mut u8 {
         return p;
     }
     let block = t.block();
-    let [bx, by, _] = t.launch().shape.block;
-    let [x, y, z] = t.coords.thread;
-    let me = (z * by + y) * bx + x;
+    let me = t.linear();
     match crate::race::access(block, me, t.acquired.get(), addr, bytes, write) {
         None => {}
         Some(Found::Uninitialized { offset }) => {
@@ -360,7 +349,7 @@ pub fn shared_access(addr: u32, bytes: u32, write: bool) -> *mut u8 {
             other_wrote,
             offset,
         }) => {
-            let other = [o % bx, (o / bx) % by, o / (bx * by)];
+            let other = block.thread(o).coords.thread;
             raise(
                 FaultKind::SharedRace,
                 format!(
@@ -490,19 +479,10 @@ pub fn cluster_arrive() {
 pub(crate) fn release_cluster_barrier(cluster: &crate::state::ClusterState) {
     cluster.arrived.set(0);
     cluster.phase.set(cluster.phase.get() + 1);
-    let blocks = cluster.blocks.borrow().clone();
-    for b in blocks {
-        // SAFETY: the cluster's blocks live as long as it does.
-        let b = unsafe { &*b };
-        b.epoch.set(b.epoch.get() + 1);
-        for i in 0..b.threads.len() as u32 {
-            let th = b.thread(i);
-            if matches!(th.wait.get(), Wait::ClusterBarrier) {
-                th.wait.set(Wait::Nothing);
-                th.run.set(Run::Runnable);
-            }
+    for rank in 0..cluster.blocks.borrow().len() as u32 {
+        if let Some(b) = cluster.block(rank) {
+            b.end_barrier_phase(|w| matches!(w, Wait::ClusterBarrier));
         }
-        b.thread(0).launch().progress();
     }
 }
 

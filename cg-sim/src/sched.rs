@@ -368,8 +368,8 @@ fn resolve_activemasks(blocks: &[Box<BlockState>]) -> bool {
                     quiet = false;
                     break;
                 }
-                if let Wait::ActiveMask(site, _) = th.wait.get() {
-                    *sites.entry(site).or_default() |= 1 << lane;
+                if let Wait::ActiveMask(site) = th.wait.get() {
+                    *sites.entry(site as *const _ as usize).or_default() |= 1 << lane;
                 }
             }
             if !quiet || sites.is_empty() {
@@ -382,8 +382,7 @@ fn resolve_activemasks(blocks: &[Box<BlockState>]) -> bool {
                         value: mask as u64,
                         ..Outcome::default()
                     });
-                    th.wait.set(Wait::Nothing);
-                    th.run.set(Run::Runnable);
+                    th.wake();
                 }
             }
             woke = true;
@@ -416,7 +415,7 @@ fn who_waits_where(blocks: &[Box<BlockState>]) -> String {
                         th.coords.warp
                     )
                 }
-                (Run::Blocked, Wait::ActiveMask(_, at)) => format!("wait at activemask ({at})"),
+                (Run::Blocked, Wait::ActiveMask(at)) => format!("wait at activemask ({at})"),
                 (Run::Blocked, Wait::ClusterBarrier) => "wait at the cluster barrier".to_string(),
                 (Run::Blocked, Wait::Nothing) => "are blocked".to_string(),
             };

@@ -35,8 +35,9 @@ pub(crate) enum Wait {
     Nothing,
     BlockBarrier,
     Warp(Arrival),
-    /// `activemask` at a call site (the address of its `Location`).
-    ActiveMask(usize, &'static std::panic::Location<'static>),
+    /// `activemask` at a call site (threads at the same `Location`, by
+    /// address, are one site).
+    ActiveMask(&'static std::panic::Location<'static>),
     ClusterBarrier,
 }
 
@@ -66,6 +67,17 @@ impl ThreadCx {
     pub fn launch(&self) -> &LaunchState {
         // SAFETY: the launch outlives every resident set.
         unsafe { &*self.launch }
+    }
+
+    /// The linear thread index in the block.
+    pub fn linear(&self) -> u32 {
+        self.coords.warp * 32 + self.coords.lane
+    }
+
+    /// Its wait is over: it runs again.
+    pub fn wake(&self) {
+        self.wait.set(Wait::Nothing);
+        self.run.set(Run::Runnable);
     }
 }
 
@@ -115,6 +127,20 @@ impl BlockState {
     pub fn cluster(&self) -> &ClusterState {
         // SAFETY: clusters outlive their blocks.
         unsafe { &*self.cluster }
+    }
+
+    /// A barrier phase of this block ended: the threads `waiting` for it
+    /// run again, and for the race check what came before it is ordered
+    /// before what comes after.
+    pub fn end_barrier_phase(&self, waiting: impl Fn(Wait) -> bool) {
+        self.epoch.set(self.epoch.get() + 1);
+        for i in 0..self.threads.len() as u32 {
+            let th = self.thread(i);
+            if waiting(th.wait.get()) {
+                th.wake();
+            }
+        }
+        self.thread(0).launch().progress();
     }
 }
 

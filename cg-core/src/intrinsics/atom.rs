@@ -73,8 +73,6 @@ macro_rules! by_sem_scope {
     };
 }
 
-/// `atom{sem}{scope}.{space}.{op}.{ty}` with one value operand, returning
-/// the old value.
 /// The simulator's `atom`/`red`: the update as PTX defines it, on host
 /// memory, as one atomic read-modify-write.
 #[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
@@ -147,6 +145,8 @@ macro_rules! sim_rmw {
     };
 }
 
+/// `atom{sem}{scope}.{space}.{op}.{ty}` with one value operand, returning
+/// the old value.
 macro_rules! atom_fn {
     ($(#[$doc:meta])* $name:ident, $op:tt, $ty:tt, $t:ty, $reg:ident) => {
         $(#[$doc])*

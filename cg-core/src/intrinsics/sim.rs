@@ -1,9 +1,14 @@
-//! Shared-memory access in the simulator: a shared-window address is
-//! turned into the host address of the block's byte (`cg_sim::device::
-//! shared_ptr`, which checks the bounds, or `shared_access` for plain
-//! loads and stores, which also checks for races) right before each access.
+//! Memory instructions in the simulator. A shared-window address is
+//! turned into the host address of the block's byte right before each
+//! access (`cg_sim::device::shared_ptr`, which checks the bounds, or
+//! `shared_access` for plain loads and stores, which also checks for races
+//! and unwritten bytes); a global address is a host address. Every atomic,
+//! scoped load and store goes through [`rmw`], [`cas`], [`load`] and
+//! [`store`], with [`before`] and [`after`] telling the race check its
+//! release and acquire semantics.
 
-use core::sync::atomic::AtomicU32;
+use super::atom::{Place, Sem};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 
 /// The bytes of a PTX width (`"8"`, `"32"`, `"64"`).
 pub(crate) const fn bytes_of_width(bits: &str) -> u32 {
@@ -32,21 +37,6 @@ pub(crate) fn shared_store(addr: u32, bytes: u32, v: u64) {
     unsafe { core::ptr::copy_nonoverlapping(v.to_le_bytes().as_ptr(), p, bytes as usize) };
 }
 
-/// The shared word at `addr` as an atomic, for one operation.
-pub(crate) fn shared_atomic_u32(addr: u32) -> &'static AtomicU32 {
-    let p = cg_sim::device::shared_ptr(addr, 4) as *mut u32;
-    cg_sim::device::shared_filled(addr, 4);
-    assert!(
-        p.is_aligned(),
-        "a 32-bit shared-memory atomic at the unaligned address {addr:#x}"
-    );
-    // SAFETY: in bounds and aligned; the reference is used for one
-    // operation, before the block's shared memory can move.
-    unsafe { AtomicU32::from_ptr(p) }
-}
-
-use super::atom::{Place, Sem};
-
 /// Before an atomic or store of semantics `sem`: a release for the
 /// simulator's race check where `sem` releases.
 pub(crate) fn before(sem: Sem) {
@@ -62,7 +52,6 @@ pub(crate) fn after(sem: Sem) {
         cg_sim::device::acquire();
     }
 }
-use core::sync::atomic::{AtomicU64, Ordering::SeqCst};
 
 /// A 32- or 64-bit word the simulator's atomics work on.
 pub(crate) trait Word: Copy {
