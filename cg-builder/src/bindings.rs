@@ -287,9 +287,10 @@ fn handle(k: &Kernel) -> TokenStream {
     }
 }
 
-/// Generates the contents of `cg_kernels.rs`: `PTX`, one handle per
-/// kernel and `Kernels`, which loads them all.
-pub fn generate(kernels: &[Kernel], ptx_files: &[(u32, PathBuf)]) -> String {
+/// Generates the contents of `cg_kernels.rs`: `PTX` (built from the kernel
+/// crate `krate`, as Rust names it), one handle per kernel and `Kernels`,
+/// which loads them all.
+pub fn generate(krate: &str, kernels: &[Kernel], ptx_files: &[(u32, PathBuf)]) -> String {
     let handles = kernels.iter().map(handle);
     let fields = kernels.iter().map(|k| {
         let n = &k.record.signature.name;
@@ -322,9 +323,10 @@ pub fn generate(kernels: &[Kernel], ptx_files: &[(u32, PathBuf)]) -> String {
         use super::*;
 
         /// The kernel crate's PTX, one module per architecture; the host
-        /// loads the newest one the device can run.
+        /// loads the newest one the device can run (the simulator runs
+        /// the crate's host build of the same kernels).
         #[allow(dead_code)]
-        pub static PTX: ::cooperative_groups::PtxSet = ::cooperative_groups::PtxSet::new(&[#(#modules),*]);
+        pub static PTX: ::cooperative_groups::PtxSet = ::cooperative_groups::PtxSet::of_crate(#krate, &[#(#modules),*]);
 
         #(#handles)*
 
@@ -403,7 +405,7 @@ mod tests {
         const HALO: &str = "cg-kernel v1 name=halo cooperative=1 cluster=none multi_grid=1 \
                             param=mine:buffer:f32 param=n:value:u32 at=2:kernels/src/halo.rs";
         let kernels = collect(&[module(90, &[HALO, SUM])]).unwrap();
-        let code = generate(&kernels, &[(90, PathBuf::from("a.ptx"))]);
+        let code = generate("my_kernels", &kernels, &[(90, PathBuf::from("a.ptx"))]);
         for want in [
             "::cooperative_groups::LaunchKind::MultiGrid",
             "member: &mut ::cooperative_groups::MultiGridMember,\n        mine: &mut ::cooperative_groups::DeviceBuffer<f32>,",
@@ -436,7 +438,7 @@ mod tests {
         let modules = [module(80, &[SUM, FILL]), module(90, &[DSM, SUM, FILL])];
         let kernels = collect(&modules).unwrap();
         let files = [(80, PathBuf::from("a.ptx")), (90, PathBuf::from("b.ptx"))];
-        let code = generate(&kernels, &files);
+        let code = generate("my_kernels", &kernels, &files);
         for want in [
             "pub struct FillF32",
             "v: f32,\n        out: &mut ::cooperative_groups::DeviceBuffer<[f32; 4]>,",

@@ -320,7 +320,7 @@ fn forward_warnings(arch: &str, messages: &[CompilerMessage]) {
 }
 
 /// The kernel crate's library name (package name with `-` as `_`).
-fn crate_lib_name(crate_dir: &Path) -> Result<String, BuildError> {
+pub(crate) fn crate_lib_name(crate_dir: &Path) -> Result<String, BuildError> {
     let manifest = crate_dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest)
         .map_err(io_err(format!("reading {}", manifest.display())))?;

@@ -175,7 +175,8 @@ impl KernelBuild {
             std::fs::write(&path, ptx).map_err(io_err(format!("writing {}", path.display())))?;
             files.push((*sm, path));
         }
-        let code = bindings::generate(&kernels, &files);
+        let krate = compile::crate_lib_name(&self.crate_dir)?;
+        let code = bindings::generate(&krate, &kernels, &files);
         let path = out_dir.join("cg_kernels.rs");
         std::fs::write(&path, code).map_err(io_err(format!("writing {}", path.display())))?;
         for dir in compile::watched_dirs(&self.crate_dir)? {

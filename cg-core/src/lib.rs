@@ -166,6 +166,11 @@ macro_rules! __cg_host_kernel {
 
 #[doc(hidden)]
 pub mod __private {
+    /// Where `#[kernel]` registers the host build of each entry point, for
+    /// a simulated device to find by name (`cg_sim::registry`).
+    #[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+    pub use cg_sim::registry;
+
     /// Compile-time check behind `#[kernel]`: every parameter type (or
     /// element type) must be plain old data to cross to the device.
     pub const fn assert_pod<T: bytemuck::Pod>() {}

@@ -94,6 +94,9 @@ fn expand(attr: proc_macro2::TokenStream, func: ItemFn) -> syn::Result<proc_macr
         let mut out = entry_point(sig, None, &attrs, &func, quote!(#body), at);
         out.extend(param_checks(sig, &args));
         out.extend(host_kernel(&func));
+        let ident = &func.sig.ident;
+        let names = sig.params.iter().map(|p| &p.name);
+        out.extend(host_entry(sig, &func, quote!(#ident(#(#names),*))));
         return Ok(out);
     }
     // The generic function itself, called by every instance's entry point.
@@ -137,6 +140,11 @@ fn expand(attr: proc_macro2::TokenStream, func: ItemFn) -> syn::Result<proc_macr
             &func,
             call,
             at,
+        ));
+        out.extend(host_entry(
+            &inst.signature,
+            &func,
+            quote!(#ident::#generic_args(#(#names),*)),
         ));
         out.extend(param_checks(&inst.signature, &args));
     }
@@ -239,6 +247,87 @@ fn host_kernel(func: &ItemFn) -> proc_macro2::TokenStream {
         ::cg_core::__cg_host_kernel! {
             #[allow(unused)]
             #func
+        }
+    }
+}
+
+/// Off the GPU with cg-core's `sim` feature: the entry point of `sig` as
+/// the simulator runs it, registered under the kernel crate's name and the
+/// PTX name (`cg_sim::registry`). It takes the launch's parameters as the
+/// PTX entry point does, one pointer per PTX parameter (what a typed launch
+/// handle passes), rebuilds the slices and buffer views from them, and
+/// calls the host function with `call`.
+fn host_entry(
+    sig: &KernelSignature,
+    func: &ItemFn,
+    call: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    let mut reads = Vec::new();
+    let mut index = 0usize;
+    let mut next = |ty: proc_macro2::TokenStream| {
+        let k = index;
+        index += 1;
+        // SAFETY: the entry's contract: parameter `k` points to a value of
+        // the PTX parameter's type.
+        quote!(unsafe { ::core::ptr::read_unaligned(*__params.add(#k) as *const #ty) })
+    };
+    for p in &sig.params {
+        let (name, ty) = (&p.name, &p.ty);
+        reads.push(match p.kind {
+            ParamKind::Value => {
+                let v = next(quote!(#ty));
+                quote!(let #name: #ty = #v;)
+            }
+            ParamKind::ConstPtr => {
+                let v = next(quote!(*const #ty));
+                quote!(let #name: *const #ty = #v;)
+            }
+            ParamKind::MutPtr => {
+                let v = next(quote!(*mut #ty));
+                quote!(let #name: *mut #ty = #v;)
+            }
+            ParamKind::Slice => {
+                let (ptr, len) = (next(quote!(*const #ty)), next(quote!(usize)));
+                quote! {
+                    // SAFETY: the launch handle passes a buffer of `len`
+                    // elements that no parameter of this launch writes.
+                    let #name: &[#ty] = unsafe { ::core::slice::from_raw_parts(#ptr, #len) };
+                }
+            }
+            ParamKind::Buffer => {
+                let (ptr, len) = (next(quote!(*mut #ty)), next(quote!(usize)));
+                quote! {
+                    // SAFETY: the launch handle passes a buffer of `len`
+                    // elements that it borrowed mutably for this launch.
+                    let #name = unsafe {
+                        ::cg_core::__private::KernelBuffer::from_kernel_buffer(#ptr, #len)
+                    };
+                }
+            }
+        });
+    }
+    let name = sig.name.to_string();
+    let entry = format_ident!("__cg_sim_entry_{}", sig.name);
+    let call = match func.sig.unsafety {
+        Some(_) => quote!(unsafe { #call }),
+        None => call,
+    };
+    quote! {
+        #[cfg(not(target_arch = "nvptx64"))]
+        ::cg_core::__cg_host_kernel! {
+            #[allow(non_snake_case, unused_unsafe, clippy::all)]
+            #[doc(hidden)]
+            unsafe fn #entry(__params: *const *mut ::core::ffi::c_void) {
+                #(#reads)*
+                #call;
+            }
+            ::cg_core::__private::registry::submit! {
+                ::cg_core::__private::registry::Kernel {
+                    krate: ::core::env!("CARGO_CRATE_NAME"),
+                    name: #name,
+                    entry: #entry,
+                }
+            }
         }
     }
 }

@@ -42,6 +42,7 @@ mod fault;
 #[cfg(unix)]
 mod overflow;
 mod race;
+pub mod registry;
 mod sched;
 mod state;
 pub mod warp;
@@ -72,10 +73,18 @@ pub struct Shape {
 pub const MAX_BLOCK_THREADS: u32 = 1024;
 /// The most shared memory a block may use (an sm_90 GPU's 227 KiB).
 pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
-/// The most threads a cooperative launch may have: the simulated device
-/// has 4 SMs of 2,048 threads each (every thread of a cooperative launch
-/// needs a stack of its own at once).
-pub const MAX_COOPERATIVE_THREADS: u64 = 4 * 2048;
+/// The simulated device's streaming multiprocessors: few, since every
+/// thread alive at once (all of a cooperative launch) needs a stack of its
+/// own.
+pub const SMS: u32 = 4;
+/// The most threads resident on one simulated SM (as on sm_80 and sm_90).
+pub const SM_THREADS: u32 = 2048;
+/// The most blocks resident on one simulated SM (as on sm_90).
+pub const SM_BLOCKS: u32 = 32;
+/// The shared memory of one simulated SM (an sm_90 SM's 228 KiB).
+pub const SM_SHARED_BYTES: u32 = 228 * 1024;
+/// The most threads a cooperative launch may have: every SM full.
+pub const MAX_COOPERATIVE_THREADS: u64 = SMS as u64 * SM_THREADS as u64;
 /// The most blocks in a cluster (CUDA's portable limit).
 pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 

@@ -16,11 +16,70 @@ use std::marker::PhantomData;
 /// A buffer belongs to its GPU's context: after [`Gpu::reset`] every
 /// operation on it is [`Error::StaleHandle`], and dropping it frees nothing.
 pub struct DeviceBuffer<T> {
-    bytes: ContextBound<CudaSlice<u8>>,
+    bytes: Storage,
     len: usize,
     gpu: Gpu,
     _t: PhantomData<T>,
 }
+
+/// Where a buffer's bytes live.
+enum Storage {
+    /// Device memory of a CUDA context.
+    Cuda(ContextBound<CudaSlice<u8>>),
+    /// Host memory, on the simulator.
+    #[cfg(feature = "sim")]
+    Host(HostMemory),
+}
+
+/// The simulator's device memory: host bytes aligned as CUDA aligns an
+/// allocation (256 bytes), reached by kernels through raw pointers only.
+#[cfg(feature = "sim")]
+struct HostMemory {
+    ptr: std::ptr::NonNull<u8>,
+    layout: std::alloc::Layout,
+}
+
+#[cfg(feature = "sim")]
+impl HostMemory {
+    /// `n` bytes (at least one), every one 0xff: what the simulator's
+    /// uninitialized memory holds, so that a value nothing wrote shows.
+    fn new(n: usize) -> Option<Self> {
+        let layout = std::alloc::Layout::from_size_align(n.max(1), 256).ok()?;
+        // SAFETY: the layout's size is not zero.
+        let ptr = std::ptr::NonNull::new(unsafe { std::alloc::alloc(layout) })?;
+        // SAFETY: `layout.size()` bytes were just allocated at `ptr`.
+        unsafe { ptr.as_ptr().write_bytes(0xff, layout.size()) };
+        Some(HostMemory { ptr, layout })
+    }
+
+    fn bytes(&self, n: usize) -> &[u8] {
+        // SAFETY: `n` is at most the allocation's size (the buffer's
+        // length); no kernel runs while the host reads (launches are
+        // synchronous on the simulator).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), n) }
+    }
+
+    fn bytes_mut(&mut self, n: usize) -> &mut [u8] {
+        // SAFETY: as `bytes`, and `&mut self` is the only access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), n) }
+    }
+}
+
+#[cfg(feature = "sim")]
+impl Drop for HostMemory {
+    fn drop(&mut self) {
+        // SAFETY: allocated with this layout in `new`.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+// SAFETY: the allocation is owned by the buffer alone; shared access only
+// reads it on the host, and kernels reach it as GPU kernels reach device
+// memory, during a launch that borrows the buffer.
+#[cfg(feature = "sim")]
+unsafe impl Send for HostMemory {}
+#[cfg(feature = "sim")]
+unsafe impl Sync for HostMemory {}
 
 impl<T: bytemuck::Pod> DeviceBuffer<T> {
     /// `len` elements with unspecified contents; [`Error::OutOfMemory`] when
@@ -42,8 +101,17 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         let Some(n) = n else {
             return Err(out_of_memory(u64::MAX));
         };
+        #[cfg(feature = "sim")]
+        if gpu.is_simulator() {
+            return Ok(Self {
+                bytes: Storage::Host(HostMemory::new(n).ok_or_else(|| out_of_memory(n as u64))?),
+                len,
+                gpu: gpu.clone(),
+                _t: PhantomData,
+            });
+        }
         // SAFETY: `T: Pod` makes any byte pattern a valid value.
-        let bytes = match unsafe { gpu.stream().alloc::<u8>(n) } {
+        let bytes = match unsafe { gpu.stream()?.alloc::<u8>(n) } {
             Ok(b) => b,
             Err(DriverError(sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY)) => {
                 return Err(out_of_memory(n as u64))
@@ -55,7 +123,7 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
             }
         };
         Ok(Self {
-            bytes: gpu.bind(bytes),
+            bytes: Storage::Cuda(gpu.bind(bytes)),
             len,
             gpu: gpu.clone(),
             _t: PhantomData,
@@ -76,8 +144,27 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     /// receives). It means nothing after [`Gpu::reset`]; see
     /// [`DeviceBuffer::launch_address`].
     pub fn device_address(&self) -> u64 {
-        let (ptr, _sync) = self.bytes.device_ptr(self.gpu.stream());
-        ptr
+        match &self.bytes {
+            Storage::Cuda(b) => match self.gpu.stream() {
+                Ok(stream) => b.device_ptr(stream).0,
+                Err(_) => unreachable!("a buffer in CUDA memory belongs to a CUDA device"),
+            },
+            #[cfg(feature = "sim")]
+            Storage::Host(h) => h.ptr.as_ptr() as u64,
+        }
+    }
+
+    /// The buffer's CUDA memory, for `operation` ([`Error::NeedsGpu`] on
+    /// the simulator).
+    #[cfg(feature = "nccl")]
+    fn cuda_bytes(&self, operation: &str) -> Result<&ContextBound<CudaSlice<u8>>, Error> {
+        match &self.bytes {
+            Storage::Cuda(b) => Ok(b),
+            #[cfg(feature = "sim")]
+            Storage::Host(_) => Err(Error::NeedsGpu {
+                operation: operation.into(),
+            }),
+        }
     }
 
     /// The device address to pass to a kernel: [`Error::StaleHandle`] for a
@@ -95,6 +182,18 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     /// enables); else [`Error::ForeignBuffer`]. The generated launch
     /// handles pass every buffer through here.
     pub fn launch_address_for(&self, kernel: &crate::Function) -> Result<u64, Error> {
+        if self.gpu.is_simulator() != kernel.gpu().is_simulator() {
+            let place = |sim: bool| if sim { "the simulator" } else { "a GPU" };
+            return Err(Error::InvalidLaunch {
+                kernel: kernel.name().into(),
+                reason: format!(
+                    "it runs on {}, but a buffer passed to it lives on {}: upload the data to the \
+                     device the kernel was loaded on",
+                    place(kernel.gpu().is_simulator()),
+                    place(self.gpu.is_simulator())
+                ),
+            });
+        }
         let (mine, theirs) = (self.gpu.ordinal(), kernel.gpu().ordinal());
         if mine != theirs && !crate::gpu_set::peer_access(theirs, mine) {
             return Err(Error::ForeignBuffer {
@@ -120,7 +219,9 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     ) -> Result<cudarc::driver::CudaView<'_, u8>, Error> {
         self.check_range(&range)?;
         let t = size_of::<T>();
-        Ok(self.bytes.slice(range.start * t..range.end * t))
+        Ok(self
+            .cuda_bytes("an NCCL transfer")?
+            .slice(range.start * t..range.end * t))
     }
 
     /// `range` of the buffer's elements as a mutable byte view.
@@ -131,7 +232,13 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     ) -> Result<cudarc::driver::CudaViewMut<'_, u8>, Error> {
         self.check_range(&range)?;
         let t = size_of::<T>();
-        Ok(self.bytes.slice_mut(range.start * t..range.end * t))
+        match &mut self.bytes {
+            Storage::Cuda(b) => Ok(b.slice_mut(range.start * t..range.end * t)),
+            #[cfg(feature = "sim")]
+            Storage::Host(_) => Err(Error::NeedsGpu {
+                operation: "an NCCL transfer".into(),
+            }),
+        }
     }
 
     /// An error naming the buffer unless `range` lies inside it.
@@ -163,11 +270,20 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
             return Ok(());
         }
         let src: &[u8] = bytemuck::cast_slice(data);
-        let mut dst = self.bytes.slice_mut(..src.len());
-        self.gpu
-            .driver(self.gpu.stream().memcpy_htod(src, &mut dst), || {
-                format!("copying {} bytes to the GPU", src.len())
-            })
+        match &mut self.bytes {
+            Storage::Cuda(b) => {
+                let mut dst = b.slice_mut(..src.len());
+                self.gpu
+                    .driver(self.gpu.stream()?.memcpy_htod(src, &mut dst), || {
+                        format!("copying {} bytes to the GPU", src.len())
+                    })
+            }
+            #[cfg(feature = "sim")]
+            Storage::Host(h) => {
+                h.bytes_mut(src.len()).copy_from_slice(src);
+                Ok(())
+            }
+        }
     }
 
     /// Overwrites the buffer with the contents of `src`, on the device.
@@ -184,12 +300,27 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         if n == 0 {
             return Ok(());
         }
-        let from = src.bytes.slice(..n);
-        let mut to = self.bytes.slice_mut(..n);
-        self.gpu
-            .driver(self.gpu.stream().memcpy_dtod(&from, &mut to), || {
-                format!("copying {n} bytes on the GPU")
-            })
+        match (&mut self.bytes, &src.bytes) {
+            (Storage::Cuda(to), Storage::Cuda(from)) => {
+                let from = from.slice(..n);
+                let mut to = to.slice_mut(..n);
+                self.gpu
+                    .driver(self.gpu.stream()?.memcpy_dtod(&from, &mut to), || {
+                        format!("copying {n} bytes on the GPU")
+                    })
+            }
+            #[cfg(feature = "sim")]
+            (Storage::Host(to), Storage::Host(from)) => {
+                to.bytes_mut(n).copy_from_slice(from.bytes(n));
+                Ok(())
+            }
+            #[cfg(feature = "sim")]
+            _ => Err(Error::NeedsGpu {
+                operation: "a copy between the simulator and a GPU (copy through the host: \
+                            to_vec, then copy_from)"
+                    .into(),
+            }),
+        }
     }
 
     /// Sets every byte of the buffer to zero, on the device (`cuMemsetD8`,
@@ -200,11 +331,20 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         if n == 0 {
             return Ok(());
         }
-        let mut dst = self.bytes.slice_mut(..n);
-        self.gpu
-            .driver(self.gpu.stream().memset_zeros(&mut dst), || {
-                format!("zeroing {n} bytes on the GPU")
-            })
+        match &mut self.bytes {
+            Storage::Cuda(b) => {
+                let mut dst = b.slice_mut(..n);
+                self.gpu
+                    .driver(self.gpu.stream()?.memset_zeros(&mut dst), || {
+                        format!("zeroing {n} bytes on the GPU")
+                    })
+            }
+            #[cfg(feature = "sim")]
+            Storage::Host(h) => {
+                h.bytes_mut(n).fill(0);
+                Ok(())
+            }
+        }
     }
 
     /// Copies the buffer to the host, after the work queued before it.
@@ -217,10 +357,15 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         if self.len > 0 {
             let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
             let n = dst.len();
-            self.gpu.driver(
-                self.gpu.stream().memcpy_dtoh(&self.bytes.slice(..n), dst),
-                || format!("copying {n} bytes from the GPU"),
-            )?;
+            match &self.bytes {
+                Storage::Cuda(b) => self
+                    .gpu
+                    .driver(self.gpu.stream()?.memcpy_dtoh(&b.slice(..n), dst), || {
+                        format!("copying {n} bytes from the GPU")
+                    })?,
+                #[cfg(feature = "sim")]
+                Storage::Host(h) => dst.copy_from_slice(h.bytes(n)),
+            }
         }
         self.gpu.synchronize()?;
         Ok(out)

@@ -288,6 +288,36 @@ pub enum Error {
         /// What is wrong, naming the GPU.
         reason: String,
     },
+    /// An operation only a CUDA device has, asked of the simulator
+    /// ([`Gpu::simulator`](crate::Gpu::simulator)).
+    #[error(
+        "{operation} needs a CUDA device: the simulator runs kernels with CUDA's semantics but has \
+         no CUDA context, streams, events, graphs or peers; run this part on a GPU (Gpu::new)"
+    )]
+    NeedsGpu {
+        /// What was asked.
+        operation: String,
+    },
+    /// A kernel the simulator cannot run: its kernel crate is not compiled
+    /// for the host and linked into the program.
+    #[error("the kernel `{kernel}` cannot run on the simulator: {reason}")]
+    NotSimulated {
+        /// The kernel.
+        kernel: String,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// A launch on the simulator stopped at a fault: a panic, a barrier not
+    /// every thread reaches, a deadlock, a shared-memory race and the rest
+    /// of `cg_sim`'s checks. The simulated device stays usable.
+    #[error("kernel `{kernel}` on the simulator: {fault}")]
+    SimulatorFault {
+        /// The kernel.
+        kernel: String,
+        /// The fault: what happened, and the thread (block, thread, warp,
+        /// lane) where.
+        fault: String,
+    },
     /// NCCL (the `nccl` feature) could not be loaded or failed.
     #[error("{context}: {message}")]
     Nccl {

@@ -48,11 +48,7 @@ pub struct DeviceInfo {
 }
 
 pub(crate) struct GpuInner {
-    // Released in this order: the stream and the fault record before the
-    // context they live in.
-    stream: ContextBound<Arc<CudaStream>>,
-    sink: ContextBound<FaultSink>,
-    ctx: ContextBound<Arc<CudaContext>>,
+    backend: Backend,
     info: DeviceInfo,
     device: &'static DeviceState,
     /// The context generation this handle belongs to.
@@ -68,6 +64,46 @@ pub(crate) struct GpuInner {
     /// The string tables of the modules loaded in this context, for naming
     /// a fault's file and message.
     strings: Mutex<Vec<Arc<ModuleStrings>>>,
+}
+
+impl GpuInner {
+    /// A device just opened: no launch yet, the deadline from the
+    /// environment.
+    pub(crate) fn new(
+        backend: Backend,
+        info: DeviceInfo,
+        device: &'static DeviceState,
+        generation: u64,
+    ) -> Self {
+        GpuInner {
+            backend,
+            info,
+            device,
+            generation,
+            last_launch: Mutex::new(String::new()),
+            launches_since_wait: AtomicU32::new(0),
+            deadline_ms: AtomicU64::new(deadline_from_env()),
+            strings: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+/// What runs a [`Gpu`]'s work.
+pub(crate) enum Backend {
+    /// A CUDA device.
+    Cuda(Cuda),
+    /// The CPU simulator ([`Gpu::simulator`]).
+    #[cfg(feature = "sim")]
+    Sim(crate::simulator::SimDevice),
+}
+
+/// A CUDA device's context, stream and fault record.
+pub(crate) struct Cuda {
+    // Released in this order: the stream and the fault record before the
+    // context they live in.
+    pub(crate) stream: ContextBound<Arc<CudaStream>>,
+    sink: ContextBound<FaultSink>,
+    pub(crate) ctx: ContextBound<Arc<CudaContext>>,
 }
 
 /// A GPU and the stream its work runs on. Cheap to clone (shared handle).
@@ -226,18 +262,12 @@ impl Gpu {
         };
         drop(entered);
         Ok(Self {
-            inner: Arc::new(GpuInner {
-                stream,
-                sink,
-                ctx,
+            inner: Arc::new(GpuInner::new(
+                Backend::Cuda(Cuda { stream, sink, ctx }),
                 info,
                 device,
                 generation,
-                last_launch: Mutex::new(String::new()),
-                launches_since_wait: AtomicU32::new(0),
-                deadline_ms: AtomicU64::new(deadline_from_env()),
-                strings: Mutex::new(Vec::new()),
-            }),
+            )),
         })
     }
 
@@ -263,6 +293,7 @@ impl Gpu {
     /// [`Error::Timeout`]): the reset would wait for it.
     pub fn reset(&self) -> Result<Gpu, Error> {
         let ordinal = self.ordinal();
+        let cuda = self.cuda("Gpu::reset")?;
         let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
         {
             let entered = self.inner.device.enter_any();
@@ -271,10 +302,10 @@ impl Gpu {
             }
             // A lost context answers with its fault, a live one with the
             // state of its stream.
-            let _ = self.inner.ctx.bind_to_thread();
+            let _ = cuda.ctx.bind_to_thread();
             // SAFETY: the stream of the current generation (checked above,
             // with the device entered), alive as long as `self`.
-            let r = unsafe { sys::cuStreamQuery(self.inner.stream.cu_stream()) };
+            let r = unsafe { sys::cuStreamQuery(cuda.stream.cu_stream()) };
             if r == sys::cudaError_enum::CUDA_ERROR_NOT_READY {
                 return Err(Error::ResetRefused {
                     ordinal,
@@ -291,7 +322,7 @@ impl Gpu {
                 let _ = self.driver_failure(DriverError(r), String::new);
             }
             if self.inner.device.lost().is_some() {
-                if let Err(code) = new_context_allowed(self.inner.ctx.cu_device()) {
+                if let Err(code) = new_context_allowed(cuda.ctx.cu_device()) {
                     return Err(Error::ResetRefused {
                         ordinal,
                         reason: format!(
@@ -305,7 +336,7 @@ impl Gpu {
                 }
             }
         }
-        let cu_device = self.inner.ctx.cu_device();
+        let cu_device = cuda.ctx.cu_device();
         self.inner.device.reset(self.inner.generation, || {
             // SAFETY: the device of this context; no call of this crate is in
             // flight on it (the device is held for writing).
@@ -324,9 +355,46 @@ impl Gpu {
         Ok(gpu)
     }
 
-    /// The device's ordinal.
+    /// The device's ordinal (0 for the simulator, which is a device of its
+    /// own).
     pub fn ordinal(&self) -> usize {
-        self.inner.device.ordinal()
+        match self.inner.backend {
+            Backend::Cuda(_) => self.inner.device.ordinal(),
+            #[cfg(feature = "sim")]
+            Backend::Sim(_) => 0,
+        }
+    }
+
+    /// Whether this is the CPU simulator ([`Gpu::simulator`]) rather than a
+    /// CUDA device.
+    pub fn is_simulator(&self) -> bool {
+        !matches!(self.inner.backend, Backend::Cuda(_))
+    }
+
+    /// The CUDA parts of the device, for `operation`:
+    /// [`Error::NeedsGpu`] on the simulator.
+    pub(crate) fn cuda(&self, operation: &str) -> Result<&Cuda, Error> {
+        self.cuda_parts().ok_or_else(|| Error::NeedsGpu {
+            operation: operation.into(),
+        })
+    }
+
+    /// The CUDA parts of the device; `None` on the simulator.
+    fn cuda_parts(&self) -> Option<&Cuda> {
+        match &self.inner.backend {
+            Backend::Cuda(c) => Some(c),
+            #[cfg(feature = "sim")]
+            Backend::Sim(_) => None,
+        }
+    }
+
+    /// The simulated device, on the simulator.
+    #[cfg(feature = "sim")]
+    pub(crate) fn sim(&self) -> Option<&crate::simulator::SimDevice> {
+        match &self.inner.backend {
+            Backend::Sim(s) => Some(s),
+            Backend::Cuda(_) => None,
+        }
     }
 
     /// What the device is and can do.
@@ -334,26 +402,25 @@ impl Gpu {
         &self.inner.info
     }
 
-    /// The cudarc context, for what this crate does not wrap. After
-    /// [`Gpu::reset`], the old `Gpu`'s context is gone: using it is up to
-    /// the caller.
-    pub fn context(&self) -> &Arc<CudaContext> {
-        &self.inner.ctx
+    /// The cudarc context, for what this crate does not wrap
+    /// ([`Error::NeedsGpu`] on the simulator). After [`Gpu::reset`], the
+    /// old `Gpu`'s context is gone: using it is up to the caller.
+    pub fn context(&self) -> Result<&Arc<CudaContext>, Error> {
+        Ok(&self.cuda("the CUDA context")?.ctx)
     }
 
     /// The cudarc stream all of this `Gpu`'s work goes to (see
-    /// [`Gpu::context`] on resets).
-    pub fn stream(&self) -> &Arc<CudaStream> {
-        &self.inner.stream
+    /// [`Gpu::context`]).
+    pub fn stream(&self) -> Result<&Arc<CudaStream>, Error> {
+        Ok(&self.cuda("a CUDA stream")?.stream)
     }
 
     /// Free and total device memory in bytes, as the driver reports them
     /// (`cuMemGetInfo`).
     pub fn memory(&self) -> Result<(u64, u64), Error> {
+        let cuda = self.cuda("reading the free device memory")?;
         let _entered = self.enter()?;
-        self.driver(self.inner.ctx.bind_to_thread(), || {
-            "binding the context".into()
-        })?;
+        self.driver(cuda.ctx.bind_to_thread(), || "binding the context".into())?;
         let (free, total) = self.driver(cudarc::driver::result::mem_get_info(), || {
             "reading the free device memory".into()
         })?;
@@ -401,9 +468,13 @@ impl Gpu {
         if let Some(d) = self.deadline() {
             return self.synchronize_timeout(d);
         }
+        let Some(cuda) = self.cuda_parts() else {
+            // The simulator's launches complete before they return.
+            return Ok(());
+        };
         let _entered = self.enter()?;
         let last = self.last_launch();
-        self.driver(self.inner.stream.synchronize(), || {
+        self.driver(cuda.stream.synchronize(), || {
             format!("waiting for the GPU (last launch: `{last}`)")
         })?;
         self.inner.launches_since_wait.store(0, Ordering::Relaxed);
@@ -429,15 +500,16 @@ impl Gpu {
     /// Waits for all work on the stream, at most `timeout`: a kernel that
     /// deadlocks becomes [`Error::Timeout`] naming it, not a hung process.
     pub fn synchronize_timeout(&self, timeout: Duration) -> Result<(), Error> {
+        let Some(cuda) = self.cuda_parts() else {
+            return Ok(());
+        };
         let _entered = self.enter()?;
         let start = Instant::now();
         loop {
-            self.driver(self.inner.ctx.bind_to_thread(), || {
-                "binding the context".into()
-            })?;
+            self.driver(cuda.ctx.bind_to_thread(), || "binding the context".into())?;
             // SAFETY: the stream is alive for as long as `self`, and of the
             // current generation (entered above).
-            let r = unsafe { sys::cuStreamQuery(self.inner.stream.cu_stream()) };
+            let r = unsafe { sys::cuStreamQuery(cuda.stream.cu_stream()) };
             match r {
                 sys::cudaError_enum::CUDA_SUCCESS => {
                     self.inner.launches_since_wait.store(0, Ordering::Relaxed);
@@ -464,8 +536,8 @@ impl Gpu {
     /// Records the work `f` issues on the stream into a CUDA graph instead
     /// of running it; replay it with [`Graph::launch`].
     pub fn capture(&self, f: impl FnOnce() -> Result<(), Error>) -> Result<Graph, Error> {
+        let stream = &self.cuda("capturing a CUDA graph")?.stream;
         let _entered = self.enter()?;
-        let stream = &self.inner.stream;
         self.driver(
             stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
             || "starting a graph capture".into(),
@@ -542,7 +614,8 @@ impl Gpu {
             last: &last,
             since_wait: self.inner.launches_since_wait.load(Ordering::Relaxed),
         };
-        let err = fault::fault_error(ordinal, e.0, self.inner.sink.read(), trail, &strings);
+        let sink = self.cuda_parts().and_then(|c| c.sink.read());
+        let err = fault::fault_error(ordinal, e.0, sink, trail, &strings);
         let cause = err.fault_summary().unwrap_or_default();
         if self.inner.device.set_lost(self.inner.generation, cause) {
             err
@@ -555,8 +628,8 @@ impl Gpu {
     }
 
     /// The device address a module's fault record pointer is set to.
-    pub(crate) fn fault_record_address(&self) -> u64 {
-        self.inner.sink.device_address()
+    pub(crate) fn fault_record_address(&self) -> Result<u64, Error> {
+        Ok(self.cuda("a fault record")?.sink.device_address())
     }
 
     /// Registers the string table of a module loaded in this context.

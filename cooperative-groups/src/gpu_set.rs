@@ -179,7 +179,10 @@ impl GpuSet {
                 sm: g.info().sm,
             })
             .collect();
-        let ctxs: Vec<_> = gpus.iter().map(|g| g.context().clone()).collect();
+        let ctxs = gpus
+            .iter()
+            .map(|g| g.context().cloned())
+            .collect::<Result<Vec<_>, _>>()?;
         let link = |i: usize, j: usize| peer_link(&ctxs[i], &ctxs[j]);
         check_set(&devices, link).map_err(refused)?;
         for (i, a) in gpus.iter().enumerate() {
@@ -419,12 +422,12 @@ fn peer_link(a: &CudaContext, b: &CudaContext) -> PeerLink {
 /// a pool is granted on the pool, `cuMemPoolSetAccess`).
 fn enable_peer_access(from: &Gpu, to: &Gpu) -> Result<(), Error> {
     let _entered = from.enter()?;
-    from.driver(from.context().bind_to_thread(), || {
+    from.driver(from.context()?.bind_to_thread(), || {
         "binding the context".into()
     })?;
     // SAFETY: `to`'s context is alive (held by `to`); the call only maps
     // its memory into the current context.
-    let r = unsafe { sys::cuCtxEnablePeerAccess(to.context().cu_ctx(), 0) };
+    let r = unsafe { sys::cuCtxEnablePeerAccess(to.context()?.cu_ctx(), 0) };
     if r != sys::CUresult::CUDA_SUCCESS
         && r != sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
     {
@@ -439,14 +442,14 @@ fn enable_peer_access(from: &Gpu, to: &Gpu) -> Result<(), Error> {
     let mut pool = std::ptr::null_mut();
     // SAFETY: a valid device handle and an out-pointer that lives through
     // the call.
-    let r = unsafe { sys::cuDeviceGetMemPool(&mut pool, to.context().cu_device()) };
+    let r = unsafe { sys::cuDeviceGetMemPool(&mut pool, to.context()?.cu_device()) };
     from.driver(r.result(), || {
         format!("finding GPU {}'s memory pool", to.ordinal())
     })?;
     let access = sys::CUmemAccessDesc {
         location: sys::CUmemLocation {
             type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
-            id: from.context().cu_device(),
+            id: from.context()?.cu_device(),
         },
         flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
     };

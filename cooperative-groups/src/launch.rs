@@ -20,7 +20,7 @@ impl Dim3 {
         self.x as u64 * self.y as u64 * self.z as u64
     }
 
-    fn as_array(self) -> [u32; 3] {
+    pub(crate) fn as_array(self) -> [u32; 3] {
         [self.x, self.y, self.z]
     }
 }

@@ -49,6 +49,8 @@ pub mod launch;
 mod module;
 #[cfg(feature = "nccl")]
 pub mod nccl;
+#[cfg(feature = "sim")]
+pub mod simulator;
 mod strings;
 pub mod testing;
 mod timing;

@@ -30,12 +30,32 @@ pub struct Ptx {
 #[derive(Clone, Copy, Debug)]
 pub struct PtxSet {
     modules: &'static [Ptx],
+    /// The kernel crate the modules were built from (as Rust names it).
+    krate: Option<&'static str>,
 }
 
 impl PtxSet {
     /// A set of modules (any order).
     pub const fn new(modules: &'static [Ptx]) -> Self {
-        Self { modules }
+        Self {
+            modules,
+            krate: None,
+        }
+    }
+
+    /// A set of modules built from the kernel crate `krate` (its name as
+    /// Rust spells it, `my_kernels`): what cg-builder generates. On the
+    /// simulator, the kernels are that crate's host build.
+    pub const fn of_crate(krate: &'static str, modules: &'static [Ptx]) -> Self {
+        Self {
+            modules,
+            krate: Some(krate),
+        }
+    }
+
+    /// The kernel crate the modules were built from, if known.
+    pub fn krate(&self) -> Option<&'static str> {
+        self.krate
     }
 
     /// All modules.
@@ -66,7 +86,7 @@ pub struct Module {
 
 /// What a [`Module`] and its [`Function`]s share: they keep it loaded.
 struct ModuleInner {
-    module: ContextBound<Arc<CudaModule>>,
+    module: Loaded,
     sm: u32,
     /// The names of its entry points.
     entries: Vec<String>,
@@ -77,6 +97,33 @@ struct ModuleInner {
     /// and what was last written to it.
     multi_grid: Option<Mutex<Option<[u64; 2]>>>,
     gpu: Gpu,
+}
+
+/// What a module is loaded as.
+enum Loaded {
+    /// A CUDA module.
+    Cuda(ContextBound<Arc<CudaModule>>),
+    /// The host build of a kernel crate, on the simulator.
+    #[cfg(feature = "sim")]
+    Sim {
+        /// The kernel crate.
+        krate: Option<&'static str>,
+    },
+}
+
+impl Loaded {
+    /// The CUDA module, for `operation` ([`Error::NeedsGpu`] on the
+    /// simulator).
+    fn cuda(&self, operation: &str) -> Result<&ContextBound<Arc<CudaModule>>, Error> {
+        let cuda = match self {
+            Loaded::Cuda(m) => Some(m),
+            #[cfg(feature = "sim")]
+            Loaded::Sim { .. } => None,
+        };
+        cuda.ok_or_else(|| Error::NeedsGpu {
+            operation: operation.into(),
+        })
+    }
 }
 
 impl Drop for ModuleInner {
@@ -95,10 +142,30 @@ impl Module {
             sm: info.sm,
             oldest: set.oldest().unwrap_or(0),
         })?;
+        #[cfg(feature = "sim")]
+        if gpu.is_simulator() {
+            // The PTX names the entry points (those of the architecture the
+            // simulated device has); their host builds run them.
+            let entries = cg_ptx::Module::parse(ptx.source)
+                .entry_names()
+                .into_iter()
+                .map(String::from)
+                .collect();
+            return Ok(Self {
+                inner: Arc::new(ModuleInner {
+                    module: Loaded::Sim { krate: set.krate() },
+                    sm: ptx.sm,
+                    entries,
+                    strings: None,
+                    multi_grid: None,
+                    gpu: gpu.clone(),
+                }),
+            });
+        }
         let _entered = gpu.enter()?;
         let what = format!("the sm_{} PTX module", ptx.sm);
         let module = gpu
-            .context()
+            .context()?
             .load_module(CudarcPtx::from_src(ptx.source))
             .map_err(|e| load_error(gpu, e, ptx.source, ptx.sm, &what))?;
         Self::loaded(gpu, module, ptx.sm, ptx.source.into())
@@ -123,7 +190,7 @@ impl Module {
         let _entered = gpu.enter()?;
         let what = path.display().to_string();
         let module = gpu
-            .context()
+            .context()?
             .load_module(CudarcPtx::from_src(source.clone()))
             .map_err(|e| load_error(gpu, e, &source, sm, &what))?;
         Self::loaded(gpu, module, sm, source.into())
@@ -139,6 +206,7 @@ impl Module {
         let module = gpu.bind(module);
         let ptx = cg_ptx::Module::parse(&source);
         let strings = connect_fault_record(gpu, &module, &ptx, &source)?;
+        let module = Loaded::Cuda(module);
         if let Some(s) = &strings {
             gpu.add_strings(s.clone());
         }
@@ -189,8 +257,19 @@ impl Module {
             });
         }
         let gpu = &self.inner.gpu;
+        #[cfg(feature = "sim")]
+        if let Loaded::Sim { krate } = &self.inner.module {
+            return Ok(Function {
+                function: Entry::Sim(crate::simulator::find_kernel(*krate, name)?),
+                module: self.inner.clone(),
+                name: name.into(),
+                kind,
+                max_threads: gpu.info().limits.max_threads_per_block,
+            });
+        }
+        let module = self.inner.module.cuda("looking up a CUDA function")?;
         let _entered = gpu.enter()?;
-        let function = gpu.driver(self.inner.module.load_function(name), || {
+        let function = gpu.driver(module.load_function(name), || {
             format!("looking up kernel `{name}`")
         })?;
         // Fixed for the kernel on this device: read once here, not on every
@@ -200,7 +279,7 @@ impl Module {
             || format!("reading the threads per block of `{name}`"),
         )?;
         Ok(Function {
-            function: Arc::new(gpu.bind(function)),
+            function: Entry::Cuda(Arc::new(gpu.bind(function))),
             module: self.inner.clone(),
             name: name.into(),
             kind,
@@ -322,8 +401,8 @@ fn connect_fault_record(
         return Ok(None);
     }
     let has_strings = ptx.global(STRINGS_SYMBOL).is_some();
-    let stream = gpu.stream();
-    gpu.driver(gpu.context().bind_to_thread(), || {
+    let stream = gpu.stream()?;
+    gpu.driver(gpu.context()?.bind_to_thread(), || {
         "binding the context".into()
     })?;
     let mut record = match module.get_global(RECORD_SYMBOL, stream) {
@@ -331,7 +410,7 @@ fn connect_fault_record(
         Err(DriverError(sys::cudaError_enum::CUDA_ERROR_NOT_FOUND)) => return Ok(None),
         Err(e) => return Err(gpu.driver_failure(e, || "finding the module's fault record".into())),
     };
-    let address = gpu.fault_record_address().to_ne_bytes();
+    let address = gpu.fault_record_address()?.to_ne_bytes();
     gpu.driver(stream.memcpy_htod(&address[..], &mut record), || {
         "setting the module's fault record".into()
     })?;
@@ -366,7 +445,7 @@ fn connect_fault_record(
 /// A kernel in a loaded module, with the launch kind it declared.
 #[derive(Clone)]
 pub struct Function {
-    function: Arc<ContextBound<CudaFunction>>,
+    function: Entry,
     /// Keeps the module loaded (and its fault strings known) while the
     /// kernel can run.
     module: Arc<ModuleInner>,
@@ -376,7 +455,30 @@ pub struct Function {
     max_threads: u32,
 }
 
+/// What runs a [`Function`].
+#[derive(Clone)]
+enum Entry {
+    /// A CUDA function.
+    Cuda(Arc<ContextBound<CudaFunction>>),
+    /// The kernel's host build, on the simulator.
+    #[cfg(feature = "sim")]
+    Sim(&'static cg_sim::registry::Kernel),
+}
+
 impl Function {
+    /// The CUDA function, for `operation` ([`Error::NeedsGpu`] on the
+    /// simulator).
+    fn cuda(&self, operation: &str) -> Result<&ContextBound<CudaFunction>, Error> {
+        let cuda = match &self.function {
+            Entry::Cuda(f) => Some(&**f),
+            #[cfg(feature = "sim")]
+            Entry::Sim(_) => None,
+        };
+        cuda.ok_or_else(|| Error::NeedsGpu {
+            operation: format!("{operation} of `{}`", self.name),
+        })
+    }
+
     /// The kernel's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -399,15 +501,22 @@ impl Function {
         block_threads: u32,
         shared_mem_bytes: u32,
     ) -> Result<u32, Error> {
+        #[cfg(feature = "sim")]
+        if let Entry::Sim(_) = self.function {
+            return Ok(crate::simulator::max_blocks_per_sm(
+                block_threads,
+                shared_mem_bytes,
+            ));
+        }
+        let function = self.cuda("the occupancy query")?;
         let gpu = self.gpu();
         let _entered = gpu.enter()?;
         gpu.driver(
-            self.function
-                .occupancy_max_active_blocks_per_multiprocessor(
-                    block_threads,
-                    shared_mem_bytes as usize,
-                    None,
-                ),
+            function.occupancy_max_active_blocks_per_multiprocessor(
+                block_threads,
+                shared_mem_bytes as usize,
+                None,
+            ),
             || format!("occupancy of `{}` at {block_threads} threads", self.name),
         )
     }
@@ -514,18 +623,19 @@ impl Function {
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
         let gpu = self.gpu();
+        let module = self.module.module.cuda("a multi-grid launch")?;
         let _entered = gpu.enter()?;
         if let Some(last) = &self.module.multi_grid {
             let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
             if *last != Some(workspace) {
-                let stream = gpu.stream();
-                gpu.driver(gpu.context().bind_to_thread(), || {
+                let stream = gpu.stream()?;
+                gpu.driver(gpu.context()?.bind_to_thread(), || {
                     "binding the context".into()
                 })?;
-                let mut global = gpu.driver(
-                    self.module.module.get_global(MULTI_GRID_SYMBOL, stream),
-                    || "finding the module's multi-grid workspace".into(),
-                )?;
+                let mut global = gpu
+                    .driver(module.get_global(MULTI_GRID_SYMBOL, stream), || {
+                        "finding the module's multi-grid workspace".into()
+                    })?;
                 let bytes: [u8; 16] = bytemuck::cast(workspace);
                 gpu.driver(stream.memcpy_htod(&bytes[..], &mut global), || {
                     "setting the module's multi-grid workspace".into()
@@ -639,14 +749,22 @@ impl Function {
         config: &LaunchConfig,
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
+        #[cfg(feature = "sim")]
+        if let Entry::Sim(kernel) = self.function {
+            let cluster = plan.cluster.map(|c| c.as_array());
+            // SAFETY: as this function's contract.
+            return unsafe {
+                crate::simulator::launch(self, kernel, cluster, plan.cooperative, config, params)
+            };
+        }
         let gpu = self.gpu();
         let grid = (config.grid.x, config.grid.y, config.grid.z);
         let block = (config.block.x, config.block.y, config.block.z);
-        let stream = gpu.stream().cu_stream();
-        gpu.driver(gpu.context().bind_to_thread(), || {
+        let stream = gpu.stream()?.cu_stream();
+        gpu.driver(gpu.context()?.bind_to_thread(), || {
             "binding the context".into()
         })?;
-        let f = self.function.cu_function();
+        let f = self.cuda("a launch")?.cu_function();
         let smem = config.shared_mem_bytes;
         let launched = match (plan.cluster, plan.cooperative) {
             (None, false) => result::launch_kernel(f, grid, block, smem, stream, params),
@@ -688,6 +806,15 @@ impl Function {
             kernel: self.name.clone(),
             reason: "max_active_clusters needs a cluster shape (LaunchConfig::with_cluster)".into(),
         })?;
+        #[cfg(feature = "sim")]
+        if let Entry::Sim(_) = self.function {
+            return Ok(crate::simulator::max_active_clusters(
+                config.block_threads() as u32,
+                config.shared_mem_bytes,
+                c.volume() as u32,
+            ));
+        }
+        let function = self.cuda("the cluster occupancy query")?;
         let mut attrs = [cluster_attribute(c)];
         let cfg = sys::CUlaunchConfig {
             gridDimX: config.grid.x,
@@ -697,20 +824,19 @@ impl Function {
             blockDimY: config.block.y,
             blockDimZ: config.block.z,
             sharedMemBytes: config.shared_mem_bytes,
-            hStream: self.gpu().stream().cu_stream(),
+            hStream: self.gpu().stream()?.cu_stream(),
             attrs: attrs.as_mut_ptr(),
             numAttrs: 1,
         };
         let mut n = 0i32;
         let gpu = self.gpu();
         let _entered = gpu.enter()?;
-        gpu.driver(gpu.context().bind_to_thread(), || {
+        gpu.driver(gpu.context()?.bind_to_thread(), || {
             "binding the context".into()
         })?;
         // SAFETY: a valid function (of the current generation: entered
         // above) and a launch configuration that lives through the call.
-        let r =
-            unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.function.cu_function(), &cfg) };
+        let r = unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, function.cu_function(), &cfg) };
         gpu.driver(r.result(), || {
             format!("cluster occupancy of `{}`", self.name)
         })?;
@@ -727,11 +853,11 @@ impl Function {
     /// The registers each thread of this kernel uses
     /// (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
     pub fn registers_per_thread(&self) -> Result<u32, Error> {
+        let function = self.cuda("the register count")?;
         let gpu = self.gpu();
         let _entered = gpu.enter()?;
         let n = gpu.driver(
-            self.function
-                .get_attribute(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS),
+            function.get_attribute(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS),
             || format!("reading the registers per thread of `{}`", self.name),
         )?;
         Ok(n.max(0) as u32)
@@ -740,8 +866,8 @@ impl Function {
     /// Raises the kernel's dynamic shared-memory limit when a launch asks for
     /// more than the default 48 KiB.
     fn reserve_shared_mem(&self, bytes: u32) -> Result<(), Error> {
-        if bytes > 48 * 1024 {
-            let set = self.function.set_attribute(
+        if bytes > 48 * 1024 && !self.gpu().is_simulator() {
+            let set = self.cuda("raising the shared memory limit")?.set_attribute(
                 FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 bytes as i32,
             );

@@ -124,7 +124,11 @@ impl Communicator {
     /// (`ncclCommInitAll`).
     pub fn for_set(set: &GpuSet) -> Result<Vec<Self>, Error> {
         require("creating NCCL communicators")?;
-        let streams = set.gpus().iter().map(|g| g.stream().clone()).collect();
+        let streams = set
+            .gpus()
+            .iter()
+            .map(|g| g.stream().cloned())
+            .collect::<Result<Vec<_>, _>>()?;
         let comms = Comm::from_devices(streams).map_err(|e| {
             nccl_error(
                 format!("creating NCCL communicators for {} GPUs", set.len()),
@@ -152,7 +156,7 @@ impl Communicator {
                 message: format!("rank {rank} of {ranks}: ranks are 0..{ranks}"),
             });
         }
-        let comm = Comm::from_rank(gpu.stream().clone(), rank, ranks, id.0).map_err(|e| {
+        let comm = Comm::from_rank(gpu.stream()?.clone(), rank, ranks, id.0).map_err(|e| {
             nccl_error(
                 format!(
                     "joining an NCCL communicator as rank {rank} of {ranks} on GPU {}",

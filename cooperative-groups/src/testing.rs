@@ -17,11 +17,14 @@ pub const REQUIRE_GPUS_VAR: &str = "CG_REQUIRE_GPUS";
 /// when it cannot run: `GPU TEST NOT RUN: {test}: {why}`. Scripts count it.
 pub const NOT_RUN_NOTICE: &str = "GPU TEST NOT RUN";
 
-/// Device 0 for the GPU test `test`, or `None` after the loud notice
-/// [`NOT_RUN_NOTICE`] when this machine has no CUDA driver or no device;
-/// the test then returns without checking anything. With
-/// `CG_REQUIRE_GPU=1` a missing GPU panics instead. Any other failure to
-/// open the GPU panics with its cause.
+/// Device 0 for the GPU test `test`. When this machine has no CUDA driver
+/// or no device: with the `sim` feature, the simulator
+/// ([`Gpu::simulator`]) after the loud notice [`ON_SIMULATOR_NOTICE`];
+/// without it, `None` after the loud notice [`NOT_RUN_NOTICE`], and the
+/// test returns without checking anything. With `CG_REQUIRE_GPU=1` a
+/// missing GPU panics instead; with `CG_DEVICE=sim` (and the `sim`
+/// feature) the test runs on the simulator even where there is a GPU. Any
+/// other failure to open the GPU panics with its cause.
 ///
 /// ```no_run
 /// # use cooperative_groups::testing::gpu_for_test;
@@ -34,17 +37,78 @@ pub const NOT_RUN_NOTICE: &str = "GPU TEST NOT RUN";
 /// }
 /// ```
 pub fn gpu_for_test(test: &str) -> Option<Gpu> {
+    #[cfg(feature = "sim")]
+    if simulator_asked() {
+        return Some(Gpu::simulator());
+    }
+    match open_gpu(test) {
+        Ok(gpu) => Some(gpu),
+        #[cfg(feature = "sim")]
+        Err(why) => {
+            let line = format!("{ON_SIMULATOR_NOTICE}: {test}: {why}\n");
+            let _ = std::io::stderr().write_all(line.as_bytes());
+            Some(Gpu::simulator())
+        }
+        #[cfg(not(feature = "sim"))]
+        Err(why) => {
+            not_run(test, &why);
+            None
+        }
+    }
+}
+
+/// Device 0 for the GPU test `test` of something only a GPU has (`what`:
+/// timing, a kernel fault's effect on the context, the CUDA driver's own
+/// errors). Never the simulator: where there is no GPU, or `CG_DEVICE=sim`
+/// asks for the simulator, `None` after the notice [`NOT_RUN_NOTICE`]
+/// (with `CG_REQUIRE_GPU=1` a missing GPU panics, as in
+/// [`gpu_for_test`]).
+pub fn gpu_only_for_test(test: &str, what: &str) -> Option<Gpu> {
+    #[cfg(feature = "sim")]
+    if simulator_asked() {
+        not_run(test, &format!("needs a GPU ({what}), and {DEVICE_VAR}=sim"));
+        return None;
+    }
+    match open_gpu(test) {
+        Ok(gpu) => Some(gpu),
+        Err(why) => {
+            not_run(test, &format!("needs a GPU ({what}): {why}"));
+            None
+        }
+    }
+}
+
+/// Device 0, or why this machine has none (no driver, no device); panics
+/// on any other failure, and on a missing GPU under `CG_REQUIRE_GPU=1`.
+fn open_gpu(test: &str) -> Result<Gpu, String> {
     match Gpu::new(0) {
-        Ok(g) => Some(g),
+        Ok(g) => Ok(g),
         Err(e @ (Error::NoDriver | Error::NoDevice(_))) => {
             if std::env::var(REQUIRE_GPU_VAR).as_deref() == Ok("1") {
                 panic!("{REQUIRE_GPU_VAR}=1 but the GPU test `{test}` cannot run: {e}");
             }
-            not_run(test, &e.to_string());
-            None
+            Err(match e {
+                Error::NoDriver => "no CUDA driver".to_string(),
+                other => other.to_string(),
+            })
         }
         Err(e) => panic!("opening the GPU for `{test}` failed: {e}"),
     }
+}
+
+/// The variable that runs GPU tests on the simulator even where there is a
+/// GPU (`CG_DEVICE=sim`; the `sim` feature).
+pub const DEVICE_VAR: &str = "CG_DEVICE";
+
+/// The line a GPU test prints (to stderr) when it runs on the simulator
+/// because this machine has no GPU (the `sim` feature):
+/// `GPU TEST ON THE SIMULATOR: {test}: {why}`. Scripts count it.
+pub const ON_SIMULATOR_NOTICE: &str = "GPU TEST ON THE SIMULATOR";
+
+/// Whether `CG_DEVICE=sim` asks for the simulator.
+#[cfg(feature = "sim")]
+fn simulator_asked() -> bool {
+    std::env::var(DEVICE_VAR).as_deref() == Ok("sim")
 }
 
 /// Whether this machine has `n` GPUs for the multi-GPU test `test`: when it
@@ -54,8 +118,16 @@ pub fn gpu_for_test(test: &str) -> Option<Gpu> {
 /// `CG_REQUIRE_GPUS` asks for at least `n`, since a one-GPU machine cannot
 /// run a two-GPU test.
 pub fn has_gpus_for_test(test: &str, n: usize) -> bool {
-    if gpu_for_test(test).is_none() {
-        return false;
+    match gpu_for_test(test) {
+        None => return false,
+        Some(g) if g.is_simulator() => {
+            not_run(
+                test,
+                &format!("it needs a set of {n} GPU(s) (GpuSet), which the simulator is not"),
+            );
+            return false;
+        }
+        Some(_) => {}
     }
     let count = Gpu::count().unwrap_or(0);
     if count >= n {

@@ -19,7 +19,7 @@ impl EventTimer {
         let _entered = gpu.enter()?;
         let ev = || {
             let event = gpu
-                .context()
+                .context()?
                 .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT));
             gpu.driver(event, || "creating a CUDA event".into())
                 .map(|e| gpu.bind(e))
@@ -35,11 +35,11 @@ impl EventTimer {
     pub fn time(&self, f: impl FnOnce() -> Result<(), Error>) -> Result<f64, Error> {
         let gpu = &self.gpu;
         let _entered = gpu.enter()?;
-        gpu.driver(self.start.record(gpu.stream()), || {
+        gpu.driver(self.start.record(gpu.stream()?), || {
             "recording an event".into()
         })?;
         f()?;
-        gpu.driver(self.end.record(gpu.stream()), || {
+        gpu.driver(self.end.record(gpu.stream()?), || {
             "recording an event".into()
         })?;
         gpu.driver(self.end.synchronize(), || "waiting for an event".into())?;
