@@ -6,7 +6,7 @@
 #![no_std]
 
 pub mod api;
-#[cfg(target_feature = "sm_90")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod cluster_probes;
 pub mod faults;
 pub mod multi_grid;

@@ -44,7 +44,8 @@ const TILE_RS: &str = include_str!("../../cg-core/src/tile.rs");
 /// of them fills the device's memory.
 fn run_child(parent: &str, child: &str) {
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let Some(_gpu) = common::gpu(parent) else {
+    let what = "a kernel fault on the GPU (its fault record, the lost context, resets)";
+    let Some(_gpu) = common::real_gpu(parent, what) else {
         return;
     };
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());

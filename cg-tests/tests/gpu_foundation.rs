@@ -278,13 +278,14 @@ fn child_grid_sync_without_cooperative_launch() {
         Err(e @ Error::KernelPanic { check: true, .. }) => {
             println!("CHECK FAILED: {}", e.to_string().replace('\n', " | "))
         }
+        Err(e @ Error::SimulatorFault { .. }) => println!("SIMULATOR FAULT: {e}"),
         other => println!("DID NOT STOP: {other:?}"),
     }
 }
 
 #[test]
 fn grid_sync_without_cooperative_launch_traps() {
-    let Some(_gpu) = common::gpu("grid_sync_without_cooperative_launch_traps") else {
+    let Some(gpu) = common::gpu("grid_sync_without_cooperative_launch_traps") else {
         return;
     };
     let out = std::process::Command::new(std::env::current_exe().unwrap())
@@ -307,6 +308,19 @@ fn grid_sync_without_cooperative_launch_traps() {
         stdout.contains("IS_VALID_UNDER_PLAIN_LAUNCH=0"),
         "grid.is_valid() under a plain launch:\n{stdout}"
     );
+    if gpu.is_simulator() {
+        // The simulator stops the launch at the first thread that reaches
+        // the grid barrier, naming it.
+        let want =
+            "SIMULATOR FAULT: kernel `probe_grid_rotate` on the simulator: simulated kernel \
+                    fault at block (0, 0, 0), thread (0, 0, 0) (warp 0, lane 0): grid.sync() in a \
+                    launch that is not cooperative";
+        assert!(
+            stdout.lines().any(|l| l.starts_with(want)),
+            "want `{want}...`, got:\n{stdout}"
+        );
+        return;
+    }
     // The kernel stops at cg-core's check, which names itself and the line
     // of the `grid.sync()` call.
     let probes = include_str!("../../cg-test-kernels/src/probes.rs");

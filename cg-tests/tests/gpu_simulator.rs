@@ -136,8 +136,11 @@ fn probe(
     }
 }
 
+/// What these tests need a GPU for.
+const COMPARED: &str = "a comparison of the simulator with the GPU";
+
 fn open(test: &str) -> (Option<(Gpu, Kernels)>, rand::rngs::StdRng) {
-    let gpu = common::gpu(test).map(|g| {
+    let gpu = common::real_gpu(test, COMPARED).map(|g| {
         let k = Kernels::load(&g).unwrap();
         (g, k)
     });
@@ -371,7 +374,9 @@ fn reduce_and_scans_agree_with_the_gpu() {
 #[test]
 fn sample_kernels_agree_with_the_gpu() {
     let test = "sample_kernels_agree_with_the_gpu";
-    let Some(gpu) = common::gpu(test) else { return };
+    let Some(gpu) = common::real_gpu(test, COMPARED) else {
+        return;
+    };
     let k = cg_samples::kernels::Kernels::load(&gpu).unwrap();
     let mut rng = common::rng(test);
     // Block reductions over random floats: each kernel's order of additions

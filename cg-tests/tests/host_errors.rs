@@ -6,6 +6,9 @@ mod common;
 use cg_tests::kernels::PTX;
 use cooperative_groups::{driver_present, Error, Gpu, Ptx, PtxSet};
 
+/// What the GPU-only tests here check.
+const DRIVER: &str = "the CUDA driver's answers";
+
 #[test]
 fn no_driver_is_a_clear_error() {
     if driver_present() {
@@ -24,7 +27,9 @@ fn no_driver_is_a_clear_error() {
 
 #[test]
 fn a_device_ordinal_past_the_last_is_refused() {
-    let _gpu = gpu_or_return!("a_device_ordinal_past_the_last_is_refused");
+    let Some(_gpu) = common::real_gpu("a_device_ordinal_past_the_last_is_refused", DRIVER) else {
+        return;
+    };
     match Gpu::new(99) {
         Err(e @ Error::NoSuchDevice { ordinal: 99, .. }) => {
             assert!(e.to_string().contains("there is no GPU 99"))
@@ -45,7 +50,7 @@ fn child_no_visible_device() {
 
 #[test]
 fn no_visible_device_is_a_clear_error() {
-    let Some(_gpu) = common::gpu("no_visible_device_is_a_clear_error") else {
+    let Some(_gpu) = common::real_gpu("no_visible_device_is_a_clear_error", DRIVER) else {
         return;
     };
     let out = std::process::Command::new(std::env::current_exe().unwrap())
@@ -73,7 +78,9 @@ static NEWER_ONLY: PtxSet = PtxSet::new(&[Ptx {
 
 #[test]
 fn ptx_for_a_newer_architecture_is_refused() {
-    let gpu = gpu_or_return!("ptx_for_a_newer_architecture_is_refused");
+    let Some(gpu) = common::real_gpu("ptx_for_a_newer_architecture_is_refused", DRIVER) else {
+        return;
+    };
     let e = gpu
         .load_module(&NEWER_ONLY)
         .err()
@@ -90,7 +97,10 @@ fn ptx_for_a_newer_architecture_is_refused() {
 
 #[test]
 fn a_ptx_isa_newer_than_the_driver_is_a_clear_error() {
-    let gpu = gpu_or_return!("a_ptx_isa_newer_than_the_driver_is_a_clear_error");
+    let Some(gpu) = common::real_gpu("a_ptx_isa_newer_than_the_driver_is_a_clear_error", DRIVER)
+    else {
+        return;
+    };
     let m = PTX.select(gpu.info().sm).unwrap();
     let version = m
         .source
@@ -112,4 +122,80 @@ fn a_ptx_isa_newer_than_the_driver_is_a_clear_error() {
         .expect("the driver cannot know PTX ISA 99.9");
     assert!(matches!(e, Error::Driver { .. }), "{e}");
     assert!(e.to_string().contains("needs a newer driver"), "{e}");
+}
+
+/// The simulator refuses what only a GPU has, a kernel crate that is not
+/// linked in, a buffer of another device and a cooperative grid past its
+/// SMs, each naming the cause and what to do; a kernel fault leaves it
+/// usable.
+#[test]
+fn the_simulator_says_what_it_cannot_do() {
+    let sim = Gpu::simulator();
+    assert!(sim.is_simulator());
+    let e = cooperative_groups::EventTimer::new(&sim)
+        .err()
+        .expect("no events");
+    assert!(matches!(e, Error::NeedsGpu { .. }), "{e}");
+    assert!(e.to_string().contains("needs a CUDA device"), "{e}");
+    let e = sim.capture(|| Ok(())).err().expect("no graphs");
+    assert!(matches!(e, Error::NeedsGpu { .. }), "{e}");
+
+    // A set naming a kernel crate this program does not link.
+    let elsewhere = PtxSet::of_crate("not_linked_kernels", PTX.modules());
+    let m = sim.load_module(&elsewhere).unwrap();
+    let name = &m.entry_points()[0];
+    let e = m
+        .function(name, cooperative_groups::LaunchKind::Plain)
+        .err()
+        .expect("not linked");
+    assert!(matches!(e, Error::NotSimulated { .. }), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("no host build of the kernel crate `not_linked_kernels`")
+            && text.contains("use not_linked_kernels as _;"),
+        "{text}"
+    );
+
+    let k = cg_tests::kernels::Kernels::load(&sim).unwrap();
+    // A grid larger than the simulated device holds at once.
+    let mut scratch = sim.filled(1 << 16, 0u32).unwrap();
+    let mut out = sim.filled(1 << 16, 0u32).unwrap();
+    let most = k
+        .probe_grid_rotate
+        .function()
+        .max_cooperative_blocks(256, 0)
+        .unwrap();
+    assert_eq!(most, 32, "4 SMs of 2,048 threads hold 32 blocks of 256");
+    let cfg = cooperative_groups::LaunchConfig::new(most + 1, 256);
+    let e = k
+        .probe_grid_rotate
+        .launch(cfg, &mut scratch, &mut out, 1 << 16)
+        .expect_err("too large");
+    assert!(matches!(e, Error::GridTooLarge { .. }), "{e}");
+
+    // A kernel that faults: the error names the thread, and the simulator
+    // runs the next launch.
+    let mut raced = sim.filled(256, 0u32).unwrap();
+    let e = k
+        .planted_shared_race
+        .launch(cooperative_groups::LaunchConfig::new(1, 256), &mut raced)
+        .expect_err("a shared-memory race");
+    assert!(matches!(e, Error::SimulatorFault { .. }), "{e}");
+    assert!(e.to_string().contains("block (0, 0, 0), thread ("), "{e}");
+    let cfg = cooperative_groups::LaunchConfig::new(4, 256);
+    k.probe_grid_rotate
+        .launch(cfg, &mut scratch, &mut out, 1024)
+        .unwrap();
+
+    // A buffer of the simulator passed to a kernel on a GPU is refused
+    // (checked where there is a GPU).
+    if let Ok(gpu) = Gpu::new(0) {
+        let kg = cg_tests::kernels::Kernels::load(&gpu).unwrap();
+        let mut on_gpu = gpu.filled(1 << 16, 0u32).unwrap();
+        let e = kg
+            .probe_grid_rotate
+            .launch(cfg, &mut scratch, &mut on_gpu, 1024)
+            .expect_err("foreign buffer");
+        assert!(e.to_string().contains("lives on the simulator"), "{e}");
+    }
 }

@@ -188,7 +188,7 @@ pub fn api_atomic<T: Probed>(
 ) {
     match scope {
         0 => atomic_probe_in::<T, Block>(values, cells, olds, ncells, op, order, space),
-        #[cfg(target_feature = "sm_90")]
+        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
         1 => atomic_probe_in::<T, cg_core::atomic::Cluster>(
             values, cells, olds, ncells, op, order, space,
         ),

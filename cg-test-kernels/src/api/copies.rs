@@ -108,7 +108,7 @@ pub fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
             let bar = block_barrier!(&block, block.num_threads());
             // The poison above was written by ordinary stores; order them
             // before a bulk copy into the same bytes.
-            #[cfg(target_feature = "sm_90")]
+            #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
             if block.thread_rank() == 0 {
                 cg_core::barrier::fence_proxy_async_shared();
             }

@@ -5,6 +5,10 @@
 
 pub mod api;
 
+// The kernel crates' host builds, linked into every test program: where
+// the GPU tests run on the simulator, its kernels are these.
+use cg_sample_kernels as _;
+use cg_test_kernels as _;
 use cooperative_groups::testing::REQUIRE_GPU_VAR;
 use cooperative_groups::Gpu;
 use rand::rngs::StdRng;
@@ -15,7 +19,11 @@ use std::io::Write;
 /// driver or device (`cooperative_groups::testing::gpu_for_test`). With
 /// `CG_REQUIRE_GPU=1` a missing GPU fails the test.
 pub fn gpu(test: &str) -> Option<Gpu> {
-    let g = cooperative_groups::testing::gpu_for_test(test)?;
+    with_deadline(cooperative_groups::testing::gpu_for_test(test)?)
+}
+
+/// `g`, with a deadline on every wait unless it has one.
+fn with_deadline(g: Gpu) -> Option<Gpu> {
     // Every wait of a GPU test has a deadline: a kernel that hangs fails its
     // test with `Error::Timeout` naming it, instead of hanging the run.
     // `CG_DEADLINE_SECONDS` overrides the default.
@@ -23,6 +31,15 @@ pub fn gpu(test: &str) -> Option<Gpu> {
         g.set_deadline(Some(DEADLINE));
     }
     Some(g)
+}
+
+/// The GPU for a test of what only a GPU has (`what`: the fault record and
+/// the lost context, the driver's answers, a comparison with the
+/// simulator), never the simulator: `None` after the notice `GPU TEST NOT
+/// RUN` where there is no GPU.
+pub fn real_gpu(test: &str, what: &str) -> Option<Gpu> {
+    let g = cooperative_groups::testing::gpu_only_for_test(test, what)?;
+    with_deadline(g)
 }
 
 /// The default deadline of every wait in a GPU test (sanitizers make
