@@ -32,6 +32,10 @@ pub struct Options {
     /// `--no-nccl`: leave the NCCL method out of `jacobi --gpus N` (under
     /// compute-sanitizer, which reports NCCL's own kernels and calls).
     pub no_nccl: bool,
+    /// `--sim`: run on the CPU simulator (`Gpu::simulator`), at the
+    /// `--quick` sizes: every row verified, nothing timed against CUDA (the
+    /// times shown are the simulator's, on the host).
+    pub sim: bool,
 }
 
 impl Options {
@@ -46,9 +50,10 @@ impl Options {
             runs: value("--runs").and_then(|v| v.parse().ok()).unwrap_or(50),
             json: value("--json").map(PathBuf::from),
             plot: value("--plot").map(PathBuf::from),
-            quick: args.iter().any(|a| a == "--quick"),
+            quick: args.iter().any(|a| a == "--quick" || a == "--sim"),
             only: value("--only"),
             no_nccl: args.iter().any(|a| a == "--no-nccl"),
+            sim: args.iter().any(|a| a == "--sim"),
         }
     }
 }
@@ -128,9 +133,18 @@ const SPIN_NS: u64 = 20_000;
 impl Bench {
     /// Opens GPU 0, loads our kernels and, when found, the twins.
     pub fn open(opts: Options) -> Result<Self, Error> {
-        let gpu = Gpu::new(0)?;
+        let gpu = if opts.sim {
+            eprintln!(
+                "(the simulator: every row runs once on the CPU and is verified; no CUDA C++ \
+                 twins, and the times are the simulator's, not a GPU's)"
+            );
+            Gpu::simulator()
+        } else {
+            Gpu::new(0)?
+        };
         let k = Kernels::load(&gpu)?;
         let twins = match opts.twins.as_deref().map(|d| d.join("kernels.ptx")) {
+            _ if opts.sim => None,
             Some(p) if p.exists() => Some((
                 Module::from_ptx_file(&gpu, &p)?,
                 std::fs::read_to_string(&p).map_err(|e| Error::InvalidLaunch {
@@ -245,6 +259,13 @@ impl Bench {
         mut rust: impl FnMut() -> Result<(), Error>,
         mut cuda: Option<impl FnMut() -> Result<(), Error>>,
     ) -> Result<(Timing, Option<Timing>), Error> {
+        if self.gpu.is_simulator() {
+            // One run, timed on the host: what a kernel costs on the
+            // simulator, no GPU figure.
+            let start = std::time::Instant::now();
+            rust()?;
+            return Ok((Timing::exact(start.elapsed().as_secs_f64() * 1e3), None));
+        }
         let timer = EventTimer::new(&self.gpu)?;
         for _ in 0..5 {
             rust()?;
@@ -284,6 +305,11 @@ impl Bench {
     pub fn copy_gbps(&mut self) -> Result<f64, Error> {
         if let Some(c) = self.copy_gbps {
             return Ok(c);
+        }
+        if self.gpu.is_simulator() {
+            return Err(Error::NeedsGpu {
+                operation: "the copy rate".into(),
+            });
         }
         let c = copy_bandwidth(&self.gpu, 1 << 30, 20)?;
         self.copy_gbps = Some(c);

@@ -21,6 +21,9 @@
 #![warn(missing_docs)]
 
 pub use cooperative_groups as host;
+// The sample kernels' host build, which `--sim` runs (linked here so that
+// the simulator finds them).
+use cg_sample_kernels as _;
 
 pub mod bench;
 pub mod experiments;

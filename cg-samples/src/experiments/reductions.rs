@@ -132,8 +132,15 @@ type CubSum = unsafe extern "C" fn(*const f32, *mut f32, u64, i32, i32, *mut f32
 /// Experiment 2: the whole array to one scalar, five ways.
 pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
     eprintln!("whole-array sums");
-    let copy = b.copy_gbps()?;
-    eprintln!("  device-to-device copy: {copy:.0} GB/s (read + write, 1 GiB)");
+    // No copy rate on the simulator (nothing there is timed as on a GPU).
+    let copy = if b.gpu.is_simulator() {
+        None
+    } else {
+        Some(b.copy_gbps()?)
+    };
+    if let Some(copy) = copy {
+        eprintln!("  device-to-device copy: {copy:.0} GB/s (read + write, 1 GiB)");
+    }
     // SAFETY: CubSum is cg_cub_sum's signature (cg-samples/cuda/lib_cub_sum.cu).
     let cub: Option<CubSum> = unsafe { b.library_fn("lib_cub_sum.so", "cg_cub_sum") };
     let coop = b.k.grid_sum.function().cooperative_config(THREADS, 0)?;
@@ -322,9 +329,8 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             b.push(row("sum: one atomicAdd per element", r, c, None, ok));
         }
     }
-    eprintln!(
-        "  (copy ceiling for a read-only kernel: {:.0} GB/s of reads)",
-        copy
-    );
+    if let Some(copy) = copy {
+        eprintln!("  (copy ceiling for a read-only kernel: {copy:.0} GB/s of reads)");
+    }
     Ok(())
 }
