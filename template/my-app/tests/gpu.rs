@@ -1,7 +1,11 @@
-//! my-app's kernels on the GPU, checked against the CPU. Without a GPU each
-//! test says loudly that it did not run (and fails with CG_REQUIRE_GPU=1).
+//! my-app's kernels through its own host code, checked against the CPU: on
+//! the GPU where there is one; without, on the CPU simulator (each test
+//! says so loudly; CG_REQUIRE_GPU=1 makes a missing GPU fail instead, and
+//! CG_DEVICE=sim runs them on the simulator anyway).
 
 use cooperative_groups::testing::gpu_for_test;
+// The kernels' host build, which the simulator runs.
+use my_kernels as _;
 use my_app::kernels::Kernels;
 
 #[test]
