@@ -224,8 +224,12 @@ impl Bench {
         self.opts.only.as_deref().is_none_or(|o| name.contains(o))
     }
 
-    /// Where the twins live, for the CUB libraries.
+    /// Where the twins live, for the CUB libraries (none on the simulator,
+    /// where nvcc's code does not run).
     pub fn twins_dir(&self) -> Option<&Path> {
+        if self.gpu.is_simulator() {
+            return None;
+        }
         self.opts.twins.as_deref()
     }
 

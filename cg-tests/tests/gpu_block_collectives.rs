@@ -232,7 +232,7 @@ macro_rules! twin {
 /// The GPU, our kernels' handles and the twins beside them; `None` after a
 /// `GPU TEST NOT RUN` notice when there is no GPU or no twins.
 fn open(test: &str) -> Option<(Gpu, Vec<Pair>)> {
-    let gpu = common::gpu(test)?;
+    let gpu = common::real_gpu(test, "a comparison with the CUDA C++ twins")?;
     let path = common::twins_path(test, "block_collectives.ptx", "GPU TEST NOT RUN")?;
     static TWINS: OnceLock<Twins> = OnceLock::new();
     let twins = TWINS.get_or_init(|| Twins {

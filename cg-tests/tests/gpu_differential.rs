@@ -392,7 +392,7 @@ macro_rules! twin {
 /// notice when there is no GPU or no twins (with `CG_REQUIRE_GPU=1`, a
 /// failure).
 fn open(test: &str) -> Option<(Gpu, Kernels, &'static Twins)> {
-    let gpu = common::gpu(test)?;
+    let gpu = common::real_gpu(test, "a comparison with the CUDA C++ twins")?;
     let path = common::twins_path(test, "api.ptx", "GPU TEST NOT RUN")?;
     static TWINS: OnceLock<Twins> = OnceLock::new();
     let twins = TWINS.get_or_init(|| Twins::load(&gpu, &path));

@@ -26,20 +26,33 @@ fn readme_shows_the_tested_example() {
     }
 }
 
-/// The simulator section's test is the template's first simulator test,
+/// The simulator section's tests are the template's first GPU test (which
+/// runs on the simulator without a GPU) and its first simulator test,
 /// verbatim.
 #[test]
-fn readme_shows_the_templates_simulator_test() {
+fn readme_shows_the_templates_simulator_tests() {
     let readme = include_str!("../../README.md");
-    let tests = include_str!("../../template/my-app/tests/sim.rs");
-    let start = tests
-        .find("#[test]\nfn saxpy_on_the_simulator")
-        .expect("the template's first simulator test");
-    let end = start + tests[start..].find("\n}\n").expect("its end") + 2;
-    assert!(
-        readme.contains(&tests[start..end]),
-        "README.md must show template/my-app/tests/sim.rs's saxpy_on_the_simulator verbatim"
-    );
+    for (file, tests, first) in [
+        (
+            "tests/gpu.rs",
+            include_str!("../../template/my-app/tests/gpu.rs"),
+            "saxpy_matches_the_cpu",
+        ),
+        (
+            "tests/sim.rs",
+            include_str!("../../template/my-app/tests/sim.rs"),
+            "saxpy_on_the_simulator",
+        ),
+    ] {
+        let start = tests
+            .find(&format!("#[test]\nfn {first}"))
+            .unwrap_or_else(|| panic!("the template's {file} has no test {first}"));
+        let end = start + tests[start..].find("\n}\n").expect("its end") + 2;
+        assert!(
+            readme.contains(&tests[start..end]),
+            "README.md must show template/my-app/{file}'s {first} verbatim"
+        );
+    }
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! the pipelined "in between" kernel, beside their CUDA C++ twins.
 //!
 //! ```text
-//! cargo run --release --bin async_copy [-- --twins DIR] [--runs N] [--json FILE] [--quick]
+//! cargo run --release --bin async_copy [-- --twins DIR] [--runs N] [--json FILE] [--quick] [--sim]
 //! ```
 
 use cg_samples::bench;

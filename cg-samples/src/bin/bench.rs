@@ -3,7 +3,7 @@
 //! its CUDA C++ twin.
 //!
 //! ```text
-//! cargo run --release --bin bench [-- --twins DIR] [--runs N] [--json FILE] [--quick]
+//! cargo run --release --bin bench [-- --twins DIR] [--runs N] [--json FILE] [--quick] [--sim]
 //!     [--only block_reductions|array_sums|barriers|jacobi|patterns|clusters|async_copies]
 //! ```
 

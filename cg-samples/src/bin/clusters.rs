@@ -2,7 +2,7 @@
 //! cluster-wide histogram, beside their CUDA C++ twins.
 //!
 //! ```text
-//! cargo run --release --bin clusters [-- --twins DIR] [--runs N] [--json FILE] [--quick]
+//! cargo run --release --bin clusters [-- --twins DIR] [--runs N] [--json FILE] [--quick] [--sim]
 //! ```
 
 use cg_samples::bench;

@@ -4,7 +4,7 @@
 //! (cg-samples/cuda/kernels.cu) in the same process.
 //!
 //! ```text
-//! cargo run --release --bin grid_sum [-- --twins DIR] [--runs N] [--json FILE] [--quick]
+//! cargo run --release --bin grid_sum [-- --twins DIR] [--runs N] [--json FILE] [--quick] [--sim]
 //! ```
 //!
 //! Exits 2 when there is no GPU, 1 when a result is wrong.

@@ -5,7 +5,7 @@
 //! `--nccl-process`, one rank of the NCCL method, one process per GPU.
 //!
 //! ```text
-//! cargo run --release --bin jacobi [-- --twins DIR] [--runs N] [--json FILE] [--quick]
+//! cargo run --release --bin jacobi [-- --twins DIR] [--runs N] [--json FILE] [--quick] [--sim]
 //! cargo run --release --bin jacobi -- --gpus N [--runs N] [--json FILE] [--quick]
 //! CG_NCCL_RANK=r CG_NCCL_RANKS=n CG_NCCL_ID_FILE=path cargo run --release --bin jacobi -- --nccl-process
 //! ```

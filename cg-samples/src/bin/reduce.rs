@@ -4,7 +4,7 @@
 //! CUDA C++ twin.
 //!
 //! ```text
-//! cargo run --release --bin reduce [-- --twins DIR] [--runs N] [--json FILE] [--quick]
+//! cargo run --release --bin reduce [-- --twins DIR] [--runs N] [--json FILE] [--quick] [--sim]
 //! ```
 
 use cg_samples::bench;

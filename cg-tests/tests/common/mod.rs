@@ -97,8 +97,14 @@ pub fn twins_path(test: &str, file: &str, notice: &str) -> Option<std::path::Pat
 }
 
 /// The twins' module, loaded (see [`twins_path`]); the test goes on
-/// without them after the notice `CUDA TWINS NOT LOADED`.
+/// without them after the notice `CUDA TWINS NOT LOADED` (always on the
+/// simulator, which does not run PTX).
 pub fn twin_module(gpu: &Gpu, test: &str, file: &str) -> Option<cooperative_groups::Module> {
+    if gpu.is_simulator() {
+        let line = format!("CUDA TWINS NOT LOADED: {test}: the simulator does not run PTX\n");
+        let _ = std::io::stderr().write_all(line.as_bytes());
+        return None;
+    }
     let p = twins_path(test, file, "CUDA TWINS NOT LOADED")?;
     Some(
         cooperative_groups::Module::from_ptx_file(gpu, &p)

@@ -4,9 +4,9 @@
 //! CG_DEVICE=sim runs them on the simulator anyway).
 
 use cooperative_groups::testing::gpu_for_test;
+use my_app::kernels::Kernels;
 // The kernels' host build, which the simulator runs.
 use my_kernels as _;
-use my_app::kernels::Kernels;
 
 #[test]
 fn saxpy_matches_the_cpu() {
@@ -31,7 +31,7 @@ fn count_positive_matches_the_cpu() {
         return;
     };
     for n in [1, 31, 1000, 1 << 20] {
-        let x: Vec<f32> = (0..n).map(|i| ((i * 7919) % 101) as f32 - 50.0).collect();
+        let x: Vec<f32> = (0..n as u64).map(|i| ((i * 7919) % 101) as f32 - 50.0).collect();
         let want = x.iter().filter(|&&v| v > 0.0).count() as u32;
         assert_eq!(my_app::count_positive(&gpu, &x).unwrap(), want, "n = {n}");
     }
