@@ -31,6 +31,10 @@
 //! `cooperative_groups::nccl` moves data between GPUs (and processes, and
 //! machines) over NCCL.
 //!
+//! Without a GPU, `Gpu::simulator()` (the `sim` feature) is a device that
+//! runs the same kernels on the CPU with CUDA's semantics, through the same
+//! handles, buffers and launch checks: see the `simulator` module.
+//!
 //! A kernel that panics is reported as a Rust panic is, with its file, line,
 //! block and thread ([`Error::KernelPanic`]). The fault loses the GPU's
 //! context, and every later call says so ([`Error::ContextLost`]);
