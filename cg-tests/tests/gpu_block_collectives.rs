@@ -36,8 +36,11 @@
 //! (scripts/gpu-run's sanitizer stage runs this binary with `CG_QUICK=1`)
 //! that is the check that reusing a scratch races nowhere.
 //!
-//! Without a GPU, or without the twins, each test says `GPU TEST NOT RUN`
-//! and returns; with `CG_REQUIRE_GPU=1` that is a failure.
+//! Without a GPU, or without the twins, each comparison with CUB says `GPU
+//! TEST NOT RUN` and returns; with `CG_REQUIRE_GPU=1` that is a failure.
+//! The Rust probes also run on the simulator, everywhere, and where there is
+//! a GPU every value they write there is compared with the GPU's, bit for
+//! bit (`rust_collectives_on_the_simulator_agree_with_the_gpu`).
 
 mod common;
 
@@ -195,13 +198,91 @@ block_probes!(
     ApiBlockCollectivesStruct
 );
 
-/// One probe kernel beside its twin, with its operators: `(op, name,
-/// value type, float sum)`.
+/// A probe's operators: `(op, name, value type, float sum)`.
+type Ops = Vec<(u32, &'static str, Value, bool)>;
+
+/// One probe kernel beside its twin, with its operators.
 struct Pair {
     kernel: &'static str,
-    rust: Box<dyn BlockProbe>,
+    rust: &'static dyn BlockProbe,
     cuda: Box<dyn BlockProbe>,
-    ops: Vec<(u32, &'static str, Value, bool)>,
+    ops: Ops,
+}
+
+/// One Rust probe kernel, with its operators.
+struct RustProbe {
+    kernel: &'static str,
+    run: &'static dyn BlockProbe,
+    ops: Ops,
+}
+
+/// The six Rust probe kernels of `k` (in the order of their handle types),
+/// each with its operators.
+fn rust_probes(k: &'static Kernels) -> Vec<RustProbe> {
+    let int_ops = |v| {
+        [
+            "plus",
+            "less",
+            "greater",
+            "bit_and",
+            "bit_or",
+            "bit_xor",
+            "closure a + b",
+        ]
+        .into_iter()
+        .enumerate()
+        .map(move |(op, name)| (op as u32, name, v, false))
+        .collect::<Vec<_>>()
+    };
+    let float_ops = |v| {
+        vec![
+            (0, "plus", v, true),
+            (1, "less", v, false),
+            (2, "greater", v, false),
+            (6, "closure a + b", v, true),
+        ]
+    };
+    let probe = |kernel, run, ops| RustProbe { kernel, run, ops };
+    vec![
+        probe(
+            ApiBlockCollectivesU32::NAME,
+            &k.api_block_collectives_u32,
+            int_ops(Value::Words(1)),
+        ),
+        probe(
+            ApiBlockCollectivesI32::NAME,
+            &k.api_block_collectives_i32,
+            int_ops(Value::Words(1)),
+        ),
+        probe(
+            ApiBlockCollectivesU64::NAME,
+            &k.api_block_collectives_u64,
+            int_ops(Value::Words(2)),
+        ),
+        probe(
+            ApiBlockCollectivesF32::NAME,
+            &k.api_block_collectives_f32,
+            float_ops(Value::F32),
+        ),
+        probe(
+            ApiBlockCollectivesF64::NAME,
+            &k.api_block_collectives_f64,
+            float_ops(Value::F64),
+        ),
+        probe(
+            ApiBlockCollectivesStruct::NAME,
+            &k.api_block_collectives_struct,
+            vec![
+                (
+                    0,
+                    "Affine composition (not commutative)",
+                    Value::Words(2),
+                    false,
+                ),
+                (1, "Stats merge (12 bytes)", Value::Words(3), false),
+            ],
+        ),
+    ]
 }
 
 /// The twins' module and PTX, loaded once per process (the driver compiles
@@ -244,76 +325,25 @@ fn open(test: &str) -> Option<(Gpu, Vec<Pair>)> {
         .select(gpu.info().sm)
         .expect("a PTX module of our kernels for this GPU")
         .source;
-    let k = Kernels::load(&gpu).unwrap();
-    let int_ops = |v| {
-        [
-            "plus",
-            "less",
-            "greater",
-            "bit_and",
-            "bit_or",
-            "bit_xor",
-            "closure a + b",
-        ]
-        .into_iter()
-        .enumerate()
-        .map(move |(op, name)| (op as u32, name, v, false))
-        .collect::<Vec<_>>()
-    };
-    let float_ops = |v| {
-        vec![
-            (0, "plus", v, true),
-            (1, "less", v, false),
-            (2, "greater", v, false),
-            (6, "closure a + b", v, true),
-        ]
-    };
-    let pairs = vec![
-        Pair {
-            kernel: ApiBlockCollectivesU32::NAME,
-            rust: Box::new(k.api_block_collectives_u32),
-            cuda: twin!(twins, ours, ApiBlockCollectivesU32),
-            ops: int_ops(Value::Words(1)),
-        },
-        Pair {
-            kernel: ApiBlockCollectivesI32::NAME,
-            rust: Box::new(k.api_block_collectives_i32),
-            cuda: twin!(twins, ours, ApiBlockCollectivesI32),
-            ops: int_ops(Value::Words(1)),
-        },
-        Pair {
-            kernel: ApiBlockCollectivesU64::NAME,
-            rust: Box::new(k.api_block_collectives_u64),
-            cuda: twin!(twins, ours, ApiBlockCollectivesU64),
-            ops: int_ops(Value::Words(2)),
-        },
-        Pair {
-            kernel: ApiBlockCollectivesF32::NAME,
-            rust: Box::new(k.api_block_collectives_f32),
-            cuda: twin!(twins, ours, ApiBlockCollectivesF32),
-            ops: float_ops(Value::F32),
-        },
-        Pair {
-            kernel: ApiBlockCollectivesF64::NAME,
-            rust: Box::new(k.api_block_collectives_f64),
-            cuda: twin!(twins, ours, ApiBlockCollectivesF64),
-            ops: float_ops(Value::F64),
-        },
-        Pair {
-            kernel: ApiBlockCollectivesStruct::NAME,
-            rust: Box::new(k.api_block_collectives_struct),
-            cuda: twin!(twins, ours, ApiBlockCollectivesStruct),
-            ops: vec![
-                (
-                    0,
-                    "Affine composition (not commutative)",
-                    Value::Words(2),
-                    false,
-                ),
-                (1, "Stats merge (12 bytes)", Value::Words(3), false),
-            ],
-        },
+    let k: &'static Kernels = Box::leak(Box::new(Kernels::load(&gpu).unwrap()));
+    let twins_of = [
+        twin!(twins, ours, ApiBlockCollectivesU32),
+        twin!(twins, ours, ApiBlockCollectivesI32),
+        twin!(twins, ours, ApiBlockCollectivesU64),
+        twin!(twins, ours, ApiBlockCollectivesF32),
+        twin!(twins, ours, ApiBlockCollectivesF64),
+        twin!(twins, ours, ApiBlockCollectivesStruct),
     ];
+    let pairs = rust_probes(k)
+        .into_iter()
+        .zip(twins_of)
+        .map(|(probe, cuda)| Pair {
+            kernel: probe.kernel,
+            rust: probe.run,
+            cuda,
+            ops: probe.ops,
+        })
+        .collect();
     Some((gpu, pairs))
 }
 
@@ -410,7 +440,7 @@ fn compare_with_cub(test: &str, shapes: &[(Dims, Dims)], op_filter: impl Fn(u32)
                     poisoned(&gpu, VALUES * w * geo.total),
                 ];
                 let mut ran = Vec::new();
-                for (side, out) in [&pair.rust, &pair.cuda].into_iter().zip(&mut outs) {
+                for (side, out) in [pair.rust, &*pair.cuda].into_iter().zip(&mut outs) {
                     reset(out);
                     ran.push(side.run(cfg, &input_buf, out, op));
                 }
@@ -546,5 +576,97 @@ fn consecutive_collectives_share_one_scratch() {
             ((blocks, 1, 1), (1000, 1, 1)),
         ],
         |op| op == 0,
+    );
+}
+
+/// The Rust probes on the simulator (`Gpu::simulator`), every operator and
+/// shape: nothing undefined read, every thread's `block_reduce` with its
+/// block's thread 0's bits, and, where there is a GPU, every value the same
+/// bits as the same kernel's on the GPU (the order of every combine is
+/// cg-core's on both). Without a GPU the simulator side runs alone (so CI
+/// runs these kernels too) and the comparison says GPU TEST NOT RUN.
+#[test]
+fn rust_collectives_on_the_simulator_agree_with_the_gpu() {
+    let test = "rust_collectives_on_the_simulator_agree_with_the_gpu";
+    let sim = Gpu::simulator();
+    let on_sim = rust_probes(Box::leak(Box::new(Kernels::load(&sim).unwrap())));
+    let gpu = common::real_gpu(test, "a comparison of the simulator with the GPU");
+    let on_gpu = gpu
+        .as_ref()
+        .map(|g| rust_probes(Box::leak(Box::new(Kernels::load(g).unwrap()))));
+    let shapes: &[(Dims, Dims)] = if common::quick() {
+        &QUICK_SHAPES
+    } else {
+        &BLOCK_SHAPES
+    };
+    let mut rng = common::rng(test);
+    let (mut launches, mut compared) = (0u64, 0u64);
+    for &shape in shapes {
+        let geo = Geometry::new(shape);
+        let cfg = geo.cfg();
+        for (p, probe) in on_sim.iter().enumerate() {
+            for &(op, op_name, value, _) in &probe.ops {
+                let w = value.words();
+                let input = value.inputs(&mut rng, geo.total);
+                let what = || {
+                    format!(
+                        "{}: {op_name}, grid {:?} block {:?}",
+                        probe.kernel, geo.grid, geo.block
+                    )
+                };
+                let mut out = poisoned(&sim, VALUES * w * geo.total);
+                probe
+                    .run
+                    .run(cfg, &sim.upload(&input).unwrap(), &mut out, op)
+                    .unwrap_or_else(|e| panic!("{}: {e}", what()));
+                let report = sim.simulator_report().expect("a launch ran");
+                report
+                    .all_defined()
+                    .unwrap_or_else(|e| panic!("{}: {e}", what()));
+                launches += 1;
+                let simulated = out.to_vec().unwrap();
+                for block in 0..geo.total / geo.b {
+                    let first = VALUES * block * geo.b * w;
+                    for i in block * geo.b..(block + 1) * geo.b {
+                        let at = VALUES * i * w;
+                        assert_eq!(
+                            simulated[at..at + w],
+                            simulated[first..first + w],
+                            "{}: thread {i}'s block_reduce differs from its block's thread 0's",
+                            what()
+                        );
+                    }
+                }
+                let (Some(gpu), Some(on_gpu)) = (&gpu, &on_gpu) else {
+                    continue;
+                };
+                let mut out = poisoned(gpu, VALUES * w * geo.total);
+                match on_gpu[p]
+                    .run
+                    .run(cfg, &gpu.upload(&input).unwrap(), &mut out, op)
+                {
+                    Ok(()) => {}
+                    // Blocks larger than the kernel's registers allow on
+                    // the GPU (the simulator has no registers).
+                    Err(Error::InvalidLaunch { .. }) => continue,
+                    Err(e) => panic!("{}: on the GPU: {e}", what()),
+                }
+                let real = out.to_vec().unwrap();
+                for (i, (g, s)) in real.chunks(w).zip(simulated.chunks(w)).enumerate() {
+                    assert_eq!(
+                        g,
+                        s,
+                        "{}: thread {}, {}: GPU {g:#010x?}, simulator {s:#010x?}",
+                        what(),
+                        i / VALUES,
+                        VALUE_NAMES[i % VALUES]
+                    );
+                }
+                compared += (VALUES * w * geo.total) as u64;
+            }
+        }
+    }
+    println!(
+        "{test}: {launches} simulated launches; {compared} words equal to the GPU's, bit for bit"
     );
 }
