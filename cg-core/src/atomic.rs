@@ -374,6 +374,24 @@ impl<T: AtomicValue, S: Scope> AtomicRef<'_, T, S> {
         Self::at(Place::Shared(addr))
     }
 
+    /// The atomic at an address in the cluster's shared window: shared
+    /// memory of any block of this block's cluster, as `mapa` gives it
+    /// (sm_90; for a mapped shared array, [`ClusterSharedArray::atomic`] is
+    /// the safe way).
+    ///
+    /// # Safety
+    /// `addr` is a `T` in the shared memory of a block of this cluster,
+    /// aligned to its size, accessed only atomically (or, between cluster
+    /// barriers, by one thread) while the reference is used, and that block
+    /// has not exited.
+    ///
+    /// [`ClusterSharedArray::atomic`]: crate::cluster::ClusterSharedArray::atomic
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    #[inline(always)]
+    pub unsafe fn from_cluster_shared_addr(addr: u32) -> Self {
+        Self::at(Place::ClusterShared(addr))
+    }
+
     #[inline(always)]
     fn at(place: Place) -> Self {
         AtomicRef {

@@ -9,6 +9,7 @@
 //! | `sync` | `barrier.cluster.arrive` + `barrier.cluster.wait` |
 //! | `barrier_arrive`, `barrier_wait` | the same, split |
 //! | `map_shared_rank` | `mapa.shared::cluster`, then `ld/st.shared::cluster` |
+//! | `ClusterSharedArray::atomic` | `atom/red/ld/st{.sem}.cluster.shared::cluster` |
 //!
 //! On the GPU the module exists only in builds for sm_90 and newer: in a
 //! crate built for sm_80, `this_cluster()` does not compile. (On the host
@@ -22,6 +23,7 @@
 //! A block must not exit while another block of its cluster may still read
 //! its shared memory: end such kernels with `cluster.sync()`.
 
+use crate::atomic::{AtomicRef, AtomicValue, Cluster};
 use crate::group::{sealed_groups, Dim3, GroupSync, ThreadGroup};
 use crate::intrinsics as i;
 use crate::shared::{ld_shared_in, st_shared_in, SharedArray, Window};
@@ -180,6 +182,35 @@ impl<T: Pod, const N: usize> ClusterSharedArray<T, N> {
                 value,
             )
         }
+    }
+}
+
+impl<T: Pod, const N: usize> ClusterSharedArray<T, N> {
+    /// The array's address in the cluster's shared window (what `mapa`
+    /// gave): for [`AtomicRef::from_cluster_shared_addr`] at another scope
+    /// than [`ClusterSharedArray::atomic`]'s.
+    #[inline(always)]
+    pub fn shared_addr(&self) -> u32 {
+        self.addr
+    }
+}
+
+impl<T: AtomicValue, const N: usize> ClusterSharedArray<T, N> {
+    /// Element `i` as an atomic at cluster scope (CUDA's
+    /// `cuda::atomic_ref<T, thread_scope_cluster>` on a `map_shared_rank`
+    /// pointer): every operation of [`AtomicRef`] on distributed shared
+    /// memory (`atom`, `red`, `ld`, `st` with `.shared::cluster`), from any
+    /// thread of the cluster. Atomics do not alias, so this is safe;
+    /// indexing out of bounds traps.
+    #[inline(always)]
+    pub fn atomic(&self, i: usize) -> AtomicRef<'_, T, Cluster> {
+        assert!(i < N);
+        // SAFETY: in bounds of the array the address was mapped from, a
+        // shared array (aligned to its element type) of a block of this
+        // cluster; its elements are reached atomically through this
+        // reference, and plain accesses race as they would with any other
+        // atomic.
+        unsafe { AtomicRef::from_cluster_shared_addr(self.addr + (i * size_of::<T>()) as u32) }
     }
 }
 

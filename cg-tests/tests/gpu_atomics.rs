@@ -1,5 +1,6 @@
 //! GPU tests of `cg_core::atomic` (cg-test-kernels/src/api/atomics.rs): every
-//! operation, type, ordering and scope, on global and shared memory,
+//! operation, type, ordering and scope, on global, shared and (sm_90, in
+//! clusters) distributed shared memory,
 //! contended (every thread on one of 3 cells) and uncontended (a cell per
 //! thread), judged two ways:
 //!
@@ -190,9 +191,13 @@ struct Outcome<T> {
     olds: Vec<T>,
 }
 
-/// The geometry of every case: 4 blocks of 256 threads.
+/// The geometry of every case: 4 blocks of 256 threads, in clusters of 2
+/// on distributed shared memory.
 const BLOCKS: u32 = 4;
 const THREADS: u32 = 256;
+const CLUSTER: u32 = 2;
+/// The memories, by `space`.
+const SPACES: [&str; 3] = ["global", "shared", "distributed shared"];
 
 #[allow(clippy::too_many_arguments)]
 fn run_case<T: Value>(
@@ -209,8 +214,13 @@ fn run_case<T: Value>(
     let values_buf = gpu.upload(values).unwrap();
     let mut cells = gpu.upload(init).unwrap();
     let mut olds = gpu.upload(values).unwrap();
+    let cfg = LaunchConfig::new(BLOCKS, THREADS);
     launch(
-        LaunchConfig::new(BLOCKS, THREADS),
+        if space == 2 {
+            cfg.with_cluster(CLUSTER)
+        } else {
+            cfg
+        },
         &values_buf,
         &mut cells,
         &mut olds,
@@ -307,9 +317,14 @@ fn run_type<T: Value>(
                 &[0, 4]
             };
             for &order in orders {
-                for space in 0..2 {
-                    for ncells in [3u32, total as u32] {
-                        if space == 1 && ncells > 64 {
+                for space in 0..SPACES.len() {
+                    // Distributed shared memory: sm_90, and a scope that
+                    // holds the cluster's blocks.
+                    if space == 2 && (sm < 90 || scope == 0) {
+                        continue;
+                    }
+                    for ncells in [3u32, 64, total as u32] {
+                        if space != 0 && ncells > 64 || space == 0 && ncells == 64 {
                             continue; // shared cells: 64 per block at most
                         }
                         let what = format!(
@@ -318,11 +333,11 @@ fn run_type<T: Value>(
                             OPS[op],
                             ORDERS[order],
                             scope_name,
-                            ["global", "shared"][space],
+                            SPACES[space],
                             ncells
                         );
                         let values: Vec<T> = (0..total).map(|_| T::operand(rng, op)).collect();
-                        let copies = if space == 1 { BLOCKS } else { 1 };
+                        let copies = [1, BLOCKS, BLOCKS / CLUSTER][space];
                         let init: Vec<T> = (0..(ncells * copies) as usize)
                             .map(|_| T::operand(rng, op))
                             .collect();
@@ -331,13 +346,14 @@ fn run_type<T: Value>(
                         for (c, (&i0, &fin)) in init.iter().zip(&got.cells).enumerate() {
                             let (block, k) = (c / ncells as usize, c % ncells as usize);
                             // Global cells: every thread `t` with `t % ncells
-                            // == k`; shared cells: those of the cell's block.
+                            // == k`; shared cells: those of the cell's block
+                            // (`block` counts copies), by their rank in it;
+                            // distributed: those of the cell's cluster, by
+                            // their rank in the cluster.
+                            let group =
+                                [total, THREADS as usize, (THREADS * CLUSTER) as usize][space];
                             let members: Vec<usize> = (0..total)
-                                .filter(|&t| {
-                                    let r = if space == 1 { t % THREADS as usize } else { t };
-                                    r % ncells as usize == k
-                                        && (space == 0 || t / THREADS as usize == block)
-                                })
+                                .filter(|&t| t % group % ncells as usize == k && t / group == block)
                                 .collect();
                             check_history(
                                 &format!("{what}: cell {c}"),

@@ -674,6 +674,23 @@ fn atomics_are_the_scoped_instructions_their_orderings_name() {
 }
 
 #[test]
+fn distributed_shared_atomics_are_cluster_window_instructions() {
+    for m in by_arch().into_iter().filter(|m| m.sm >= 90) {
+        has_all(
+            m.sm,
+            m.source,
+            "api_atomic_cluster_forms",
+            &[
+                "mapa.shared::cluster",
+                "atom.relaxed.cluster.shared::cluster.add.u32",
+                "red.release.cluster.shared::cluster.max.u32",
+                "ld.acquire.cluster.shared::cluster.b32",
+            ],
+        );
+    }
+}
+
+#[test]
 fn kernel_panics_leave_what_the_host_needs_to_name_them() {
     for m in all_modules() {
         let ptx = m.source;

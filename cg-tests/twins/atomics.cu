@@ -91,6 +91,22 @@ __device__ __forceinline__ void atomic_probe_in(const T* values, T* cells, T* ol
         if (apply<T, S>(a, op, v, o, &old)) olds[i] = old;
         return;
     }
+    if (space == 2) {  // distributed shared memory: rank 0's cells, every block of the cluster
+        __shared__ u64 dshared[64];
+        cg::cluster_group cluster = cg::this_cluster();
+        T* local = reinterpret_cast<T*>(dshared);
+        bool leader = cluster.block_rank() == 0;
+        unsigned offset = blockIdx.x / cluster.num_blocks() * ncells;
+        unsigned r = block.thread_rank();
+        if (leader && r < ncells) local[r] = cells[offset + r];
+        cluster.sync();
+        T* remote = cluster.map_shared_rank(local, 0);
+        cuda::atomic_ref<T, S> a(remote[cluster.thread_rank() % ncells]);
+        if (apply<T, S>(a, op, v, o, &old)) olds[i] = old;
+        cluster.sync();
+        if (leader && r < ncells) cells[offset + r] = local[r];
+        return;
+    }
     __shared__ u64 shared[64];
     T* cell = reinterpret_cast<T*>(shared);
     unsigned offset = blockIdx.x * ncells;

@@ -4,8 +4,9 @@
 //! Every function takes the semantics ([`Sem`]) and scope ([`Scope`]) as
 //! values; they are constants at every call site, so each call folds to the
 //! one instruction the pair names (the `match` below picks one literal
-//! template). Addresses are global (64-bit generic-to-global pointers) or
-//! this block's shared window (32-bit), per [`Place`].
+//! template). Addresses are global (64-bit generic-to-global pointers),
+//! this block's shared window or, on sm_90, the cluster's shared window
+//! (32-bit), per [`Place`].
 //!
 //! [`Sem`], [`Scope`] and [`Place`] are `pub` in this crate-private module:
 //! the hidden methods of `crate::atomic`'s sealed traits take them.
@@ -46,6 +47,11 @@ pub enum Place {
     Global(u64),
     /// This block's shared memory, by its 32-bit shared-window address.
     Shared(u32),
+    /// Shared memory of a block of this block's cluster (distributed
+    /// shared memory, sm_90), by its 32-bit cluster-window address (from
+    /// `mapa`).
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    ClusterShared(u32),
 }
 
 /// Expands `$m!(sem, scope, rest...)` for the `(sem, scope)` pair.
@@ -167,6 +173,10 @@ macro_rules! atom_fn {
                 match place {
                     Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                    #[cfg(target_feature = "sm_90")]
+                    Place::ClusterShared(a) => {
+                        by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
+                    }
                 }
                 old
             }, sim: {
@@ -200,6 +210,10 @@ macro_rules! red_fn {
                 match place {
                     Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                    #[cfg(target_feature = "sm_90")]
+                    Place::ClusterShared(a) => {
+                        by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
+                    }
                 }
             }, sim: {
                 super::sim::before(sem);
@@ -274,6 +288,10 @@ macro_rules! cas_fn {
                 match place {
                     Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                    #[cfg(target_feature = "sm_90")]
+                    Place::ClusterShared(a) => {
+                        by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
+                    }
                 }
                 old
             }, sim: {
@@ -313,6 +331,10 @@ macro_rules! ld_st_fn {
                 match place {
                     Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                    #[cfg(target_feature = "sm_90")]
+                    Place::ClusterShared(a) => {
+                        by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
+                    }
                 }
                 v
             }, sim: {
@@ -343,6 +365,10 @@ macro_rules! ld_st_fn {
                 match place {
                     Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                    #[cfg(target_feature = "sm_90")]
+                    Place::ClusterShared(a) => {
+                        by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
+                    }
                 }
             }, sim: {
                 super::sim::before(sem);

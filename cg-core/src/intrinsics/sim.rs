@@ -101,7 +101,7 @@ fn place_ptr<T>(place: Place) -> *mut u8 {
     let bytes = core::mem::size_of::<T>();
     let p = match place {
         Place::Global(a) => a as *mut u8,
-        Place::Shared(a) => {
+        Place::Shared(a) | Place::ClusterShared(a) => {
             cg_sim::device::shared_filled(a, bytes as u32);
             cg_sim::device::shared_ptr(a, bytes as u32)
         }

@@ -8,7 +8,10 @@
 //! `scope`, and writes the value the operation returned (or the value it
 //! read) to `olds[i]`. On shared memory (`space` 1) each block works on its
 //! own copy of the cells, loaded from and stored back to
-//! `cells[block * cells ..]` around the updates.
+//! `cells[block * cells ..]` around the updates; on distributed shared
+//! memory (`space` 2, sm_90, a launch in clusters) each cluster works on
+//! one copy in its first block's shared memory, which every block of the
+//! cluster updates.
 
 use super::index;
 use cg_core::atomic::{AtomicArith, AtomicBits, AtomicRef, Block, Device, Ordering, Scope, System};
@@ -221,6 +224,10 @@ fn atomic_probe_in<T: Probed, S: Scope>(
         }
         return;
     }
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    if space == 2 {
+        return distributed_probe::<T, S>(v, cells, olds, n, op, o);
+    }
     let block = this_thread_block();
     let shared = shared_array!(u64; 64);
     // SAFETY: 64 u64 words hold at least 64 values of T (4 or 8 bytes).
@@ -242,6 +249,48 @@ fn atomic_probe_in<T: Probed, S: Scope>(
     block.sync();
     if r < n {
         unsafe { *cells.add(offset + r) = cg_core::shared::ld_shared(cell(r)) };
+    }
+}
+
+/// `space` 2 (sm_90, launched in clusters along x): the cells live in the
+/// shared memory of block rank 0 of each cluster, loaded from and stored
+/// back to `cells[cluster * ncells ..]`, and every thread of the cluster
+/// updates cell `cluster.thread_rank() % ncells` through distributed shared
+/// memory (`.shared::cluster`).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[inline(always)]
+fn distributed_probe<T: Probed, S: Scope>(
+    v: T,
+    cells: *mut T,
+    olds: *mut T,
+    n: usize,
+    op: u32,
+    o: Ordering,
+) {
+    let cluster = this_cluster();
+    let block = this_thread_block();
+    let shared = shared_array!(u64; 64);
+    let size = core::mem::size_of::<T>();
+    let base = shared.shared_addr();
+    let leader = cluster.block_rank() == 0;
+    let offset = (block.group_index().x / cluster.num_blocks()) as usize * n;
+    let r = block.thread_rank() as usize;
+    if leader && r < n {
+        // SAFETY: cell r < ncells <= 64 of the shared array.
+        unsafe { cg_core::shared::st_shared(base + (r * size) as u32, *cells.add(offset + r)) };
+    }
+    cluster.sync();
+    let remote = cluster.map_shared_rank(&shared, 0).shared_addr();
+    let k = cluster.thread_rank() as usize % n;
+    // SAFETY: cell k < ncells <= 64 of rank 0's array, which stays alive
+    // until the cluster barrier below; touched only atomically meanwhile.
+    let a = unsafe { AtomicRef::<T, S>::from_cluster_shared_addr(remote + (k * size) as u32) };
+    if let Some(old) = apply(&a, op, v, o) {
+        unsafe { *olds.add(index()) = old };
+    }
+    cluster.sync();
+    if leader && r < n {
+        unsafe { *cells.add(offset + r) = cg_core::shared::ld_shared(base + (r * size) as u32) };
     }
 }
 
@@ -328,4 +377,25 @@ pub fn api_atomic_forms(cells: *mut u32, wide: *mut u64, floats: *mut f32, out: 
     b.store(seen, Ordering::Release);
     let result = bits ^ swapped.is_ok() as u32 ^ counts.get(0);
     unsafe { *out = result };
+}
+
+/// Atomics on distributed shared memory (block rank 0's counters, from
+/// every block of a cluster of 2), for the PTX tests: each becomes one
+/// `.shared::cluster` instruction at cluster scope.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel(cluster(2))]
+pub fn api_atomic_cluster_forms(out: *mut u32) {
+    let cluster = this_cluster();
+    let counts = shared_array!(u32; 4);
+    if cluster.block_rank() == 0 && this_thread_block().thread_rank() == 0 {
+        counts.set(0, 0);
+    }
+    cluster.sync();
+    let leader = cluster.map_shared_rank(&counts, 0);
+    let a = leader.atomic(0);
+    let old = a.fetch_add(1, Ordering::Relaxed);
+    a.max(old, Ordering::Release);
+    let seen = a.load(Ordering::Acquire);
+    cluster.sync();
+    unsafe { *out.add(cluster.thread_rank() as usize) = seen };
 }
