@@ -685,8 +685,20 @@ fn distributed_shared_atomics_are_cluster_window_instructions() {
                 "atom.relaxed.cluster.shared::cluster.add.u32",
                 "red.release.cluster.shared::cluster.max.u32",
                 "ld.acquire.cluster.shared::cluster.b32",
+                // 64-bit min, max, and, or and xor lose updates on
+                // distributed shared memory (sm_90): a cas loop instead.
+                "atom.relaxed.cluster.shared::cluster.cas.b64",
             ],
         );
+        for broken in [
+            "min.u64", "min.s64", "max.u64", "max.s64", "and.b64", "or.b64", "xor.b64",
+        ] {
+            assert!(
+                !m.source.contains(&format!("shared::cluster.{broken}")),
+                "sm_{}: `{broken}` on distributed shared memory (it loses updates)",
+                m.sm
+            );
+        }
     }
 }
 

@@ -151,6 +151,68 @@ macro_rules! sim_rmw {
     };
 }
 
+/// `atom.{op}.{ty}` or `red.{op}.{ty}` on distributed shared memory: the
+/// instruction itself (`$native`), except for the 64-bit `min`, `max`,
+/// `and`, `or` and `xor`, which are a compare-and-swap loop there.
+///
+/// Those five lose updates on sm_90 when threads of the block that owns the
+/// memory and threads of another block of the cluster update one location
+/// at once (H200, driver 580, CUDA 13.0: a `min.u64` of 171 operands over 3
+/// contended cells ended wrong in 110 of 192 cells, in nvcc's code as in
+/// ours; `add.u64`, `exch.b64`, `cas.b64`, `add.f64` and every 32-bit form
+/// were right; `docs/NOTES.md`). `$bind` is what takes the old value
+/// (`(old =)` for `atom`, `(let _ =)` for `red`).
+#[cfg(target_feature = "sm_90")]
+macro_rules! cluster_rmw {
+    ("min", "u64", $a:expr, $v:expr, $sem:expr, $scope:expr, ($($bind:tt)*), $native:expr) => {
+        cluster_rmw!(@cas $a, $v, $sem, $scope, |o: u64| o.min($v), ($($bind)*))
+    };
+    ("min", "s64", $a:expr, $v:expr, $sem:expr, $scope:expr, ($($bind:tt)*), $native:expr) => {
+        cluster_rmw!(@cas $a, $v, $sem, $scope, |o: u64| (o as i64).min($v as i64) as u64, ($($bind)*))
+    };
+    ("max", "u64", $a:expr, $v:expr, $sem:expr, $scope:expr, ($($bind:tt)*), $native:expr) => {
+        cluster_rmw!(@cas $a, $v, $sem, $scope, |o: u64| o.max($v), ($($bind)*))
+    };
+    ("max", "s64", $a:expr, $v:expr, $sem:expr, $scope:expr, ($($bind:tt)*), $native:expr) => {
+        cluster_rmw!(@cas $a, $v, $sem, $scope, |o: u64| (o as i64).max($v as i64) as u64, ($($bind)*))
+    };
+    ("and", "b64", $a:expr, $v:expr, $sem:expr, $scope:expr, ($($bind:tt)*), $native:expr) => {
+        cluster_rmw!(@cas $a, $v, $sem, $scope, |o: u64| o & $v, ($($bind)*))
+    };
+    ("or", "b64", $a:expr, $v:expr, $sem:expr, $scope:expr, ($($bind:tt)*), $native:expr) => {
+        cluster_rmw!(@cas $a, $v, $sem, $scope, |o: u64| o | $v, ($($bind)*))
+    };
+    ("xor", "b64", $a:expr, $v:expr, $sem:expr, $scope:expr, ($($bind:tt)*), $native:expr) => {
+        cluster_rmw!(@cas $a, $v, $sem, $scope, |o: u64| o ^ $v, ($($bind)*))
+    };
+    (@cas $a:expr, $v:expr, $sem:expr, $scope:expr, $f:expr, ($($bind:tt)*)) => {{
+        $($bind)* cluster_cas_loop($a, $sem, $scope, $f);
+    }};
+    ($op:tt, $ty:tt, $a:expr, $v:expr, $sem:expr, $scope:expr, ($($bind:tt)*), $native:expr) => {
+        $native
+    };
+}
+
+/// Replaces the 64-bit value at cluster-window address `a` with `f(old)`
+/// by compare-and-swap (`sem` on the swap that succeeds); returns the old
+/// value. See `cluster_rmw!`.
+///
+/// # Safety
+/// `a` is a live, 8-byte aligned location of distributed shared memory.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+unsafe fn cluster_cas_loop(a: u32, sem: Sem, scope: Scope, f: impl Fn(u64) -> u64) -> u64 {
+    let place = Place::ClusterShared(a);
+    let mut old = ld_b64(place, Sem::Relaxed, scope);
+    loop {
+        let seen = atom_cas_b64(place, old, f(old), sem, scope);
+        if seen == old {
+            return old;
+        }
+        old = seen;
+    }
+}
+
 /// `atom{sem}{scope}.{space}.{op}.{ty}` with one value operand, returning
 /// the old value.
 macro_rules! atom_fn {
@@ -174,9 +236,8 @@ macro_rules! atom_fn {
                     Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                     #[cfg(target_feature = "sm_90")]
-                    Place::ClusterShared(a) => {
-                        by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
-                    }
+                    Place::ClusterShared(a) => cluster_rmw!($op, $ty, a, v, sem, scope,
+                        (old =), by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))),
                 }
                 old
             }, sim: {
@@ -211,9 +272,8 @@ macro_rules! red_fn {
                     Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
                     Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
                     #[cfg(target_feature = "sm_90")]
-                    Place::ClusterShared(a) => {
-                        by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
-                    }
+                    Place::ClusterShared(a) => cluster_rmw!($op, $ty, a, v, sem, scope,
+                        (let _ =), by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))),
                 }
             }, sim: {
                 super::sim::before(sem);

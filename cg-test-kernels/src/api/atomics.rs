@@ -396,6 +396,17 @@ pub fn api_atomic_cluster_forms(out: *mut u32) {
     let old = a.fetch_add(1, Ordering::Relaxed);
     a.max(old, Ordering::Release);
     let seen = a.load(Ordering::Acquire);
+    // A 64-bit min there is a compare-and-swap loop (see cg-core's
+    // `cluster_rmw!`).
+    let wide = shared_array!(u64; 2);
+    if cluster.block_rank() == 0 && this_thread_block().thread_rank() == 0 {
+        wide.set(0, u64::MAX);
+    }
     cluster.sync();
-    unsafe { *out.add(cluster.thread_rank() as usize) = seen };
+    let least = cluster
+        .map_shared_rank(&wide, 0)
+        .atomic(0)
+        .fetch_min(seen as u64, Ordering::Relaxed);
+    cluster.sync();
+    unsafe { *out.add(cluster.thread_rank() as usize) = seen ^ least as u32 };
 }
