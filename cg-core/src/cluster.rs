@@ -201,7 +201,11 @@ impl<T: AtomicValue, const N: usize> ClusterSharedArray<T, N> {
     /// pointer): every operation of [`AtomicRef`] on distributed shared
     /// memory (`atom`, `red`, `ld`, `st` with `.shared::cluster`), from any
     /// thread of the cluster. Atomics do not alias, so this is safe;
-    /// indexing out of bounds traps.
+    /// indexing out of bounds traps. The 64-bit `min`, `max`, `and`, `or`
+    /// and `xor` are a compare-and-swap loop there: their instructions lose
+    /// updates on sm_90 when the owning block and another block update one
+    /// location at once (CUDA's own `atomicMin` on a `map_shared_rank`
+    /// pointer does; the README's atomics section has the measurements).
     #[inline(always)]
     pub fn atomic(&self, i: usize) -> AtomicRef<'_, T, Cluster> {
         assert!(i < N);
