@@ -321,7 +321,11 @@ impl Bench {
     }
 
     /// Adds a row and prints it as it lands (long runs show progress).
-    pub fn push(&mut self, row: Row) {
+    pub fn push(&mut self, mut row: Row) {
+        if self.gpu.is_simulator() {
+            // The simulator's times are the host's: no rate means anything.
+            row.bytes = None;
+        }
         if row.gbps().is_some() {
             // The table shows rates against it; a failed copy only leaves
             // that column empty.
