@@ -112,22 +112,16 @@ fn simulator_asked() -> bool {
 }
 
 /// Whether this machine has `n` GPUs for the multi-GPU test `test`: when it
-/// has fewer (or no driver), prints the loud notice [`NOT_RUN_NOTICE`] and
-/// returns false. A missing driver or device panics under
-/// `CG_REQUIRE_GPU=1` as in [`gpu_for_test`]; too few GPUs panics only when
+/// has fewer (or no driver, or `CG_DEVICE=sim` asks for the simulator),
+/// prints the loud notice [`NOT_RUN_NOTICE`] once and returns false. A
+/// missing driver or device panics under `CG_REQUIRE_GPU=1` as in
+/// [`gpu_for_test`]; too few GPUs panics only when
 /// `CG_REQUIRE_GPUS` asks for at least `n`, since a one-GPU machine cannot
 /// run a two-GPU test.
 pub fn has_gpus_for_test(test: &str, n: usize) -> bool {
-    match gpu_for_test(test) {
-        None => return false,
-        Some(g) if g.is_simulator() => {
-            not_run(
-                test,
-                &format!("it needs a set of {n} GPU(s) (GpuSet), which the simulator is not"),
-            );
-            return false;
-        }
-        Some(_) => {}
+    let what = format!("a set of {n} GPU(s), which the simulator is not");
+    if gpu_only_for_test(test, &what).is_none() {
+        return false;
     }
     let count = Gpu::count().unwrap_or(0);
     if count >= n {
