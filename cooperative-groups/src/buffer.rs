@@ -31,6 +31,35 @@ enum Storage {
     Host(HostMemory),
 }
 
+#[cfg(feature = "nccl")]
+impl Storage {
+    /// The CUDA memory; `None` on the simulator.
+    fn cuda(&self) -> Option<&ContextBound<CudaSlice<u8>>> {
+        match self {
+            Storage::Cuda(b) => Some(b),
+            #[cfg(feature = "sim")]
+            Storage::Host(_) => None,
+        }
+    }
+
+    /// [`Storage::cuda`], mutably.
+    fn cuda_mut(&mut self) -> Option<&mut ContextBound<CudaSlice<u8>>> {
+        match self {
+            Storage::Cuda(b) => Some(b),
+            #[cfg(feature = "sim")]
+            Storage::Host(_) => None,
+        }
+    }
+}
+
+/// What an NCCL transfer of a buffer on the simulator is.
+#[cfg(feature = "nccl")]
+fn nccl_needs_gpu() -> Error {
+    Error::NeedsGpu {
+        operation: "an NCCL transfer".into(),
+    }
+}
+
 /// The simulator's device memory: host bytes aligned as CUDA aligns an
 /// allocation (256 bytes), reached by kernels through raw pointers only.
 #[cfg(feature = "sim")]
@@ -154,19 +183,6 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         }
     }
 
-    /// The buffer's CUDA memory, for `operation` ([`Error::NeedsGpu`] on
-    /// the simulator).
-    #[cfg(feature = "nccl")]
-    fn cuda_bytes(&self, operation: &str) -> Result<&ContextBound<CudaSlice<u8>>, Error> {
-        match &self.bytes {
-            Storage::Cuda(b) => Ok(b),
-            #[cfg(feature = "sim")]
-            Storage::Host(_) => Err(Error::NeedsGpu {
-                operation: operation.into(),
-            }),
-        }
-    }
-
     /// The device address to pass to a kernel: [`Error::StaleHandle`] for a
     /// buffer of a context that [`Gpu::reset`] replaced (its address could
     /// name memory of the new context), [`Error::ContextLost`] after a
@@ -219,9 +235,8 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     ) -> Result<cudarc::driver::CudaView<'_, u8>, Error> {
         self.check_range(&range)?;
         let t = size_of::<T>();
-        Ok(self
-            .cuda_bytes("an NCCL transfer")?
-            .slice(range.start * t..range.end * t))
+        let bytes = self.bytes.cuda().ok_or_else(nccl_needs_gpu)?;
+        Ok(bytes.slice(range.start * t..range.end * t))
     }
 
     /// `range` of the buffer's elements as a mutable byte view.
@@ -232,13 +247,8 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     ) -> Result<cudarc::driver::CudaViewMut<'_, u8>, Error> {
         self.check_range(&range)?;
         let t = size_of::<T>();
-        match &mut self.bytes {
-            Storage::Cuda(b) => Ok(b.slice_mut(range.start * t..range.end * t)),
-            #[cfg(feature = "sim")]
-            Storage::Host(_) => Err(Error::NeedsGpu {
-                operation: "an NCCL transfer".into(),
-            }),
-        }
+        let bytes = self.bytes.cuda_mut().ok_or_else(nccl_needs_gpu)?;
+        Ok(bytes.slice_mut(range.start * t..range.end * t))
     }
 
     /// An error naming the buffer unless `range` lies inside it.
