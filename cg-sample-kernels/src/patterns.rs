@@ -54,63 +54,91 @@ pub const COMPACT_THREADS: u32 = 256;
 /// Elements per thread of [`compact_positive_tiles`].
 pub const COMPACT_PER_THREAD: u32 = 16;
 
+/// Rounds of [`compact_positive_tiles`] (one element per thread each) and
+/// warps per block.
+const ROUNDS: usize = COMPACT_PER_THREAD as usize;
+const WARPS: usize = COMPACT_THREADS as usize / 32;
+
 /// Stream compaction with one `fetch_add` per block: block `b` takes the
-/// `256 * 16` elements from `b * 4096` (thread `t` the elements `t, t + 256,
-/// ...` of them, coalesced), counts what each thread keeps, scans the counts
-/// over the block (warp `exclusive_scan`, then the eight warp totals
-/// through shared memory), takes the block's slots with a single
-/// `fetch_add`, and each thread writes its elements there (in no particular
-/// order across blocks). Launch `ceil(n / 4096)` blocks of 256 threads;
-/// `count` is 0 before the launch.
+/// `256 * 16` elements from `b * 4096` in 16 rounds (round `k` is the
+/// elements `b * 4096 + k * 256 + t` of the block's threads `t`: coalesced
+/// loads, held in registers), each warp counts what it keeps in each round
+/// (one `ballot`), the first warp scans those 128 counts and takes the
+/// block's slots with a single `fetch_add`, and each kept element is
+/// written at the block's base plus its round's and warp's offset plus the
+/// kept lanes before it: the elements of a block keep their order and each
+/// round's writes are contiguous (coalesced); blocks land in no particular
+/// order. Launch `ceil(n / 4096)` blocks of 256 threads; `count` is 0
+/// before the launch.
 #[kernel]
 pub fn compact_positive_tiles(input: &[f32], mut out: Output<f32>, count: AtomicSlice<u32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
-    let t = block.thread_rank();
-    let first = block.group_index().x as usize * (COMPACT_THREADS * COMPACT_PER_THREAD) as usize;
-    let at = |k: u32| first + (k * COMPACT_THREADS + t) as usize;
-    let mut kept = 0u32;
-    for k in 0..COMPACT_PER_THREAD {
-        if input.get(at(k)).is_some_and(|&x| x > 0.0) {
-            kept += 1;
-        }
-    }
-    let within_warp = exclusive_scan(&warp, kept, Plus);
-    let totals = shared_array!(u32; 9);
-    if warp.thread_rank() == 31 {
-        totals.set(warp.meta_group_rank() as usize, within_warp + kept);
-    }
-    block.sync();
-    let mut before = 0u32;
-    let mut all = 0u32;
-    for w in 0..COMPACT_THREADS / 32 {
-        let n = totals.get(w as usize);
-        if w < warp.meta_group_rank() {
-            before += n;
-        }
-        all += n;
-    }
-    if t == 0 {
-        totals.set(8, count.at(0).fetch_add(all, Ordering::Relaxed));
-    }
-    block.sync();
-    let first_slot = (totals.get(8) + before + within_warp) as usize;
     assert!(
-        first_slot + kept as usize <= out.len(),
+        block.num_threads() == COMPACT_THREADS,
+        "compact_positive_tiles: launch blocks of COMPACT_THREADS threads"
+    );
+    // `% WARPS` changes nothing after that check, and shows the compiler
+    // that every shared index below is in bounds.
+    let (lane, w) = (warp.thread_rank(), warp.meta_group_rank() as usize % WARPS);
+    let first = block.group_index().x as usize * (COMPACT_THREADS * COMPACT_PER_THREAD) as usize
+        + block.thread_rank() as usize;
+    // Kept lanes of this warp below this one, in a ballot.
+    let below = (1u32 << lane) - 1;
+    // Per round `k` and warp `w`, at `k * WARPS + w`: which lanes keep
+    // their element, and the slot of the first of them (after the scan);
+    // `end[0]`: the end of the block's slots.
+    let kept = shared_array!(u32; ROUNDS * WARPS);
+    let slots = shared_array!(u32; ROUNDS * WARPS);
+    let end = shared_array!(u32; 1);
+    // Bit `k`: this thread keeps its element of round `k`; every round's
+    // load in flight at once (past the end: nothing kept).
+    let keep = (0..ROUNDS).fold(0u32, |keep, k| {
+        let x = input.get(first + k * COMPACT_THREADS as usize);
+        keep | (x.is_some_and(|&x| x > 0.0) as u32) << k
+    });
+    for k in 0..ROUNDS {
+        let lanes = warp.ballot(keep >> k & 1 != 0);
+        if lane == 0 {
+            kept.set(k * WARPS + w, lanes);
+        }
+    }
+    block.sync();
+    if w == 0 {
+        // The 128 rounds' counts in input order, four per lane.
+        const PER_LANE: usize = ROUNDS * WARPS / 32;
+        let mine = lane as usize * PER_LANE;
+        let count_of = |j: usize| kept.get(mine + j).count_ones();
+        let sum: u32 = (0..PER_LANE).map(count_of).sum();
+        let before = exclusive_scan(&warp, sum, Plus);
+        let mut base = 0;
+        if lane == 31 {
+            base = count.at(0).fetch_add(before + sum, Ordering::Relaxed);
+            end.set(0, base + before + sum);
+        }
+        let mut at = warp.shfl(base, 31) + before;
+        for j in 0..PER_LANE {
+            slots.set(mine + j, at);
+            at += count_of(j);
+        }
+    }
+    block.sync();
+    assert!(
+        end.get(0) as usize <= out.len(),
         "compact_positive_tiles: `out` is shorter than the input"
     );
     let out = out.as_mut_ptr();
-    let mut slot = first_slot;
-    for k in 0..COMPACT_PER_THREAD {
-        if let Some(&x) = input.get(at(k)) {
-            if x > 0.0 {
-                // SAFETY: ownership from an atomic, which `Output` cannot
-                // see: the block's `fetch_add` reserved `all` slots, the
-                // block scan gave this thread `kept` of them from
-                // `first_slot` (checked in bounds above).
-                unsafe { *out.add(slot) = x };
-                slot += 1;
-            }
+    for k in 0..ROUNDS {
+        if keep >> k & 1 != 0 {
+            let at = k * WARPS + w;
+            let slot = slots.get(at) + (kept.get(at) & below).count_ones();
+            // Read again: from the L1 cache, and registers stay free.
+            let x = input[first + k * COMPACT_THREADS as usize];
+            // SAFETY: ownership from an atomic, which `Output` cannot see:
+            // the block's `fetch_add` reserved its slots up to the end
+            // checked above, and the scan gave each kept element of the
+            // block its own slot among them.
+            unsafe { *out.add(slot as usize) = x };
         }
     }
 }

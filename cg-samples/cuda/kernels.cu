@@ -321,33 +321,43 @@ extern "C" __global__ void compact_positive(const float* input, u64 n, float* ou
 #define COMPACT_THREADS 256
 #define COMPACT_PER_THREAD 16
 
+// Round k of a block is the elements first + k * COMPACT_THREADS + t; each
+// warp counts what it keeps per round (ballot), warp 0 scans the counts and
+// takes the block's slots with one atomicAdd, each kept element goes to its
+// round's and warp's slot plus the kept lanes before it (coalesced writes).
 extern "C" __global__ void __launch_bounds__(COMPACT_THREADS) compact_positive_tiles(const float* input, u64 n, float* out, u64 out_len, unsigned* count, u64 count_len) {
+    constexpr unsigned WARPS = COMPACT_THREADS / 32, PER_LANE = COMPACT_PER_THREAD * WARPS / 32;
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    unsigned t = block.thread_rank();
-    u64 first = (u64)blockIdx.x * (COMPACT_THREADS * COMPACT_PER_THREAD);
-    unsigned kept = 0;
+    unsigned lane = warp.thread_rank(), w = warp.meta_group_rank();
+    u64 first = (u64)blockIdx.x * (COMPACT_THREADS * COMPACT_PER_THREAD) + block.thread_rank();
+    unsigned below = (1u << lane) - 1;
+    __shared__ unsigned slots[COMPACT_PER_THREAD * WARPS];
+    float x[COMPACT_PER_THREAD];
 #pragma unroll
     for (unsigned k = 0; k < COMPACT_PER_THREAD; k++) {
-        u64 i = first + k * COMPACT_THREADS + t;
-        if (i < n && input[i] > 0.0f) kept++;
+        u64 i = first + k * COMPACT_THREADS;
+        x[k] = i < n ? input[i] : 0.0f;
+        unsigned kept = warp.ballot(x[k] > 0.0f);
+        if (lane == 0) slots[k * WARPS + w] = __popc(kept);
     }
-    unsigned within = cg::exclusive_scan(warp, kept, cg::plus<unsigned>());
-    __shared__ unsigned totals[9];
-    if (warp.thread_rank() == 31) totals[warp.meta_group_rank()] = within + kept;
     block.sync();
-    unsigned before = 0, all = 0;
-    for (unsigned w = 0; w < COMPACT_THREADS / 32; w++) {
-        if (w < warp.meta_group_rank()) before += totals[w];
-        all += totals[w];
+    if (w == 0) {
+        unsigned c[PER_LANE], sum = 0;
+#pragma unroll
+        for (unsigned j = 0; j < PER_LANE; j++) sum += c[j] = slots[lane * PER_LANE + j];
+        unsigned before = cg::exclusive_scan(warp, sum, cg::plus<unsigned>());
+        unsigned base = 0;
+        if (lane == 31) base = atomicAdd(count, before + sum);
+        unsigned at = warp.shfl(base, 31) + before;
+#pragma unroll
+        for (unsigned j = 0; j < PER_LANE; j++) { slots[lane * PER_LANE + j] = at; at += c[j]; }
     }
-    if (t == 0) totals[8] = atomicAdd(count, all);
     block.sync();
-    unsigned slot = totals[8] + before + within;
 #pragma unroll
     for (unsigned k = 0; k < COMPACT_PER_THREAD; k++) {
-        u64 i = first + k * COMPACT_THREADS + t;
-        if (i < n && input[i] > 0.0f) out[slot++] = input[i];
+        unsigned kept = warp.ballot(x[k] > 0.0f);
+        if (x[k] > 0.0f) out[slots[k * WARPS + w] + __popc(kept & below)] = x[k];
     }
 }
 
