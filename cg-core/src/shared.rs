@@ -116,8 +116,38 @@ impl<T: Pod> SharedSlice<T> {
         T: crate::atomic::AtomicValue,
     {
         assert!(i < self.len());
-        // SAFETY: in bounds, aligned for `T` (the slice's contract); shared
-        // memory of this block, reached only through atomics or barriers.
+        // SAFETY: in bounds (checked).
+        unsafe { self.atomic_unchecked(i) }
+    }
+
+    /// Element `i` as a block-scope atomic, or `None` when `i >= len`
+    /// (`slice::get`'s rule): for indices computed from data, where an
+    /// index past the end is skipped rather than a fault.
+    #[inline(always)]
+    pub fn get_atomic(
+        &self,
+        i: usize,
+    ) -> Option<crate::atomic::AtomicRef<'static, T, crate::atomic::Block>>
+    where
+        T: crate::atomic::AtomicValue,
+    {
+        // SAFETY: in bounds (checked).
+        (i < self.len()).then(|| unsafe { self.atomic_unchecked(i) })
+    }
+
+    /// # Safety
+    /// `i < len`.
+    #[inline(always)]
+    unsafe fn atomic_unchecked(
+        &self,
+        i: usize,
+    ) -> crate::atomic::AtomicRef<'static, T, crate::atomic::Block>
+    where
+        T: crate::atomic::AtomicValue,
+    {
+        // SAFETY: `i` in bounds (the caller's contract), aligned for `T`
+        // (the slice's contract); shared memory of this block, reached only
+        // through atomics or barriers.
         unsafe {
             crate::atomic::AtomicRef::from_shared_addr(self.addr + (i * size_of::<T>()) as u32)
         }
@@ -222,6 +252,26 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
         T: crate::atomic::AtomicValue,
     {
         self.as_slice().atomic(i)
+    }
+
+    /// Element `i` as a block-scope atomic, or `None` when `i >= N`: for
+    /// bins computed from data, where a value out of range is skipped
+    /// rather than a fault (CUB's `DeviceHistogram` rule).
+    ///
+    /// ```ignore
+    /// if let Some(bin) = hist.get_atomic(value as usize) {
+    ///     bin.add(1, Ordering::Relaxed);
+    /// }
+    /// ```
+    #[inline(always)]
+    pub fn get_atomic(
+        &self,
+        i: usize,
+    ) -> Option<crate::atomic::AtomicRef<'static, T, crate::atomic::Block>>
+    where
+        T: crate::atomic::AtomicValue,
+    {
+        self.as_slice().get_atomic(i)
     }
 
     /// Writes element `i` (traps when `i >= N`).

@@ -11,7 +11,8 @@ pub const SHARED_HISTOGRAM_BINS: usize = 8192;
 /// The same histogram as the cluster sample's `cluster_histogram`, without a cluster: every
 /// block counts into all 8192 bins in its own shared memory
 /// (`red.relaxed.cta.shared.add.u32`), then adds its non-zero bins into
-/// `bins` (`red.relaxed.gpu.global.add.u32`).
+/// `bins` (`red.relaxed.gpu.global.add.u32`). Values of 8192 and above
+/// fall in no bin and are not counted (as in CUB's `DeviceHistogram`).
 #[kernel]
 pub fn shared_histogram(values: &[u32], bins: AtomicSlice<u32>) {
     let block = this_thread_block();
@@ -21,7 +22,9 @@ pub fn shared_histogram(values: &[u32], bins: AtomicSlice<u32>) {
     }
     block.sync();
     for i in this_grid().stride(values.len()) {
-        local.atomic(values[i] as usize).add(1, Ordering::Relaxed);
+        if let Some(bin) = local.get_atomic(values[i] as usize) {
+            bin.add(1, Ordering::Relaxed);
+        }
     }
     block.sync();
     let bins = bins.prefix(SHARED_HISTOGRAM_BINS);

@@ -299,7 +299,10 @@ extern "C" __global__ void shared_histogram(const unsigned* values, u64 n, unsig
     for (unsigned b = block.thread_rank(); b < SHARED_HISTOGRAM_BINS; b += block.num_threads()) local[b] = 0;
     block.sync();
     u64 stride = grid.num_threads();
-    for (u64 i = grid.thread_rank(); i < n; i += stride) atomicAdd(&local[values[i]], 1u);
+    for (u64 i = grid.thread_rank(); i < n; i += stride) {
+        unsigned v = values[i];
+        if (v < SHARED_HISTOGRAM_BINS) atomicAdd(&local[v], 1u);  // out of range: not counted
+    }
     block.sync();
     for (unsigned b = block.thread_rank(); b < SHARED_HISTOGRAM_BINS; b += block.num_threads()) {
         unsigned c = local[b];

@@ -134,7 +134,18 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             4.0 * n as f64,
             ok,
         ));
-        // The same bins in one block's shared memory, no cluster.
+        // The same bins in one block's shared memory, no cluster; one value
+        // in 1024 out of range (not counted: the kernel's rule).
+        let values: Vec<u32> = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if i % 1024 == 0 { v + nbins as u32 } else { v })
+            .collect();
+        let vin = b.gpu.upload(&values)?;
+        let mut want = vec![0u32; nbins];
+        for &v in values.iter().filter(|&&v| (v as usize) < nbins) {
+            want[v as usize] += 1;
+        }
         let twin = unsafe {
             b.twin(
                 "shared_histogram",
