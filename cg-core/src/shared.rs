@@ -12,7 +12,7 @@
 use crate::intrinsics;
 use bytemuck::Pod;
 use core::marker::PhantomData;
-use core::mem::size_of;
+use core::mem::{align_of, size_of};
 
 /// A run of `len` values of `T` in this block's shared memory: a view of
 /// a [`SharedArray`] ([`SharedArray::as_slice`]), of the dynamic region
@@ -330,7 +330,8 @@ macro_rules! st {
 }
 
 /// Loads a `T` from a shared-window address with `ld.shared` (or
-/// `ld.shared::cluster`), in the widest pieces its size allows.
+/// `ld.shared::cluster`), in the widest pieces its size and alignment
+/// allow.
 ///
 /// # Safety
 /// `addr` must be a valid address of a `T` in `window`, aligned for `T`.
@@ -351,6 +352,27 @@ pub unsafe fn ld_shared_in<T: Pod>(window: Window, addr: u32) -> T {
             ld_shared_cluster_b64,
             addr
         )),
+        // Larger values in the widest words their alignment allows.
+        n if n % 8 == 0 && align_of::<T>() >= 8 => {
+            for i in (0..n).step_by(8) {
+                (dst.add(i) as *mut u64).write_unaligned(ld!(
+                    window,
+                    ld_shared_b64,
+                    ld_shared_cluster_b64,
+                    addr + i as u32
+                ))
+            }
+        }
+        n if n % 4 == 0 && align_of::<T>() >= 4 => {
+            for i in (0..n).step_by(4) {
+                (dst.add(i) as *mut u32).write_unaligned(ld!(
+                    window,
+                    ld_shared_b32,
+                    ld_shared_cluster_b32,
+                    addr + i as u32
+                ))
+            }
+        }
         n => {
             for i in 0..n {
                 *dst.add(i) =
@@ -362,7 +384,8 @@ pub unsafe fn ld_shared_in<T: Pod>(window: Window, addr: u32) -> T {
 }
 
 /// Stores a `T` to a shared-window address with `st.shared` (or
-/// `st.shared::cluster`).
+/// `st.shared::cluster`), in the widest pieces its size and alignment
+/// allow.
 ///
 /// # Safety
 /// `addr` must be a valid address of a `T` in `window`, aligned for `T`.
@@ -384,6 +407,28 @@ pub unsafe fn st_shared_in<T: Pod>(window: Window, addr: u32, value: T) {
             (src as *const u64).read_unaligned(),
             addr
         ),
+        n if n % 8 == 0 && align_of::<T>() >= 8 => {
+            for i in (0..n).step_by(8) {
+                st!(
+                    window,
+                    st_shared_b64,
+                    st_shared_cluster_b64,
+                    (src.add(i) as *const u64).read_unaligned(),
+                    addr + i as u32
+                )
+            }
+        }
+        n if n % 4 == 0 && align_of::<T>() >= 4 => {
+            for i in (0..n).step_by(4) {
+                st!(
+                    window,
+                    st_shared_b32,
+                    st_shared_cluster_b32,
+                    (src.add(i) as *const u32).read_unaligned(),
+                    addr + i as u32
+                )
+            }
+        }
         n => {
             for i in 0..n {
                 st!(
