@@ -144,3 +144,166 @@ pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
     let s = sum_warp_totals(&block, &warp, &totals, v);
     write_block_result(&block, &mut block_sums, s);
 }
+
+// ---- The same sums, several chunks per block ------------------------------
+//
+// A block of the kernels above holds one load in flight per thread, then
+// spends its life in barriers and shuffles: the GPU runs out of blocks to
+// hide memory latency with long before it runs out of bandwidth. The
+// kernels below give each block `CHUNKS` chunks of `blockDim` elements:
+// every thread loads its element of each chunk first (all loads in
+// flight), then the block reduces the chunks together, through the same
+// barriers. Each chunk's sum has the bits of the one-chunk kernel's.
+
+/// Chunks of `blockDim` elements per block of the `*_chunks` kernels.
+pub const CHUNKS: usize = 4;
+
+/// Threads per block the `*_chunks` kernels accept at most: their shared
+/// memory holds `CHUNKS` values per thread of a 256-thread block.
+pub const CHUNKS_MAX_THREADS: u32 = 256;
+
+/// The block's `CHUNKS` values of one thread (or of one warp's total).
+type Values = [f32; CHUNKS];
+
+/// This thread's element of each of the block's chunks (`CHUNKS *
+/// block_rank + k`, of `blockDim` elements each), all loads in flight; 0
+/// past the end. Stops the kernel on a block of more than
+/// [`CHUNKS_MAX_THREADS`] threads.
+#[inline(always)]
+fn chunk_elements(block: &ThreadBlock, input: &[f32]) -> Values {
+    assert!(
+        block.num_threads() <= CHUNKS_MAX_THREADS,
+        "the *_chunks block reductions take blocks of at most 256 threads"
+    );
+    let threads = block.num_threads() as usize;
+    let first = block.group_index().x as usize * CHUNKS * threads + block.thread_rank() as usize;
+    core::array::from_fn(|k| input.get(first + k * threads).copied().unwrap_or(0.0))
+}
+
+/// Writes the block's chunk sums: thread `k` writes chunk `k`'s
+/// (`sums(k)`, called in threads `k < CHUNKS` only).
+#[inline(always)]
+fn write_chunk_results(
+    block: &ThreadBlock,
+    block_sums: &mut Output<f32>,
+    sums: impl Fn(usize) -> f32,
+) {
+    if let Some(chunk) = block_sums.block_chunk(block, CHUNKS) {
+        chunk.for_thread(|slot, k| *slot = sums(k));
+    }
+}
+
+/// [`warp_sum`] of each value, the chains interleaved (one shuffle of
+/// each per step).
+#[inline(always)]
+fn warp_sums(warp: &ThreadBlockTile<32>, mut v: Values) -> Values {
+    let mut offset = 16;
+    while offset > 0 {
+        for v in v.iter_mut() {
+            *v += warp.shfl_down(*v, offset);
+        }
+        offset >>= 1;
+    }
+    v
+}
+
+/// [`sum_warp_totals`] of each chunk: the warps' totals meet in `totals`,
+/// the first warp adds them up; returns, in each lane `k < CHUNKS` of the
+/// first warp, chunk `k`'s sum (broadcast from lane 0).
+#[inline(always)]
+fn sum_chunk_totals(
+    block: &ThreadBlock,
+    warp: &ThreadBlockTile<32>,
+    totals: &SharedArray<Values, 32>,
+    v: Values,
+) -> f32 {
+    if warp.thread_rank() == 0 {
+        totals.set(warp.meta_group_rank() as usize, v);
+    }
+    block.sync();
+    let mut mine = 0.0;
+    if warp.meta_group_rank() == 0 {
+        let lane = warp.thread_rank();
+        let v = if lane < warp.meta_group_size() {
+            totals.get(lane as usize)
+        } else {
+            [0.0; CHUNKS]
+        };
+        let sums = warp_sums(warp, v).map(|s| warp.shfl(s, 0));
+        mine = pick(&sums, lane as usize);
+    }
+    mine
+}
+
+/// `v[k]` (0 for `k >= CHUNKS`) as selects: a run-time index into an
+/// array would put the array in local memory.
+#[inline(always)]
+fn pick(v: &Values, k: usize) -> f32 {
+    v.iter()
+        .enumerate()
+        .fold(0.0, |picked, (j, &x)| if j == k { x } else { picked })
+}
+
+/// [`block_reduce_classic`], `CHUNKS` chunks per block: one tree over
+/// every chunk at once (`CHUNKS` values per shared slot), the same
+/// barriers. Launch `ceil(n / (CHUNKS * blockDim))` blocks of at most
+/// [`CHUNKS_MAX_THREADS`] threads (a power of two); `block_sums` holds one
+/// sum per `blockDim` elements.
+#[kernel]
+pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
+    let block = this_thread_block();
+    let sdata = shared_array!(Values; CHUNKS_MAX_THREADS as usize);
+    let v = chunk_elements(&block, input);
+    // `% 256` changes nothing (`chunk_elements` checked the block's size)
+    // and shows the compiler that the tree's indices are in bounds.
+    let tid = block.thread_rank() % CHUNKS_MAX_THREADS;
+    sdata.set(tid as usize, v);
+    block.sync();
+    let mut s = block.num_threads() / 2;
+    while s > 0 {
+        if tid < s {
+            let (i, j) = (tid as usize, (tid + s) as usize);
+            let (a, b) = (sdata.get(i), sdata.get(j));
+            sdata.set(i, core::array::from_fn(|k| a[k] + b[k]));
+        }
+        block.sync();
+        s >>= 1;
+    }
+    write_chunk_results(&block, &mut block_sums, |k| pick(&sdata.get(0), k));
+}
+
+/// [`block_reduce_warp`], `CHUNKS` chunks per block (the warp sums of the
+/// chunks interleaved, one barrier for all of them). Launch as
+/// [`block_reduce_classic_chunks`].
+#[kernel]
+pub fn block_reduce_warp_chunks(input: &[f32], mut block_sums: Output<f32>) {
+    let block = this_thread_block();
+    let warp = tiled_partition::<32>(&block);
+    let totals = shared_array!(Values; 32);
+    let v = warp_sums(&warp, chunk_elements(&block, input));
+    let s = sum_chunk_totals(&block, &warp, &totals, v);
+    write_chunk_results(&block, &mut block_sums, |_| s);
+}
+
+/// [`block_reduce_hierarchical`], `CHUNKS` chunks per block. Launch as
+/// [`block_reduce_classic_chunks`].
+#[kernel]
+pub fn block_reduce_hierarchical_chunks(input: &[f32], mut block_sums: Output<f32>) {
+    let block = this_thread_block();
+    let warp = tiled_partition::<32>(&block);
+    let tile4 = warp.segments::<4>();
+    let mut v = chunk_elements(&block, input);
+    for offset in [2, 1] {
+        for v in v.iter_mut() {
+            *v += tile4.shfl_down(*v, offset);
+        }
+    }
+    for offset in [16, 8, 4] {
+        for v in v.iter_mut() {
+            *v += warp.shfl_down(*v, offset);
+        }
+    }
+    let totals = shared_array!(Values; 32);
+    let s = sum_chunk_totals(&block, &warp, &totals, v);
+    write_chunk_results(&block, &mut block_sums, |_| s);
+}

@@ -88,6 +88,98 @@ extern "C" __global__ void block_reduce_hierarchical(const float* input, u64 n, 
     write_block_result(block, block_sums, sum_warp_totals(block, warp, v));
 }
 
+// The same sums, CHUNKS chunks of blockDim elements per block: each thread
+// loads its element of every chunk first, the block reduces them together.
+#define CHUNKS 4
+#define CHUNKS_MAX_THREADS 256
+
+struct ChunkValues { float v[CHUNKS]; };
+
+__device__ __forceinline__ ChunkValues chunk_elements(cg::thread_block block, const float* input, u64 n) {
+    u64 threads = block.num_threads();
+    u64 first = (u64)block.group_index().x * CHUNKS * threads + block.thread_rank();
+    ChunkValues c;
+#pragma unroll
+    for (int k = 0; k < CHUNKS; k++) {
+        u64 i = first + k * threads;
+        c.v[k] = i < n ? input[i] : 0.0f;
+    }
+    return c;
+}
+
+__device__ __forceinline__ void write_chunk_results(cg::thread_block block, float* out, u64 out_len, float s) {
+    u64 i = (u64)block.group_index().x * CHUNKS + block.thread_rank();
+    if (block.thread_rank() < CHUNKS && i < out_len) out[i] = s;
+}
+
+__device__ __forceinline__ ChunkValues warp_sums(cg::thread_block_tile<32> warp, ChunkValues c) {
+    for (int offset = 16; offset > 0; offset >>= 1) {
+#pragma unroll
+        for (int k = 0; k < CHUNKS; k++) c.v[k] += warp.shfl_down(c.v[k], offset);
+    }
+    return c;
+}
+
+// Chunk k's sum in lane k of the first warp.
+__device__ __forceinline__ float sum_chunk_totals(cg::thread_block block, cg::thread_block_tile<32> warp, ChunkValues c) {
+    __shared__ ChunkValues totals[32];
+    if (warp.thread_rank() == 0) totals[warp.meta_group_rank()] = c;
+    block.sync();
+    float mine = 0.0f;
+    if (warp.meta_group_rank() == 0) {
+        ChunkValues t = {};
+        if (warp.thread_rank() < warp.meta_group_size()) t = totals[warp.thread_rank()];
+        t = warp_sums(warp, t);
+#pragma unroll
+        for (int k = 0; k < CHUNKS; k++) {
+            float s = warp.shfl(t.v[k], 0);
+            if (warp.thread_rank() == k) mine = s;
+        }
+    }
+    return mine;
+}
+
+extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_classic_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ ChunkValues sdata[CHUNKS_MAX_THREADS];
+    unsigned tid = block.thread_rank();
+    sdata[tid] = chunk_elements(block, input, n);
+    block.sync();
+    for (unsigned s = block.num_threads() / 2; s > 0; s >>= 1) {
+        if (tid < s) {
+#pragma unroll
+            for (int k = 0; k < CHUNKS; k++) sdata[tid].v[k] += sdata[tid + s].v[k];
+        }
+        block.sync();
+    }
+    float mine = 0.0f;
+#pragma unroll
+    for (int k = 0; k < CHUNKS; k++) if (tid == k) mine = sdata[0].v[k];
+    write_chunk_results(block, block_sums, block_sums_len, mine);
+}
+
+extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_warp_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    ChunkValues c = warp_sums(warp, chunk_elements(block, input, n));
+    write_chunk_results(block, block_sums, block_sums_len, sum_chunk_totals(block, warp, c));
+}
+
+extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_hierarchical_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    ChunkValues c = chunk_elements(block, input, n);
+#pragma unroll
+    for (int k = 0; k < CHUNKS; k++) {
+        c.v[k] += __shfl_down_sync(0xffffffffu, c.v[k], 2, 4);
+        c.v[k] += __shfl_down_sync(0xffffffffu, c.v[k], 1, 4);
+        c.v[k] += warp.shfl_down(c.v[k], 16);
+        c.v[k] += warp.shfl_down(c.v[k], 8);
+        c.v[k] += warp.shfl_down(c.v[k], 4);
+    }
+    write_chunk_results(block, block_sums, block_sums_len, sum_chunk_totals(block, warp, c));
+}
+
 // ---- grid_sum.rs -----------------------------------------------------------
 
 __device__ __forceinline__ void finish_grid_sum(cg::grid_group grid, cg::thread_block block, float v, float* partials, float* out) {

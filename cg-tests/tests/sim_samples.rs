@@ -104,6 +104,42 @@ fn block_reductions_in_blocks_of_1024_threads() {
 }
 
 #[test]
+fn block_reductions_of_several_chunks_per_block_have_the_one_chunk_bits() {
+    use cg_sample_kernels::block_reduce as br;
+    // 2 blocks of 4 chunks and a partial last block: 9 chunks of 256
+    // threads' elements, the last of them 100 elements long.
+    let (threads, n) = (256usize, 8 * 256 + 100);
+    let input = random_f32(n, 13);
+    let chunks = n.div_ceil(threads);
+    let blocks = chunks.div_ceil(br::CHUNKS) as u32;
+    let pairs: [(&str, common::BlockReduction, common::BlockReduction); 3] = [
+        ("classic", br::block_reduce_classic, br::block_reduce_classic_chunks),
+        ("warp", br::block_reduce_warp, br::block_reduce_warp_chunks),
+        (
+            "hierarchical",
+            br::block_reduce_hierarchical,
+            br::block_reduce_hierarchical_chunks,
+        ),
+    ];
+    let run = |kernel: common::BlockReduction, blocks: u32, threads: u32| {
+        let sums = Buffer::<f32>::filled(chunks, f32::NAN);
+        sim::launch(Shape::new(blocks, threads), || kernel(&input, sums.view()))
+            .map(|report| report.all_defined().unwrap())
+            .map(|_| sums.to_vec())
+    };
+    for (name, one, several) in pairs {
+        let want = run(one, chunks as u32, threads as u32).unwrap();
+        let got = run(several, blocks, threads as u32).unwrap();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got), bits(&want), "{name}");
+        common::assert_sum_close(name, got[chunks - 1], &input[(chunks - 1) * threads..]);
+        // Blocks of more than 256 threads are refused, not misread.
+        let fault = run(several, 1, 512).unwrap_err().to_string();
+        assert!(fault.contains("at most 256 threads"), "{name}: {fault}");
+    }
+}
+
+#[test]
 fn whole_array_sums_cooperative_last_block_two_launches_and_atomic() {
     use cg_core::atomic::AtomicSlice;
     use cg_sample_kernels::grid_sum as k;

@@ -5,10 +5,12 @@
 
 use crate::bench::{self, Bench};
 use crate::kernels::{
-    BlockReduceClassic, BlockReduceHierarchical, BlockReduceLibrary, BlockReduceWarp, GridSum,
-    GridSumVec4, SumAtomic, SumBlockPartials, SumLastBlock, SumPartials,
+    BlockReduceClassic, BlockReduceClassicChunks, BlockReduceHierarchical,
+    BlockReduceHierarchicalChunks, BlockReduceLibrary, BlockReduceWarp, BlockReduceWarpChunks,
+    GridSum, GridSumVec4, SumAtomic, SumBlockPartials, SumLastBlock, SumPartials,
 };
 use crate::results::{self, Row, Timing};
+use cg_sample_kernels::block_reduce::CHUNKS;
 use cooperative_groups::{DeviceBuffer, Error, LaunchConfig, LaunchKind};
 
 const THREADS: u32 = 256;
@@ -36,7 +38,10 @@ block_reduce_handles!(
     BlockReduceClassic,
     BlockReduceWarp,
     BlockReduceHierarchical,
-    BlockReduceLibrary
+    BlockReduceLibrary,
+    BlockReduceClassicChunks,
+    BlockReduceWarpChunks,
+    BlockReduceHierarchicalChunks
 );
 
 /// Experiment 1: one partial sum per 256-thread block, four ways.
@@ -48,45 +53,99 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let input = b.gpu.upload(&values)?;
         let cfg = LaunchConfig::for_elements(n, THREADS);
         let blocks = cfg.num_blocks() as usize;
+        // The *_chunks kernels: CHUNKS chunks of THREADS elements per block.
+        let chunks_cfg = LaunchConfig::new(n.div_ceil(THREADS as usize * CHUNKS) as u32, THREADS);
         // SAFETY: cg-samples/cuda/kernels.cu declares each twin with the Rust kernel's parameters.
-        let twins: [Option<Box<dyn BlockReduce>>; 4] = unsafe {
-            [
-                boxed(b.twin(
-                    "block_reduce_classic",
-                    LaunchKind::Plain,
-                    BlockReduceClassic::from_function,
-                )?),
-                boxed(b.twin(
-                    "block_reduce_warp",
-                    LaunchKind::Plain,
-                    BlockReduceWarp::from_function,
-                )?),
-                boxed(b.twin(
-                    "block_reduce_hierarchical",
+        let twin = |name| unsafe {
+            Ok::<_, Error>(match name {
+                "block_reduce_classic" => {
+                    boxed(b.twin(name, LaunchKind::Plain, BlockReduceClassic::from_function)?)
+                }
+                "block_reduce_warp" => {
+                    boxed(b.twin(name, LaunchKind::Plain, BlockReduceWarp::from_function)?)
+                }
+                "block_reduce_hierarchical" => boxed(b.twin(
+                    name,
                     LaunchKind::Plain,
                     BlockReduceHierarchical::from_function,
                 )?),
-                boxed(b.twin(
-                    "block_reduce_library",
+                "block_reduce_library" => {
+                    boxed(b.twin(name, LaunchKind::Plain, BlockReduceLibrary::from_function)?)
+                }
+                "block_reduce_classic_chunks" => boxed(b.twin(
+                    name,
                     LaunchKind::Plain,
-                    BlockReduceLibrary::from_function,
+                    BlockReduceClassicChunks::from_function,
                 )?),
-            ]
+                "block_reduce_warp_chunks" => boxed(b.twin(
+                    name,
+                    LaunchKind::Plain,
+                    BlockReduceWarpChunks::from_function,
+                )?),
+                _ => boxed(b.twin(
+                    name,
+                    LaunchKind::Plain,
+                    BlockReduceHierarchicalChunks::from_function,
+                )?),
+            })
         };
-        let names = [
-            "block reduce: classic shared tree",
-            "block reduce: warp tile shuffles",
-            "block reduce: hierarchical tiles 4/32",
-            "block reduce: library block_reduce_to_first vs CUB",
+        // (row, kernel, launch shape, the one-chunk row whose sums each
+        // chunk's must equal bit for bit)
+        let kernels: [(&str, &str, &dyn BlockReduce, LaunchConfig, Option<usize>); 7] = [
+            (
+                "block reduce: classic shared tree",
+                "block_reduce_classic",
+                &b.k.block_reduce_classic,
+                cfg,
+                None,
+            ),
+            (
+                "block reduce: warp tile shuffles",
+                "block_reduce_warp",
+                &b.k.block_reduce_warp,
+                cfg,
+                None,
+            ),
+            (
+                "block reduce: hierarchical tiles 4/32",
+                "block_reduce_hierarchical",
+                &b.k.block_reduce_hierarchical,
+                cfg,
+                None,
+            ),
+            (
+                "block reduce: library block_reduce_to_first vs CUB",
+                "block_reduce_library",
+                &b.k.block_reduce_library,
+                cfg,
+                None,
+            ),
+            (
+                "block reduce: classic, 4 chunks per block",
+                "block_reduce_classic_chunks",
+                &b.k.block_reduce_classic_chunks,
+                chunks_cfg,
+                Some(0),
+            ),
+            (
+                "block reduce: warp tiles, 4 chunks per block",
+                "block_reduce_warp_chunks",
+                &b.k.block_reduce_warp_chunks,
+                chunks_cfg,
+                Some(1),
+            ),
+            (
+                "block reduce: hierarchical, 4 chunks per block",
+                "block_reduce_hierarchical_chunks",
+                &b.k.block_reduce_hierarchical_chunks,
+                chunks_cfg,
+                Some(2),
+            ),
         ];
         let mut rows = Vec::new();
-        for ((name, cuda), i) in names.into_iter().zip(twins).zip(0..) {
-            let rust: &dyn BlockReduce = match i {
-                0 => &b.k.block_reduce_classic,
-                1 => &b.k.block_reduce_warp,
-                2 => &b.k.block_reduce_hierarchical,
-                _ => &b.k.block_reduce_library,
-            };
+        let mut sums: Vec<Vec<f32>> = Vec::new();
+        for (name, kernel, rust, cfg, same_as) in kernels {
+            let cuda = twin(kernel)?;
             let mut out = b.gpu.filled(blocks, f32::NAN)?;
             let mut twin_out = b.gpu.filled(blocks, f32::NAN)?;
             let (rust_ms, cuda_ms) = {
@@ -94,10 +153,15 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
                 let c = cuda.as_ref().map(|h| move || h.run(cfg, input, t));
                 b.time_pair(|| rust.run(cfg, input, o), c)?
             };
-            let mut verified = blocks_close(&out.to_vec()?, &values);
+            let got = out.to_vec()?;
+            let mut verified = blocks_close(&got, &values);
             if cuda.is_some() {
                 verified &= blocks_close(&twin_out.to_vec()?, &values);
             }
+            if let Some(one_chunk) = same_as {
+                verified &= bits(&got) == bits(&sums[one_chunk]);
+            }
+            sums.push(got);
             rows.push(Row::timed(
                 name,
                 &results::size_label(n),
@@ -112,6 +176,10 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
 }
 
 fn boxed<H: BlockReduce + 'static>(h: Option<H>) -> Option<Box<dyn BlockReduce>> {
