@@ -156,13 +156,17 @@ pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
 // barriers. Each chunk's sum has the bits of the one-chunk kernel's.
 
 /// Chunks of `blockDim` elements per block of the `*_chunks` kernels.
-pub const CHUNKS: usize = 4;
+pub const CHUNKS: usize = 8;
 
 /// Threads per block the `*_chunks` kernels accept at most: their shared
 /// memory holds `CHUNKS` values per thread of a 256-thread block.
 pub const CHUNKS_MAX_THREADS: u32 = 256;
 
-/// The block's `CHUNKS` values of one thread (or of one warp's total).
+/// The distance between two chunks' slots of one thread in the classic
+/// tree's shared memory.
+const STRIDE: usize = CHUNKS_MAX_THREADS as usize;
+
+/// One value per chunk (a thread's elements, or a warp's totals).
 type Values = [f32; CHUNKS];
 
 /// This thread's element of each of the block's chunks (`CHUNKS *
@@ -193,6 +197,15 @@ fn write_chunk_results(
     }
 }
 
+/// `v[k]` (0 for `k >= CHUNKS`) as selects: a run-time index into an
+/// array would put the array in local memory.
+#[inline(always)]
+fn pick(v: &Values, k: usize) -> f32 {
+    v.iter()
+        .enumerate()
+        .fold(0.0, |picked, (j, &x)| if j == k { x } else { picked })
+}
+
 /// [`warp_sum`] of each value, the chains interleaved (one shuffle of
 /// each per step).
 #[inline(always)]
@@ -207,69 +220,66 @@ fn warp_sums(warp: &ThreadBlockTile<32>, mut v: Values) -> Values {
     v
 }
 
-/// [`sum_warp_totals`] of each chunk: the warps' totals meet in `totals`,
-/// the first warp adds them up; returns, in each lane `k < CHUNKS` of the
+/// [`sum_warp_totals`] of each chunk: the warps' totals meet in `totals`
+/// (chunk `k`'s of warp `w` at `k * 32 + w`: no bank conflicts), the
+/// first warp adds them up; returns, in each lane `k < CHUNKS` of the
 /// first warp, chunk `k`'s sum (broadcast from lane 0).
 #[inline(always)]
 fn sum_chunk_totals(
     block: &ThreadBlock,
     warp: &ThreadBlockTile<32>,
-    totals: &SharedArray<Values, 32>,
+    totals: &SharedArray<f32, { 32 * CHUNKS }>,
     v: Values,
 ) -> f32 {
-    if warp.thread_rank() == 0 {
-        totals.set(warp.meta_group_rank() as usize, v);
+    let (lane, w) = (warp.thread_rank() as usize, warp.meta_group_rank() as usize);
+    if lane == 0 {
+        for (k, &v) in v.iter().enumerate() {
+            totals.set(k * 32 + w, v);
+        }
     }
     block.sync();
     let mut mine = 0.0;
-    if warp.meta_group_rank() == 0 {
-        let lane = warp.thread_rank();
-        let v = if lane < warp.meta_group_size() {
-            totals.get(lane as usize)
+    if w == 0 {
+        let v = if lane < warp.meta_group_size() as usize {
+            core::array::from_fn(|k| totals.get(k * 32 + lane))
         } else {
             [0.0; CHUNKS]
         };
         let sums = warp_sums(warp, v).map(|s| warp.shfl(s, 0));
-        mine = pick(&sums, lane as usize);
+        mine = pick(&sums, lane);
     }
     mine
 }
 
-/// `v[k]` (0 for `k >= CHUNKS`) as selects: a run-time index into an
-/// array would put the array in local memory.
-#[inline(always)]
-fn pick(v: &Values, k: usize) -> f32 {
-    v.iter()
-        .enumerate()
-        .fold(0.0, |picked, (j, &x)| if j == k { x } else { picked })
-}
-
 /// [`block_reduce_classic`], `CHUNKS` chunks per block: one tree over
-/// every chunk at once (`CHUNKS` values per shared slot), the same
-/// barriers. Launch `ceil(n / (CHUNKS * blockDim))` blocks of at most
-/// [`CHUNKS_MAX_THREADS`] threads (a power of two); `block_sums` holds one
-/// sum per `blockDim` elements.
+/// every chunk at once (chunk `k`'s slot of thread `t` at `k * 256 + t`),
+/// the same barriers. Launch `ceil(n / (CHUNKS * blockDim))` blocks of at
+/// most [`CHUNKS_MAX_THREADS`] threads (a power of two); `block_sums`
+/// holds one sum per `blockDim` elements.
 #[kernel]
 pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
-    let sdata = shared_array!(Values; CHUNKS_MAX_THREADS as usize);
+    let sdata = shared_array!(f32; CHUNKS * STRIDE);
     let v = chunk_elements(&block, input);
     // `% 256` changes nothing (`chunk_elements` checked the block's size)
     // and shows the compiler that the tree's indices are in bounds.
     let tid = block.thread_rank() % CHUNKS_MAX_THREADS;
-    sdata.set(tid as usize, v);
+    for (k, &v) in v.iter().enumerate() {
+        sdata.set(k * STRIDE + tid as usize, v);
+    }
     block.sync();
     let mut s = block.num_threads() / 2;
     while s > 0 {
         if tid < s {
-            let (i, j) = (tid as usize, (tid + s) as usize);
-            let (a, b) = (sdata.get(i), sdata.get(j));
-            sdata.set(i, core::array::from_fn(|k| a[k] + b[k]));
+            for k in 0..CHUNKS {
+                let (i, j) = (k * STRIDE + tid as usize, k * STRIDE + (tid + s) as usize);
+                sdata.set(i, sdata.get(i) + sdata.get(j));
+            }
         }
         block.sync();
         s >>= 1;
     }
-    write_chunk_results(&block, &mut block_sums, |k| pick(&sdata.get(0), k));
+    write_chunk_results(&block, &mut block_sums, |k| sdata.get(k % CHUNKS * STRIDE));
 }
 
 /// [`block_reduce_warp`], `CHUNKS` chunks per block (the warp sums of the
@@ -279,7 +289,7 @@ pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
 pub fn block_reduce_warp_chunks(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
-    let totals = shared_array!(Values; 32);
+    let totals = shared_array!(f32; 32 * CHUNKS);
     let v = warp_sums(&warp, chunk_elements(&block, input));
     let s = sum_chunk_totals(&block, &warp, &totals, v);
     write_chunk_results(&block, &mut block_sums, |_| s);
@@ -303,7 +313,7 @@ pub fn block_reduce_hierarchical_chunks(input: &[f32], mut block_sums: Output<f3
             *v += warp.shfl_down(*v, offset);
         }
     }
-    let totals = shared_array!(Values; 32);
+    let totals = shared_array!(f32; 32 * CHUNKS);
     let s = sum_chunk_totals(&block, &warp, &totals, v);
     write_chunk_results(&block, &mut block_sums, |_| s);
 }

@@ -91,12 +91,16 @@ pub fn compact_positive_tiles(input: &[f32], mut out: Output<f32>, count: Atomic
     let kept = shared_array!(u32; ROUNDS * WARPS);
     let slots = shared_array!(u32; ROUNDS * WARPS);
     let end = shared_array!(u32; 1);
-    // Bit `k`: this thread keeps its element of round `k`; every round's
-    // load in flight at once (past the end: nothing kept).
-    let keep = (0..ROUNDS).fold(0u32, |keep, k| {
-        let x = input.get(first + k * COMPACT_THREADS as usize);
-        keep | (x.is_some_and(|&x| x > 0.0) as u32) << k
+    // This thread's element of every round, all loads in flight at once,
+    // held in registers (past the end: 0.0, which is not kept); bit `k` of
+    // `keep`: this thread keeps its element of round `k`.
+    let x: [f32; ROUNDS] = core::array::from_fn(|k| {
+        input
+            .get(first + k * COMPACT_THREADS as usize)
+            .copied()
+            .unwrap_or(0.0)
     });
+    let keep = (0..ROUNDS).fold(0u32, |keep, k| keep | ((x[k] > 0.0) as u32) << k);
     for k in 0..ROUNDS {
         let lanes = warp.ballot(keep >> k & 1 != 0);
         if lane == 0 {
@@ -127,18 +131,20 @@ pub fn compact_positive_tiles(input: &[f32], mut out: Output<f32>, count: Atomic
         end.get(0) as usize <= out.len(),
         "compact_positive_tiles: `out` is shorter than the input"
     );
+    // Each round's slot for this thread (meaningful where it keeps its
+    // element); the loop below then touches no shared memory.
+    let slot: [u32; ROUNDS] = core::array::from_fn(|k| {
+        let at = k * WARPS + w;
+        slots.get(at) + (kept.get(at) & below).count_ones()
+    });
     let out = out.as_mut_ptr();
     for k in 0..ROUNDS {
         if keep >> k & 1 != 0 {
-            let at = k * WARPS + w;
-            let slot = slots.get(at) + (kept.get(at) & below).count_ones();
-            // Read again: from the L1 cache, and registers stay free.
-            let x = input[first + k * COMPACT_THREADS as usize];
             // SAFETY: ownership from an atomic, which `Output` cannot see:
             // the block's `fetch_add` reserved its slots up to the end
             // checked above, and the scan gave each kept element of the
             // block its own slot among them.
-            unsafe { *out.add(slot as usize) = x };
+            unsafe { *out.add(slot[k] as usize) = x[k] };
         }
     }
 }

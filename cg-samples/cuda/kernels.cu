@@ -89,8 +89,10 @@ extern "C" __global__ void block_reduce_hierarchical(const float* input, u64 n, 
 }
 
 // The same sums, CHUNKS chunks of blockDim elements per block: each thread
-// loads its element of every chunk first, the block reduces them together.
-#define CHUNKS 4
+// loads its element of every chunk first, the block reduces them together
+// (chunk k's values CHUNKS_MAX_THREADS or 32 floats apart in shared memory:
+// no bank conflicts).
+#define CHUNKS 8
 #define CHUNKS_MAX_THREADS 256
 
 struct ChunkValues { float v[CHUNKS]; };
@@ -113,6 +115,7 @@ __device__ __forceinline__ void write_chunk_results(cg::thread_block block, floa
 }
 
 __device__ __forceinline__ ChunkValues warp_sums(cg::thread_block_tile<32> warp, ChunkValues c) {
+#pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) {
 #pragma unroll
         for (int k = 0; k < CHUNKS; k++) c.v[k] += warp.shfl_down(c.v[k], offset);
@@ -122,18 +125,25 @@ __device__ __forceinline__ ChunkValues warp_sums(cg::thread_block_tile<32> warp,
 
 // Chunk k's sum in lane k of the first warp.
 __device__ __forceinline__ float sum_chunk_totals(cg::thread_block block, cg::thread_block_tile<32> warp, ChunkValues c) {
-    __shared__ ChunkValues totals[32];
-    if (warp.thread_rank() == 0) totals[warp.meta_group_rank()] = c;
+    __shared__ float totals[CHUNKS][32];
+    unsigned lane = warp.thread_rank(), w = warp.meta_group_rank();
+    if (lane == 0) {
+#pragma unroll
+        for (int k = 0; k < CHUNKS; k++) totals[k][w] = c.v[k];
+    }
     block.sync();
     float mine = 0.0f;
-    if (warp.meta_group_rank() == 0) {
+    if (w == 0) {
         ChunkValues t = {};
-        if (warp.thread_rank() < warp.meta_group_size()) t = totals[warp.thread_rank()];
+        if (lane < warp.meta_group_size()) {
+#pragma unroll
+            for (int k = 0; k < CHUNKS; k++) t.v[k] = totals[k][lane];
+        }
         t = warp_sums(warp, t);
 #pragma unroll
         for (int k = 0; k < CHUNKS; k++) {
             float s = warp.shfl(t.v[k], 0);
-            if (warp.thread_rank() == k) mine = s;
+            if (lane == k) mine = s;
         }
     }
     return mine;
@@ -141,21 +151,20 @@ __device__ __forceinline__ float sum_chunk_totals(cg::thread_block block, cg::th
 
 extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_classic_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     cg::thread_block block = cg::this_thread_block();
-    __shared__ ChunkValues sdata[CHUNKS_MAX_THREADS];
+    __shared__ float sdata[CHUNKS][CHUNKS_MAX_THREADS];
     unsigned tid = block.thread_rank();
-    sdata[tid] = chunk_elements(block, input, n);
+    ChunkValues c = chunk_elements(block, input, n);
+#pragma unroll
+    for (int k = 0; k < CHUNKS; k++) sdata[k][tid] = c.v[k];
     block.sync();
     for (unsigned s = block.num_threads() / 2; s > 0; s >>= 1) {
         if (tid < s) {
 #pragma unroll
-            for (int k = 0; k < CHUNKS; k++) sdata[tid].v[k] += sdata[tid + s].v[k];
+            for (int k = 0; k < CHUNKS; k++) sdata[k][tid] += sdata[k][tid + s];
         }
         block.sync();
     }
-    float mine = 0.0f;
-#pragma unroll
-    for (int k = 0; k < CHUNKS; k++) if (tid == k) mine = sdata[0].v[k];
-    write_chunk_results(block, block_sums, block_sums_len, mine);
+    write_chunk_results(block, block_sums, block_sums_len, tid < CHUNKS ? sdata[tid][0] : 0.0f);
 }
 
 extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_warp_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
@@ -170,12 +179,13 @@ extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_hi
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     ChunkValues c = chunk_elements(block, input, n);
 #pragma unroll
-    for (int k = 0; k < CHUNKS; k++) {
-        c.v[k] += __shfl_down_sync(0xffffffffu, c.v[k], 2, 4);
-        c.v[k] += __shfl_down_sync(0xffffffffu, c.v[k], 1, 4);
-        c.v[k] += warp.shfl_down(c.v[k], 16);
-        c.v[k] += warp.shfl_down(c.v[k], 8);
-        c.v[k] += warp.shfl_down(c.v[k], 4);
+    for (int k = 0; k < CHUNKS; k++) c.v[k] += __shfl_down_sync(0xffffffffu, c.v[k], 2, 4);
+#pragma unroll
+    for (int k = 0; k < CHUNKS; k++) c.v[k] += __shfl_down_sync(0xffffffffu, c.v[k], 1, 4);
+#pragma unroll
+    for (int offset = 16; offset >= 4; offset >>= 1) {
+#pragma unroll
+        for (int k = 0; k < CHUNKS; k++) c.v[k] += warp.shfl_down(c.v[k], offset);
     }
     write_chunk_results(block, block_sums, block_sums_len, sum_chunk_totals(block, warp, c));
 }

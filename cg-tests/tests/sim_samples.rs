@@ -106,14 +106,18 @@ fn block_reductions_in_blocks_of_1024_threads() {
 #[test]
 fn block_reductions_of_several_chunks_per_block_have_the_one_chunk_bits() {
     use cg_sample_kernels::block_reduce as br;
-    // 2 blocks of 4 chunks and a partial last block: 9 chunks of 256
-    // threads' elements, the last of them 100 elements long.
+    // 9 chunks of 256 threads' elements, the last of them 100 elements
+    // long: a partial last block.
     let (threads, n) = (256usize, 8 * 256 + 100);
     let input = random_f32(n, 13);
     let chunks = n.div_ceil(threads);
     let blocks = chunks.div_ceil(br::CHUNKS) as u32;
     let pairs: [(&str, common::BlockReduction, common::BlockReduction); 3] = [
-        ("classic", br::block_reduce_classic, br::block_reduce_classic_chunks),
+        (
+            "classic",
+            br::block_reduce_classic,
+            br::block_reduce_classic_chunks,
+        ),
         ("warp", br::block_reduce_warp, br::block_reduce_warp_chunks),
         (
             "hierarchical",

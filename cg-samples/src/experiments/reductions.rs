@@ -11,6 +11,9 @@ use crate::kernels::{
 };
 use crate::results::{self, Row, Timing};
 use cg_sample_kernels::block_reduce::CHUNKS;
+
+// The rows below name the chunk count.
+const _: () = assert!(CHUNKS == 8);
 use cooperative_groups::{DeviceBuffer, Error, LaunchConfig, LaunchKind};
 
 const THREADS: u32 = 256;
@@ -121,21 +124,21 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
                 None,
             ),
             (
-                "block reduce: classic, 4 chunks per block",
+                "block reduce: classic, 8 chunks per block",
                 "block_reduce_classic_chunks",
                 &b.k.block_reduce_classic_chunks,
                 chunks_cfg,
                 Some(0),
             ),
             (
-                "block reduce: warp tiles, 4 chunks per block",
+                "block reduce: warp tiles, 8 chunks per block",
                 "block_reduce_warp_chunks",
                 &b.k.block_reduce_warp_chunks,
                 chunks_cfg,
                 Some(1),
             ),
             (
-                "block reduce: hierarchical, 4 chunks per block",
+                "block reduce: hierarchical, 8 chunks per block",
                 "block_reduce_hierarchical_chunks",
                 &b.k.block_reduce_hierarchical_chunks,
                 chunks_cfg,
