@@ -88,15 +88,29 @@ pub fn fresh(gpu: &Gpu, init: &[f32]) -> Result<PingPong, Error> {
     Ok((gpu.upload(init)?, gpu.upload(init)?))
 }
 
-/// The two grids a persistent Jacobi kernel runs on: every block slot of
-/// the GPU (blocks of 256 threads, as many as are co-resident), and one
-/// block of 1024 threads per SM, whose grid barrier has an eighth of the
-/// arrivals to count.
-pub fn persistent_grids(f: &Function) -> Result<[LaunchConfig; 2], Error> {
-    let full = f.cooperative_config(256, 0)?;
+/// The grids a persistent Jacobi kernel runs on: every thread slot of the
+/// GPU in blocks of 256 threads (`full`) and in blocks of 1024 (`wide`: as
+/// many blocks as are co-resident, the same threads with a quarter of the
+/// arrivals at each grid barrier), and one block of 1024 threads per SM
+/// (`lean`: an eighth of `full`'s arrivals, half its threads).
+pub fn persistent_grids(f: &Function) -> Result<PersistentGrids, Error> {
     let sms = f.gpu().info().multiprocessors;
-    let lean = LaunchConfig::new(sms.min(f.max_cooperative_blocks(1024, 0)?), 1024);
-    Ok([full, lean])
+    Ok(PersistentGrids {
+        full: f.cooperative_config(256, 0)?,
+        wide: f.cooperative_config(1024, 0)?,
+        lean: LaunchConfig::new(sms.min(f.max_cooperative_blocks(1024, 0)?), 1024),
+    })
+}
+
+/// What [`persistent_grids`] returns.
+#[derive(Clone, Copy, Debug)]
+pub struct PersistentGrids {
+    /// Every thread slot, blocks of 256 threads.
+    pub full: LaunchConfig,
+    /// Every thread slot, blocks of 1024 threads.
+    pub wide: LaunchConfig,
+    /// One block of 1024 threads per SM.
+    pub lean: LaunchConfig,
 }
 
 /// Runs the Jacobi rows for each `(nx, ny, sweeps)`.
@@ -120,7 +134,8 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
             _ => None,
         }
     };
-    let [full, lean] = persistent_grids(b.k.jacobi_persistent.function())?;
+    let grids = persistent_grids(b.k.jacobi_persistent.function())?;
+    let persistent = [grids.full, grids.wide, grids.lean];
     let mut rows = Vec::new();
     for &(nx, ny, sweeps) in shapes {
         let len = nx as usize * ny as usize;
@@ -145,7 +160,7 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
         // Verify: every method from the same start gives the same field.
         let mut fields = Vec::new();
         for m in std::iter::once(&rust).chain(cuda.as_ref()) {
-            for coop in [full, lean] {
+            for coop in persistent {
                 let (mut a, mut bb) = fresh(&b.gpu, &init)?;
                 m.persistent(coop, &mut a, &mut bb, nx, ny, sweeps)?;
                 fields.push(result(&a, &bb, sweeps)?);
@@ -192,8 +207,12 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
                     c,
                 )
             };
-        let (pr, pc) = time(Some(full))?;
-        let (lr, lc) = time(Some(lean))?;
+        let mut timed = Vec::new();
+        for coop in persistent {
+            let (r, c) = time(Some(coop))?;
+            let name = format!("jacobi: persistent {}x{}", coop.grid.x, coop.block.x);
+            timed.push((name, r, c));
+        }
         let (sr, sc) = time(None)?;
         // The graph replays launches on these very buffers: keep them alive
         // as long as the graph.
@@ -216,21 +235,10 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
             }
             None => None,
         };
-        for (name, r, c) in [
-            (
-                format!("jacobi: persistent {}x{}", full.grid.x, full.block.x),
-                pr,
-                pc,
-            ),
-            (
-                format!("jacobi: persistent {}x{}", lean.grid.x, lean.block.x),
-                lr,
-                lc,
-            ),
-            ("jacobi: one launch per sweep".to_string(), sr, sc),
-        ]
-        .into_iter()
-        .chain(graphed)
+        for (name, r, c) in timed
+            .into_iter()
+            .chain([("jacobi: one launch per sweep".to_string(), sr, sc)])
+            .chain(graphed)
         {
             rows.push(Row::timed(&name, &size, r, c, bytes, verified));
         }

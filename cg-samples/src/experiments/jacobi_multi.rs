@@ -19,7 +19,7 @@
 //! GPU.
 
 use crate::bench::{self, Options};
-use crate::experiments::jacobi::{fresh, holding, persistent_grids, PingPong};
+use crate::experiments::jacobi::{fresh, holding, persistent_grids, PersistentGrids, PingPong};
 use crate::kernels::Kernels;
 use crate::results::Timing;
 use cooperative_groups::nccl::{self, Communicator, UniqueId};
@@ -256,7 +256,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
     // One GPU: the persistent kernel of the single-GPU sample, the faster of
     // its two grids.
     let g0 = &set.gpus()[0];
-    let [full, lean] = persistent_grids(k[0].jacobi_persistent.function())?;
+    let PersistentGrids { full, lean, .. } = persistent_grids(k[0].jacobi_persistent.function())?;
     let (reference, (mut a, mut b)) = one_gpu_field(&k[0], full, &init, (nx, ny, sweeps))?;
     let mut single: Option<Timing> = None;
     for cfg in [full, lean] {
@@ -306,7 +306,11 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
         };
         Ok((empty()?, empty()?))
     })?;
-    let [multi_full, multi_lean] = persistent_grids(k[0].jacobi_multi_gpu.function())?;
+    let PersistentGrids {
+        full: multi_full,
+        lean: multi_lean,
+        ..
+    } = persistent_grids(k[0].jacobi_multi_gpu.function())?;
     for cfg in [multi_full, multi_lean] {
         let mut bands = fresh_bands(&set)?;
         let mut run = |bands: &mut Vec<Band>| {
