@@ -159,14 +159,29 @@ impl<T: Pod> BlockScratch<T> {
     }
 
     /// The totals of warps `0..n` combined left to right (`1 <= n <= 32`):
-    /// CUB's order (`op(op(t0, t1), t2) ...`).
+    /// CUB's order (`op(op(t0, t1), t2) ...`). The totals are read eight
+    /// at a time, all eight loads before the first is combined: one
+    /// shared-memory latency per eight warps, not one per warp.
     #[inline(always)]
     fn fold_warp_totals<Op: Operator<T>>(&self, n: u32, op: &Op) -> T {
+        const AT_ONCE: u32 = 8;
         let mut acc = self.warp_total(0);
         let mut w = 1;
         while w < n {
-            acc = op.apply(acc, self.warp_total(w));
-            w += 1;
+            let totals: [T; AT_ONCE as usize] = core::array::from_fn(|i| {
+                let v = w + i as u32;
+                if v < n {
+                    self.warp_total(v)
+                } else {
+                    T::zeroed()
+                }
+            });
+            for (i, &t) in totals.iter().enumerate() {
+                if w + (i as u32) < n {
+                    acc = op.apply(acc, t);
+                }
+            }
+            w += AT_ONCE;
         }
         acc
     }
