@@ -1,5 +1,6 @@
-//! Block reductions (classic tree, warp tile, hierarchical tiles, the
-//! library's block collective against CUB's) and
+//! Block reductions (classic tree, warp tile, hierarchical tiles, each
+//! also with eight chunks per block; the library's block collective
+//! against CUB's) and
 //! whole-array sums (cooperative, cooperative with 16-byte loads, two
 //! launches, one atomic per element, CUB).
 
@@ -47,7 +48,40 @@ block_reduce_handles!(
     BlockReduceHierarchicalChunks
 );
 
-/// Experiment 1: one partial sum per 256-thread block, four ways.
+/// One block-reduction row: its name, the Rust kernel, its CUDA C++ twin,
+/// the launch shape, and the earlier row whose sums must have the same
+/// bits (a chunked kernel's one-chunk form).
+struct Entry<'a> {
+    name: &'static str,
+    rust: &'a dyn BlockReduce,
+    twin: Option<Box<dyn BlockReduce>>,
+    cfg: LaunchConfig,
+    same_bits_as: Option<usize>,
+}
+
+/// An [`Entry`] for the kernel `$field` of `$b.k`, of handle type
+/// `$handle`, and its twin of the same name.
+macro_rules! entry {
+    ($b:expr, $name:expr, $field:ident, $handle:ty, $cfg:expr, $same:expr) => {
+        Entry {
+            name: $name,
+            rust: &$b.k.$field,
+            // SAFETY: cg-samples/cuda/kernels.cu declares each twin with the
+            // Rust kernel's parameters.
+            twin: boxed(unsafe {
+                $b.twin(
+                    stringify!($field),
+                    LaunchKind::Plain,
+                    <$handle>::from_function,
+                )?
+            }),
+            cfg: $cfg,
+            same_bits_as: $same,
+        }
+    };
+}
+
+/// Experiment 1: one partial sum per 256-thread block, seven ways.
 pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
     eprintln!("block reductions, {THREADS} threads per block");
     for &log2 in log2s {
@@ -58,97 +92,74 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let blocks = cfg.num_blocks() as usize;
         // The *_chunks kernels: CHUNKS chunks of THREADS elements per block.
         let chunks_cfg = LaunchConfig::new(n.div_ceil(THREADS as usize * CHUNKS) as u32, THREADS);
-        // SAFETY: cg-samples/cuda/kernels.cu declares each twin with the Rust kernel's parameters.
-        let twin = |name| unsafe {
-            Ok::<_, Error>(match name {
-                "block_reduce_classic" => {
-                    boxed(b.twin(name, LaunchKind::Plain, BlockReduceClassic::from_function)?)
-                }
-                "block_reduce_warp" => {
-                    boxed(b.twin(name, LaunchKind::Plain, BlockReduceWarp::from_function)?)
-                }
-                "block_reduce_hierarchical" => boxed(b.twin(
-                    name,
-                    LaunchKind::Plain,
-                    BlockReduceHierarchical::from_function,
-                )?),
-                "block_reduce_library" => {
-                    boxed(b.twin(name, LaunchKind::Plain, BlockReduceLibrary::from_function)?)
-                }
-                "block_reduce_classic_chunks" => boxed(b.twin(
-                    name,
-                    LaunchKind::Plain,
-                    BlockReduceClassicChunks::from_function,
-                )?),
-                "block_reduce_warp_chunks" => boxed(b.twin(
-                    name,
-                    LaunchKind::Plain,
-                    BlockReduceWarpChunks::from_function,
-                )?),
-                _ => boxed(b.twin(
-                    name,
-                    LaunchKind::Plain,
-                    BlockReduceHierarchicalChunks::from_function,
-                )?),
-            })
-        };
-        // (row, kernel, launch shape, the one-chunk row whose sums each
-        // chunk's must equal bit for bit)
-        let kernels: [(&str, &str, &dyn BlockReduce, LaunchConfig, Option<usize>); 7] = [
-            (
+        let entries = [
+            entry!(
+                b,
                 "block reduce: classic shared tree",
-                "block_reduce_classic",
-                &b.k.block_reduce_classic,
+                block_reduce_classic,
+                BlockReduceClassic,
                 cfg,
-                None,
+                None
             ),
-            (
+            entry!(
+                b,
                 "block reduce: warp tile shuffles",
-                "block_reduce_warp",
-                &b.k.block_reduce_warp,
+                block_reduce_warp,
+                BlockReduceWarp,
                 cfg,
-                None,
+                None
             ),
-            (
+            entry!(
+                b,
                 "block reduce: hierarchical tiles 4/32",
-                "block_reduce_hierarchical",
-                &b.k.block_reduce_hierarchical,
+                block_reduce_hierarchical,
+                BlockReduceHierarchical,
                 cfg,
-                None,
+                None
             ),
-            (
+            entry!(
+                b,
                 "block reduce: library block_reduce_to_first vs CUB",
-                "block_reduce_library",
-                &b.k.block_reduce_library,
+                block_reduce_library,
+                BlockReduceLibrary,
                 cfg,
-                None,
+                None
             ),
-            (
+            entry!(
+                b,
                 "block reduce: classic, 8 chunks per block",
-                "block_reduce_classic_chunks",
-                &b.k.block_reduce_classic_chunks,
+                block_reduce_classic_chunks,
+                BlockReduceClassicChunks,
                 chunks_cfg,
-                Some(0),
+                Some(0)
             ),
-            (
+            entry!(
+                b,
                 "block reduce: warp tiles, 8 chunks per block",
-                "block_reduce_warp_chunks",
-                &b.k.block_reduce_warp_chunks,
+                block_reduce_warp_chunks,
+                BlockReduceWarpChunks,
                 chunks_cfg,
-                Some(1),
+                Some(1)
             ),
-            (
+            entry!(
+                b,
                 "block reduce: hierarchical, 8 chunks per block",
-                "block_reduce_hierarchical_chunks",
-                &b.k.block_reduce_hierarchical_chunks,
+                block_reduce_hierarchical_chunks,
+                BlockReduceHierarchicalChunks,
                 chunks_cfg,
-                Some(2),
+                Some(2)
             ),
         ];
         let mut rows = Vec::new();
         let mut sums: Vec<Vec<f32>> = Vec::new();
-        for (name, kernel, rust, cfg, same_as) in kernels {
-            let cuda = twin(kernel)?;
+        for Entry {
+            name,
+            rust,
+            twin: cuda,
+            cfg,
+            same_bits_as,
+        } in entries
+        {
             let mut out = b.gpu.filled(blocks, f32::NAN)?;
             let mut twin_out = b.gpu.filled(blocks, f32::NAN)?;
             let (rust_ms, cuda_ms) = {
@@ -161,7 +172,7 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             if cuda.is_some() {
                 verified &= blocks_close(&twin_out.to_vec()?, &values);
             }
-            if let Some(one_chunk) = same_as {
+            if let Some(one_chunk) = same_bits_as {
                 verified &= bits(&got) == bits(&sums[one_chunk]);
             }
             sums.push(got);
