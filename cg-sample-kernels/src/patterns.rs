@@ -85,45 +85,49 @@ pub fn compact_positive_tiles(input: &[f32], mut out: Output<f32>, count: Atomic
         + block.thread_rank() as usize;
     // Kept lanes of this warp below this one, in a ballot.
     let below = (1u32 << lane) - 1;
-    // Per round `k` and warp `w`, at `k * WARPS + w`: which lanes keep
-    // their element, and the slot of the first of them (after the scan);
+    // At `w * ROUNDS + k`, for warp `w` and round `k`: which lanes keep
+    // their element, and (after the scan) the slot of the first of them;
     // `end[0]`: the end of the block's slots.
-    let kept = shared_array!(u32; ROUNDS * WARPS);
-    let slots = shared_array!(u32; ROUNDS * WARPS);
+    let kept = shared_array!(u32; WARPS * ROUNDS);
+    let slots = shared_array!(u32; WARPS * ROUNDS);
     let end = shared_array!(u32; 1);
+    let mine = |k: usize| w * ROUNDS + k;
     // This thread's element of every round, all loads in flight at once,
-    // held in registers (past the end: 0.0, which is not kept); bit `k` of
-    // `keep`: this thread keeps its element of round `k`.
+    // held in registers (past the end: 0.0, which is not kept); then the
+    // warp's ballot of each round, lane `k` storing round `k`'s.
     let x: [f32; ROUNDS] = core::array::from_fn(|k| {
         input
             .get(first + k * COMPACT_THREADS as usize)
             .copied()
             .unwrap_or(0.0)
     });
-    let keep = (0..ROUNDS).fold(0u32, |keep, k| keep | ((x[k] > 0.0) as u32) << k);
-    for k in 0..ROUNDS {
-        let lanes = warp.ballot(keep >> k & 1 != 0);
-        if lane == 0 {
-            kept.set(k * WARPS + w, lanes);
-        }
+    let lanes: [u32; ROUNDS] = core::array::from_fn(|k| warp.ballot(x[k] > 0.0));
+    if (lane as usize) < ROUNDS {
+        // `lanes[lane]`, as selects (an index would put `lanes` in local
+        // memory).
+        let own = (0..ROUNDS).fold(0, |own, k| if k == lane as usize { lanes[k] } else { own });
+        kept.set(mine(lane as usize), own);
     }
     block.sync();
     if w == 0 {
-        // The 128 rounds' counts in input order, four per lane.
+        // The 128 counts in input order (round, then warp), four per lane.
         const PER_LANE: usize = ROUNDS * WARPS / 32;
-        let mine = lane as usize * PER_LANE;
-        let count_of = |j: usize| kept.get(mine + j).count_ones();
-        let sum: u32 = (0..PER_LANE).map(count_of).sum();
+        let at = |j: usize| {
+            let entry = lane as usize * PER_LANE + j;
+            (entry % WARPS) * ROUNDS + entry / WARPS
+        };
+        let counts: [u32; PER_LANE] = core::array::from_fn(|j| kept.get(at(j)).count_ones());
+        let sum: u32 = counts.iter().sum();
         let before = exclusive_scan(&warp, sum, Plus);
         let mut base = 0;
         if lane == 31 {
             base = count.at(0).fetch_add(before + sum, Ordering::Relaxed);
             end.set(0, base + before + sum);
         }
-        let mut at = warp.shfl(base, 31) + before;
-        for j in 0..PER_LANE {
-            slots.set(mine + j, at);
-            at += count_of(j);
+        let mut next = warp.shfl(base, 31) + before;
+        for (j, n) in counts.iter().enumerate() {
+            slots.set(at(j), next);
+            next += n;
         }
     }
     block.sync();
@@ -134,12 +138,11 @@ pub fn compact_positive_tiles(input: &[f32], mut out: Output<f32>, count: Atomic
     // Each round's slot for this thread (meaningful where it keeps its
     // element); the loop below then touches no shared memory.
     let slot: [u32; ROUNDS] = core::array::from_fn(|k| {
-        let at = k * WARPS + w;
-        slots.get(at) + (kept.get(at) & below).count_ones()
+        slots.get(mine(k)) + (kept.get(mine(k)) & below).count_ones()
     });
     let out = out.as_mut_ptr();
     for k in 0..ROUNDS {
-        if keep >> k & 1 != 0 {
+        if x[k] > 0.0 {
             // SAFETY: ownership from an atomic, which `Output` cannot see:
             // the block's `fetch_add` reserved its slots up to the end
             // checked above, and the scan gave each kept element of the
