@@ -271,9 +271,13 @@ pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
     let mut s = block.num_threads() / 2;
     while s > 0 {
         if tid < s {
+            // Every load of the step before its first store: the
+            // shared-memory accesses keep their order in the PTX.
+            let (i, j) = (tid as usize, (tid + s) as usize);
+            let a: Values = core::array::from_fn(|k| sdata.get(k * STRIDE + i));
+            let b: Values = core::array::from_fn(|k| sdata.get(k * STRIDE + j));
             for k in 0..CHUNKS {
-                let (i, j) = (k * STRIDE + tid as usize, k * STRIDE + (tid + s) as usize);
-                sdata.set(i, sdata.get(i) + sdata.get(j));
+                sdata.set(k * STRIDE + i, a[k] + b[k]);
             }
         }
         block.sync();
