@@ -159,8 +159,14 @@ extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_cl
     block.sync();
     for (unsigned s = block.num_threads() / 2; s > 0; s >>= 1) {
         if (tid < s) {
+            // Every load of the step before its first store (nvcc keeps the
+            // load-add-store order per chunk otherwise: 374 us against 320
+            // at 2^28 on the H200).
+            float a[CHUNKS], b[CHUNKS];
 #pragma unroll
-            for (int k = 0; k < CHUNKS; k++) sdata[k][tid] += sdata[k][tid + s];
+            for (int k = 0; k < CHUNKS; k++) { a[k] = sdata[k][tid]; b[k] = sdata[k][tid + s]; }
+#pragma unroll
+            for (int k = 0; k < CHUNKS; k++) sdata[k][tid] = a[k] + b[k];
         }
         block.sync();
     }
