@@ -11,8 +11,8 @@
 //! rank 1, and so on (`thread_rank = popc(mask & %lanemask_lt)`). Every
 //! operation speaks in ranks, as CUDA's do:
 //!
-//! * `shfl(v, r)` reads the lane of rank `r`, found with `fns.b32`
-//!   (`r < num_threads()`);
+//! * `shfl(v, r)` reads the lane of rank `r`, found by a binary search
+//!   with `popc` over the mask (`r < num_threads()`);
 //! * `shfl_up`/`shfl_down` read rank `thread_rank() ∓ delta`; a rank with no
 //!   such member keeps its own value;
 //! * `ballot`, `match_any`, `match_all` return bit `r` for rank `r`: the
@@ -193,12 +193,12 @@ impl CoalescedGroup {
     /// The lane of rank `rank` (`0xffffffff` when there is none).
     #[inline(always)]
     fn lane_of(&self, rank: u32) -> u32 {
-        intrinsics::fns(self.mask, 0, lanes::fns_offset(rank, 1))
+        lanes::nth_lane(self.mask, rank)
     }
 
     /// `shfl_up` (`step` -1) or `shfl_down` (`step` 1) by `delta` ranks:
-    /// one `shfl.sync` for a whole warp, else a read of the lane `delta`
-    /// members away (`fns`).
+    /// one `shfl.sync` for a whole warp, else a read of the lane of rank
+    /// `thread_rank() -/+ delta`.
     #[inline(always)]
     fn shift<T: Pod>(&self, mode: ShflMode, value: T, delta: u32, step: i32) -> T {
         if self.is_full() {
@@ -206,11 +206,15 @@ impl CoalescedGroup {
             // and the members call together (`WarpGroup`'s contract).
             return unsafe { shfl_pod(mode, value, delta, segment_c(mode, 32), u32::MAX) };
         }
-        let lane = intrinsics::fns(
-            self.mask,
-            intrinsics::lane_id(),
-            lanes::fns_offset(delta, step),
-        );
+        let rank = self.thread_rank();
+        let lane = if step < 0 {
+            match rank.checked_sub(delta) {
+                Some(r) => self.lane_of(r),
+                None => u32::MAX,
+            }
+        } else {
+            self.lane_of(rank.saturating_add(delta))
+        };
         self.read_lane(value, lane)
     }
 

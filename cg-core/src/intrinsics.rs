@@ -147,28 +147,6 @@ pub(crate) fn activemask() -> u32 {
     }, sim: { cg_sim::device::activemask(core::panic::Location::caller()) })
 }
 
-/// `fns.b32`: the position of the `offset`-th set bit of `mask` counting
-/// from bit `base` (upwards for a positive offset, downwards for a negative
-/// one; offset 1 or -1 finds `base` itself when it is set), or `0xffffffff`
-/// when there is none. `base` must be at most 31.
-#[inline(always)]
-pub(crate) fn fns(mask: u32, base: u32, offset: i32) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let r: u32;
-        // SAFETY: register arithmetic on its operands.
-        unsafe {
-            asm!("fns.b32 {r}, {m}, {b}, {o};", r = out(reg32) r, m = in(reg32) mask, b = in(reg32) base,
-                o = in(reg32) offset, options(nomem, nostack, pure))
-        };
-        r
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        crate::lanes::fns(mask, base, offset)
-    }
-}
-
 /// `bar.sync 0`: the block-wide barrier (`__syncthreads`).
 ///
 /// `bar.sync` is `barrier.sync.aligned`: every thread of a warp must execute
