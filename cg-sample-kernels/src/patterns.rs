@@ -137,9 +137,8 @@ pub fn compact_positive_tiles(input: &[f32], mut out: Output<f32>, count: Atomic
     );
     // Each round's slot for this thread (meaningful where it keeps its
     // element); the loop below then touches no shared memory.
-    let slot: [u32; ROUNDS] = core::array::from_fn(|k| {
-        slots.get(mine(k)) + (kept.get(mine(k)) & below).count_ones()
-    });
+    let slot: [u32; ROUNDS] =
+        core::array::from_fn(|k| slots.get(mine(k)) + (kept.get(mine(k)) & below).count_ones());
     let out = out.as_mut_ptr();
     for k in 0..ROUNDS {
         if x[k] > 0.0 {
