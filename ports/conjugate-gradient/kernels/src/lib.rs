@@ -35,12 +35,10 @@ fn spmv(
     grid: &GridGroup,
 ) {
     for (i, y) in y.grid_stride(grid) {
-        let (start, end) = (row_offsets[i] as usize, row_offsets[i + 1] as usize);
-        // The row's columns and values as slices: their checks once per
-        // row, not once per element.
-        let (columns, values) = (&columns[start..end], &values[start..end]);
+        let start = row_offsets[i] as usize;
+        let end = row_offsets[i + 1] as usize;
         let mut sum = 0.0;
-        for j in 0..columns.len() {
+        for j in start..end {
             sum += alpha * values[j] * v[columns[j] as usize];
         }
         *y = sum;
@@ -50,8 +48,6 @@ fn spmv(
 /// This thread's share of `a . b`: its grid-stride terms, in order.
 #[inline(always)]
 fn dot_share(a: &[f64], b: &[f64], grid: &GridGroup) -> f64 {
-    // `b` cut to `a`'s length: one check here, none in the loop.
-    let b = &b[..a.len()];
     let mut sum = 0.0;
     for i in grid.stride(a.len()) {
         sum += a[i] * b[i];
@@ -114,11 +110,8 @@ pub fn conjugate_gradient(
     spmv(row_offsets, columns, values, alpha, &x, &mut ax, &grid);
     // One barrier: A x readable, x writable.
     let (ax_read, mut x) = ax.sync_swap(x, &grid);
-    // Each loop below reads a slice cut to the length of the output it
-    // walks: one bounds check per loop, none per element.
-    let ax_r = &ax_read[..r.len()];
     for (i, r) in r.grid_stride(&grid) {
-        *r = alpham1 * ax_r[i] + *r;
+        *r = alpham1 * ax_read[i] + *r;
     }
     let mut r_read = r.sync(&grid);
     add_block_sum(dot_share(&r_read, &r_read, &grid), &dot, &block);
@@ -129,15 +122,14 @@ pub fn conjugate_gradient(
     let mut k = 1;
     while r1 > tol * tol && k <= MAX_ITERATIONS {
         // p = r + (r1 / r0) p, or r the first time
-        let r_p = &r_read[..p.len()];
         if k > 1 {
             let b = r1 / r0;
             for (i, p) in p.grid_stride(&grid) {
-                *p = alpha * r_p[i] + b * *p;
+                *p = alpha * r_read[i] + b * *p;
             }
         } else {
             for (i, p) in p.grid_stride(&grid) {
-                *p = r_p[i];
+                *p = r_read[i];
             }
         }
         let p_read = p.sync(&grid);
@@ -153,14 +145,12 @@ pub fn conjugate_gradient(
 
         // x += a p, r -= a A p
         let a = r1 / dot.at(0).load(Ordering::Relaxed);
-        let p_x = &p_read[..x.len()];
         for (i, x) in x.grid_stride(&grid) {
-            *x = a * p_x[i] + *x;
+            *x = a * p_read[i] + *x;
         }
         let na = -a;
-        let ax_r = &ax_read[..r.len()];
         for (i, r) in r.grid_stride(&grid) {
-            *r = na * ax_r[i] + *r;
+            *r = na * ax_read[i] + *r;
         }
         r0 = r1;
         r_read = r.sync(&grid);
