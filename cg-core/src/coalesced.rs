@@ -196,24 +196,22 @@ impl CoalescedGroup {
         lanes::nth_lane(self.mask, rank)
     }
 
-    /// `shfl_up` (`step` -1) or `shfl_down` (`step` 1) by `delta` ranks:
-    /// one `shfl.sync` for a whole warp, else a read of the lane of rank
-    /// `thread_rank() -/+ delta`.
+    /// `shfl_up` (`ShflMode::Up`) or `shfl_down` (`ShflMode::Down`) by
+    /// `delta` ranks: one `shfl.sync` for a whole warp, else a read of the
+    /// lane of rank `thread_rank() -/+ delta`.
     #[inline(always)]
-    fn shift<T: Pod>(&self, mode: ShflMode, value: T, delta: u32, step: i32) -> T {
+    fn shift<T: Pod>(&self, mode: ShflMode, value: T, delta: u32) -> T {
         if self.is_full() {
             // SAFETY: the whole warp is the group: every lane is a member
             // and the members call together (`WarpGroup`'s contract).
             return unsafe { shfl_pod(mode, value, delta, segment_c(mode, 32), u32::MAX) };
         }
         let rank = self.thread_rank();
-        let lane = if step < 0 {
-            match rank.checked_sub(delta) {
-                Some(r) => self.lane_of(r),
-                None => u32::MAX,
-            }
-        } else {
-            self.lane_of(rank.saturating_add(delta))
+        let lane = match mode {
+            ShflMode::Up => rank
+                .checked_sub(delta)
+                .map_or(u32::MAX, |r| self.lane_of(r)),
+            _ => self.lane_of(rank.saturating_add(delta)),
         };
         self.read_lane(value, lane)
     }
@@ -341,11 +339,11 @@ impl WarpGroup for CoalescedGroup {
 
     #[inline(always)]
     fn shfl_up<T: Pod>(&self, value: T, delta: u32) -> T {
-        self.shift(ShflMode::Up, value, delta, -1)
+        self.shift(ShflMode::Up, value, delta)
     }
 
     #[inline(always)]
     fn shfl_down<T: Pod>(&self, value: T, delta: u32) -> T {
-        self.shift(ShflMode::Down, value, delta, 1)
+        self.shift(ShflMode::Down, value, delta)
     }
 }
