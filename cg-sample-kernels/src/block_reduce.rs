@@ -1,6 +1,7 @@
 //! Block-wide sums: each warp reduces with `shfl_down` on a 32-thread tile,
 //! warp leaders meet in shared memory, the first warp finishes.
 
+use crate::select::pick;
 use cg_core::prelude::*;
 
 /// Where the warp totals of [`block_sum`] meet: one slot per warp of the
@@ -195,15 +196,6 @@ fn write_chunk_results(
     if let Some(chunk) = block_sums.block_chunk(block, CHUNKS) {
         chunk.for_thread(|slot, k| *slot = sums(k));
     }
-}
-
-/// `v[k]` (0 for `k >= CHUNKS`) as selects: a run-time index into an
-/// array would put the array in local memory.
-#[inline(always)]
-fn pick(v: &Values, k: usize) -> f32 {
-    v.iter()
-        .enumerate()
-        .fold(0.0, |picked, (j, &x)| if j == k { x } else { picked })
 }
 
 /// [`warp_sum`] of each value, the chains interleaved (one shuffle of

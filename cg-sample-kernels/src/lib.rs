@@ -17,3 +17,4 @@ pub mod histogram;
 pub mod jacobi;
 pub mod patterns;
 pub mod readme;
+mod select;

@@ -3,6 +3,7 @@
 //! `labeled_partition`, and a prefix sum over the whole array in one
 //! cooperative kernel.
 
+use crate::select::pick;
 use cg_core::atomic::{AtomicSlice, Ordering};
 use cg_core::prelude::*;
 
@@ -103,10 +104,7 @@ pub fn compact_positive_tiles(input: &[f32], mut out: Output<f32>, count: Atomic
     });
     let lanes: [u32; ROUNDS] = core::array::from_fn(|k| warp.ballot(x[k] > 0.0));
     if (lane as usize) < ROUNDS {
-        // `lanes[lane]`, as selects (an index would put `lanes` in local
-        // memory).
-        let own = (0..ROUNDS).fold(0, |own, k| if k == lane as usize { lanes[k] } else { own });
-        kept.set(mine(lane as usize), own);
+        kept.set(mine(lane as usize), pick(&lanes, lane as usize));
     }
     block.sync();
     if w == 0 {
