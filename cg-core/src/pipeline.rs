@@ -42,10 +42,12 @@ use bytemuck::Pod;
 /// A thread-scope pipeline of `STAGES` (1 to 8) stages. Make one with
 /// [`make_pipeline`].
 pub struct Pipeline<const STAGES: usize> {
-    /// Stages committed so far.
-    head: u32,
-    /// Stages released so far.
-    tail: u32,
+    /// Stages committed and not yet released.
+    in_flight: u32,
+    /// The slot of the stage being produced.
+    head: Slot<STAGES>,
+    /// The slot of the oldest unreleased stage.
+    tail: Slot<STAGES>,
 }
 
 /// The ring-buffer slot of one stage of a `Pipeline<STAGES>`: always below
@@ -54,9 +56,13 @@ pub struct Pipeline<const STAGES: usize> {
 pub struct Slot<const STAGES: usize>(u32);
 
 impl<const STAGES: usize> Slot<STAGES> {
+    /// The slot after this one, round-robin. (Slots step on their own
+    /// rather than as a stage count modulo `STAGES`: a count would wrap
+    /// after 2^32 stages onto the wrong slot unless `STAGES` divides 2^32.)
     #[inline(always)]
-    fn of(count: u32) -> Self {
-        Slot(count % STAGES as u32)
+    fn next(self) -> Self {
+        let s = self.0 + 1;
+        Slot(if s == STAGES as u32 { 0 } else { s })
     }
 
     /// The slot as an index, `0..STAGES`.
@@ -100,7 +106,11 @@ impl<T: Pod, const STAGES: usize> StageRing<T, STAGES> {
 #[inline(always)]
 pub fn make_pipeline<const STAGES: usize>() -> Pipeline<STAGES> {
     const { assert!(STAGES >= 1 && STAGES <= 8, "a pipeline has 1 to 8 stages") };
-    Pipeline { head: 0, tail: 0 }
+    Pipeline {
+        in_flight: 0,
+        head: Slot(0),
+        tail: Slot(0),
+    }
 }
 
 impl<const STAGES: usize> Pipeline<STAGES> {
@@ -111,11 +121,11 @@ impl<const STAGES: usize> Pipeline<STAGES> {
     #[track_caller]
     pub fn producer_acquire(&mut self) -> Slot<STAGES> {
         check(
-            self.head - self.tail < STAGES as u32,
+            self.in_flight < STAGES as u32,
             "pipeline: producer_acquire() while every stage holds data not yet released \
              (call consumer_release() first)",
         );
-        Slot::of(self.head)
+        self.head
     }
 
     /// A [`StageRing`] of `STAGES` buffers of `stage_len` elements at the
@@ -152,7 +162,8 @@ impl<const STAGES: usize> Pipeline<STAGES> {
     #[inline(always)]
     pub fn producer_commit(&mut self) {
         intrinsics::cp_async_commit();
-        self.head += 1;
+        self.head = self.head.next();
+        self.in_flight = self.in_flight.wrapping_add(1);
     }
 
     /// `consumer_wait()`: waits until the oldest unreleased stage has
@@ -161,7 +172,7 @@ impl<const STAGES: usize> Pipeline<STAGES> {
     #[inline(always)]
     #[track_caller]
     pub fn consumer_wait(&mut self) -> Slot<STAGES> {
-        let ahead = self.head - self.tail;
+        let ahead = self.in_flight;
         check(
             ahead > 0,
             "pipeline: consumer_wait() with no stage committed and not yet released",
@@ -180,7 +191,7 @@ impl<const STAGES: usize> Pipeline<STAGES> {
                 _ => intrinsics::cp_async_wait_group::<6>(),
             }
         }
-        Slot::of(self.tail)
+        self.tail
     }
 
     /// `cuda::pipeline_consumer_wait_prior<N>(pipe)`: waits until at most
@@ -191,12 +202,12 @@ impl<const STAGES: usize> Pipeline<STAGES> {
     #[track_caller]
     pub fn consumer_wait_prior<const N: u32>(&mut self) -> Slot<STAGES> {
         check(
-            self.head - self.tail > N,
+            self.in_flight > N,
             "pipeline: consumer_wait_prior::<N>() with N or fewer stages unreleased: \
              the stage it returns would still be in flight",
         );
         intrinsics::cp_async_wait_group::<N>();
-        Slot::of(self.tail)
+        self.tail
     }
 
     /// `consumer_release()`: the oldest unreleased stage may be refilled.
@@ -204,9 +215,64 @@ impl<const STAGES: usize> Pipeline<STAGES> {
     #[track_caller]
     pub fn consumer_release(&mut self) {
         check(
-            self.head > self.tail,
+            self.in_flight > 0,
             "pipeline: consumer_release() with no stage committed and not yet released",
         );
-        self.tail += 1;
+        self.tail = self.tail.next();
+        self.in_flight -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Pipeline, Slot};
+
+    #[test]
+    fn slots_go_round_for_every_stage_count() {
+        fn ring<const S: usize>() {
+            let mut slot = Slot::<S>(0);
+            for k in 0..5 * S {
+                assert_eq!(slot.index(), k % S);
+                slot = slot.next();
+            }
+        }
+        ring::<1>();
+        ring::<3>();
+        ring::<4>();
+        ring::<7>();
+    }
+
+    #[test]
+    fn a_full_pipeline_refuses_a_stage_until_one_is_released() {
+        // Three stages in flight, the oldest in slot 2, the next to fill in
+        // slot 2 as well (once released).
+        let mut pipe = Pipeline::<3> {
+            in_flight: 3,
+            head: Slot(2),
+            tail: Slot(2),
+        };
+        let full = std::panic::catch_unwind(|| {
+            let mut p = Pipeline::<3> { ..pipe };
+            p.producer_acquire();
+        });
+        let message = *full.unwrap_err().downcast::<String>().unwrap();
+        assert!(
+            message.contains("every stage holds data not yet released"),
+            "{message}"
+        );
+        pipe.consumer_release();
+        assert_eq!((pipe.in_flight, pipe.tail.index()), (2, 0));
+        assert_eq!(pipe.producer_acquire().index(), 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "consumer_release() with no stage committed")]
+    fn releasing_more_stages_than_were_committed_stops() {
+        let mut pipe = Pipeline::<4> {
+            in_flight: 0,
+            head: Slot(1),
+            tail: Slot(1),
+        };
+        pipe.consumer_release();
     }
 }
