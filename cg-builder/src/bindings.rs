@@ -151,6 +151,7 @@ fn handle(k: &Kernel) -> TokenStream {
         .map(|(v, _)| quote!(::core::ptr::addr_of!(#v) as *mut ::core::ffi::c_void));
     let count = values.len();
     let multi_grid = sig.options.multi_grid;
+    let grid_1d = sig.options.grid_1d;
     let kind = match (sig.options.cooperative, sig.options.cluster) {
         _ if multi_grid => quote!(::cooperative_groups::LaunchKind::MultiGrid),
         (c, Some(ClusterShape::Fixed([x, y, z]))) => {
@@ -207,7 +208,7 @@ fn handle(k: &Kernel) -> TokenStream {
                 }
             },
             quote!(Self {
-                function: Some(function),
+                function: Some(Self::required(function)),
                 module_sm: 0
             }),
         )
@@ -222,7 +223,9 @@ fn handle(k: &Kernel) -> TokenStream {
                     &self.function
                 }
             },
-            quote!(Self { function }),
+            quote!(Self {
+                function: Self::required(function)
+            }),
         )
     };
     let launch_fn = if multi_grid {
@@ -269,6 +272,15 @@ fn handle(k: &Kernel) -> TokenStream {
             pub const NAME: &'static str = #name_str;
             /// How the kernel declared it must be launched.
             pub const KIND: ::cooperative_groups::LaunchKind = #kind;
+            /// Whether the kernel is a `#[kernel(grid_1d)]`: launched only
+            /// on grids of one row of blocks.
+            pub const GRID_1D: bool = #grid_1d;
+
+            /// `function` with this kernel's launch requirements
+            /// (`Function::requiring_grid_1d` for a `grid_1d` kernel).
+            fn required(function: ::cooperative_groups::Function) -> ::cooperative_groups::Function {
+                if Self::GRID_1D { function.requiring_grid_1d() } else { function }
+            }
 
             #launch_fn
 
@@ -304,14 +316,14 @@ pub fn generate(krate: &str, kernels: &[Kernel], ptx_files: &[(u32, PathBuf)]) -
         if k.conditional {
             quote!(#n: #t {
                 function: match module.function_if_built(#t::NAME, #t::KIND) {
-                    Ok(f) => Some(f),
+                    Ok(f) => Some(#t::required(f)),
                     Err(::cooperative_groups::Error::KernelUnavailable { .. }) => None,
                     Err(e) => return Err(e),
                 },
                 module_sm: module.sm(),
             })
         } else {
-            quote!(#n: #t { function: module.function(#t::NAME, #t::KIND)? })
+            quote!(#n: #t { function: #t::required(module.function(#t::NAME, #t::KIND)?) })
         }
     });
     let modules = ptx_files.iter().map(|(sm, path)| {

@@ -166,6 +166,37 @@ macro_rules! __cg_host_kernel {
 
 #[doc(hidden)]
 pub mod __private {
+    /// What `#[kernel(grid_1d)]` starts its entry point with: the grid is
+    /// one row of blocks (`gridDim.y == gridDim.z == 1`), so `blockIdx.y`
+    /// and `.z` are 0 and every rank in the grid folds to one computed
+    /// from `blockIdx.x`. On the simulator the launch is checked instead.
+    ///
+    /// # Safety
+    /// Every launch of the kernel is a grid of one row (the host handles
+    /// check it: `Function::requiring_grid_1d`).
+    #[inline(always)]
+    pub unsafe fn assume_grid_1d() {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let [_, rows, planes] = crate::intrinsics::grid_dim();
+            let [_, row, plane] = crate::intrinsics::block_idx();
+            // SAFETY: the caller's contract; a block's index is below the
+            // grid's extent.
+            unsafe {
+                core::hint::assert_unchecked(rows == 1 && planes == 1 && row == 0 && plane == 0)
+            };
+        }
+        #[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+        if cg_sim::device::inside() {
+            let [_, rows, planes] = cg_sim::device::grid_dim();
+            assert!(
+                rows == 1 && planes == 1,
+                "a #[kernel(grid_1d)] launched on a grid of {rows} rows and {planes} planes: \
+                 launch one row of blocks"
+            );
+        }
+    }
+
     /// Where `#[kernel]` registers the host build of each entry point, for
     /// a simulated device to find by name (`cg_sim::registry`).
     #[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]

@@ -34,6 +34,9 @@
 //!   it cooperatively, always;
 //! * `cluster(x, y, z)`: thread-block cluster dimensions (sm_90), or
 //!   `cluster` for a shape each launch gives;
+//! * `grid_1d`: every launch is one row of blocks (the host handle refuses
+//!   any other grid), so block and thread ranks in the grid come from
+//!   `blockIdx.x` alone: the kernel reads no other block index;
 //! * `instances(name = <args>, ..)`: the instances of a generic kernel.
 //!
 //! A generic kernel is CUDA's explicitly instantiated template: each
@@ -216,6 +219,7 @@ fn entry_point(
         ptx_params.push(p.ptx_params(&ptr, &len));
     }
     let record = record::statement(sig, instance_of, at);
+    let grid_1d = grid_1d_assumption(sig);
     let name = &sig.name;
     let vis = &func.vis;
     let unsafety = &func.sig.unsafety;
@@ -229,9 +233,25 @@ fn entry_point(
         #[unsafe(no_mangle)]
         #vis #unsafety extern "ptx-kernel" fn #name(#(#ptx_params),*) {
             #record
+            #grid_1d
             #(#rebuild)*
             #body
         }
+    }
+}
+
+/// For a `#[kernel(grid_1d)]`: the statement that tells the compiler the
+/// grid is one row of blocks (what the host handle checks before launching).
+fn grid_1d_assumption(sig: &KernelSignature) -> proc_macro2::TokenStream {
+    if sig.options.grid_1d {
+        quote! {
+            // SAFETY: the host handle launches this kernel only on grids of
+            // one row (`#[kernel(grid_1d)]`).
+            #[allow(unused_unsafe)]
+            let () = unsafe { ::cg_core::__private::assume_grid_1d() };
+        }
+    } else {
+        quote!()
     }
 }
 
@@ -308,6 +328,7 @@ fn host_entry(
     }
     let name = sig.name.to_string();
     let entry = format_ident!("__cg_sim_entry_{}", sig.name);
+    let grid_1d = grid_1d_assumption(sig);
     let call = match func.sig.unsafety {
         Some(_) => quote!(unsafe { #call }),
         None => call,
@@ -318,6 +339,7 @@ fn host_entry(
             #[allow(non_snake_case, unused_unsafe, clippy::all)]
             #[doc(hidden)]
             unsafe fn #entry(__params: *const *mut ::core::ffi::c_void) {
+                #grid_1d
                 #(#reads)*
                 #call;
             }

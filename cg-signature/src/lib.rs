@@ -56,6 +56,10 @@ pub struct KernelOptions {
     /// (sm_90 and newer); `#[kernel(cluster)]`: clusters whose shape each
     /// launch gives.
     pub cluster: Option<ClusterShape>,
+    /// `#[kernel(grid_1d)]`: every launch is one row of blocks (`gridDim.y
+    /// == gridDim.z == 1`, checked by the host before each launch), so the
+    /// kernel computes block ranks from `blockIdx.x` alone.
+    pub grid_1d: bool,
 }
 
 /// The cluster shape a kernel declares.
@@ -521,6 +525,9 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
             }
             options.cluster = Some(ClusterShape::Fixed(out));
             Ok(())
+        } else if meta.path.is_ident("grid_1d") {
+            options.grid_1d = true;
+            Ok(())
         } else if meta.path.is_ident("instances") {
             let span = meta.path.span();
             if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
@@ -538,7 +545,7 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
             Ok(())
         } else {
             Err(meta.error(
-                "unknown #[kernel] option: expected `cooperative`, `multi_grid`, `cluster(x, y, z)` or `instances(..)`",
+                "unknown #[kernel] option: expected `cooperative`, `multi_grid`, `cluster(x, y, z)`, `grid_1d` or `instances(..)`",
             ))
         }
     });
@@ -548,6 +555,15 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
             attr.span(),
             "a #[kernel(multi_grid)] kernel runs without thread-block clusters: drop `cluster`",
         ));
+    }
+    if let (true, Some(ClusterShape::Fixed([_, y, z]))) = (options.grid_1d, options.cluster) {
+        if y != 1 || z != 1 {
+            return Err(syn::Error::new(
+                attr.span(),
+                "a #[kernel(grid_1d)] grid is one row of blocks, so its clusters are one row too: \
+                 cluster(x)",
+            ));
+        }
     }
     Ok((options, instances))
 }
@@ -754,6 +770,47 @@ mod tests {
         .unwrap();
         assert_eq!(k.options.cluster, Some(ClusterShape::Runtime));
         assert!(k.options.cooperative);
+    }
+
+    #[test]
+    fn grid_1d_is_recorded_and_refuses_clusters_of_several_rows() {
+        let k = parse(
+            quote!(cooperative, grid_1d),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap();
+        assert!(k.options.grid_1d && k.options.cooperative);
+        let entry = &k.entries()[0];
+        let text = record::comment(entry, None, 3, "x.rs");
+        assert!(text.contains(" grid_1d=1 "), "{text}");
+        let back = record::decode(&text).unwrap().unwrap();
+        assert!(back.signature.options.grid_1d);
+        let plain = parse(
+            quote!(),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap();
+        assert!(!record::comment(&plain.entries()[0], None, 3, "x.rs").contains("grid_1d"));
+        assert!(parse(
+            quote!(grid_1d, cluster(4)),
+            quote!(
+                fn k() {}
+            )
+        )
+        .is_ok());
+        let e = parse(
+            quote!(grid_1d, cluster(2, 2, 1)),
+            quote!(
+                fn k() {}
+            ),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("its clusters are one row too"), "{e}");
     }
 
     #[test]

@@ -84,6 +84,9 @@ fn head(sig: &KernelSignature, instance_of: Option<&str>) -> String {
     if sig.options.multi_grid {
         out += " multi_grid=1";
     }
+    if sig.options.grid_1d {
+        out += " grid_1d=1";
+    }
     if let Some(i) = instance_of {
         out += &format!(" instance={}", escape(i));
     }
@@ -131,6 +134,7 @@ fn decode_fields(rest: &str) -> Result<KernelRecord, String> {
             "name" => name = Some(ident(value)?),
             "cooperative" => options.cooperative = value == "1",
             "multi_grid" => options.multi_grid = value == "1",
+            "grid_1d" => options.grid_1d = value == "1",
             "cluster" => {
                 options.cluster = match value {
                     "none" => None,

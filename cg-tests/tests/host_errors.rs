@@ -4,7 +4,7 @@
 mod common;
 
 use cg_tests::kernels::PTX;
-use cooperative_groups::{driver_present, Error, Gpu, Ptx, PtxSet};
+use cooperative_groups::{driver_present, Error, Gpu, LaunchConfig, Ptx, PtxSet};
 
 /// What the GPU-only tests here check.
 const DRIVER: &str = "the CUDA driver's answers";
@@ -197,5 +197,39 @@ fn the_simulator_says_what_it_cannot_do() {
             .launch(cfg, &mut scratch, &mut on_gpu, 1024)
             .expect_err("foreign buffer");
         assert!(e.to_string().contains("lives on the simulator"), "{e}");
+    }
+}
+
+/// A `#[kernel(grid_1d)]` (the samples' block reduction) launches on one
+/// row of blocks and refuses any other grid before the launch, naming the
+/// declaration and the shape to use: on the simulator here, and on the GPU
+/// when there is one.
+#[test]
+fn a_grid_1d_kernel_refuses_a_grid_of_several_rows() {
+    let mut gpus = vec![Gpu::simulator()];
+    if let Some(gpu) = common::real_gpu("a_grid_1d_kernel_refuses_a_grid_of_several_rows", DRIVER) {
+        gpus.push(gpu);
+    }
+    for gpu in gpus {
+        let k = cg_samples::kernels::Kernels::load(&gpu).unwrap();
+        assert!(k.block_reduce_warp.function().requires_grid_1d());
+        let input = gpu.upload(&[1.0f32; 1024]).unwrap();
+        let mut sums = gpu.filled(4, -1.0f32).unwrap();
+        let e = k
+            .block_reduce_warp
+            .launch(LaunchConfig::new((2, 2, 1), 256), &input, &mut sums)
+            .expect_err("two rows of blocks");
+        assert!(matches!(e, Error::InvalidLaunch { .. }), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("#[kernel(grid_1d)]") && text.contains("launch (4, 1, 1) blocks"),
+            "{text}"
+        );
+        assert_eq!(sums.to_vec().unwrap(), [-1.0; 4], "nothing ran");
+        // The same blocks in one row.
+        k.block_reduce_warp
+            .launch(LaunchConfig::new(4, 256), &input, &mut sums)
+            .unwrap();
+        assert_eq!(sums.to_vec().unwrap(), [256.0; 4]);
     }
 }

@@ -308,6 +308,37 @@ fn launch_kinds_follow_the_kernel_declarations() {
     assert_eq!(samples::BarrierCostTile::KIND, LaunchKind::Plain);
 }
 
+/// A `#[kernel(grid_1d)]` reads `blockIdx.x` alone: its block and thread
+/// ranks in the grid (the leader's slot of a block reduction, a grid-stride
+/// loop's first index) fold to it, and `blockIdx.y`, `.z` and `gridDim.y`,
+/// `.z` appear nowhere in its entry point; the same kernel without the
+/// declaration (the README example's) reads all three.
+#[test]
+fn a_grid_1d_kernel_reads_only_block_idx_x() {
+    const { assert!(samples::BlockReduceWarp::GRID_1D && samples::GridSum::GRID_1D) };
+    const { assert!(!samples::ScaleNeighbourSum::GRID_1D) };
+    for m in samples::PTX.modules() {
+        for name in [
+            "block_reduce_warp",
+            "grid_sum",
+            "jacobi_sweep",
+            "grid_prefix_sum",
+        ] {
+            let body = entry(m.source, name);
+            assert!(body.contains("%ctaid.x"), "sm_{} {name}", m.sm);
+            for other in ["%ctaid.y", "%ctaid.z", "%nctaid.y", "%nctaid.z"] {
+                assert!(!body.contains(other), "sm_{} {name} reads {other}", m.sm);
+            }
+        }
+        let body = entry(m.source, "scale_neighbour_sum");
+        assert!(
+            body.contains("%ctaid.y") && body.contains("%ctaid.z"),
+            "sm_{}",
+            m.sm
+        );
+    }
+}
+
 /// The launch of an instance of a generic kernel: the instance's types.
 type AtomicU64Launch = fn(
     &kernels::ApiAtomicU64,

@@ -265,6 +265,7 @@ impl Module {
                 name: name.into(),
                 kind,
                 max_threads: gpu.info().limits.max_threads_per_block,
+                grid_1d: false,
             });
         }
         let module = self.inner.module.cuda("looking up a CUDA function")?;
@@ -284,6 +285,7 @@ impl Module {
             name: name.into(),
             kind,
             max_threads: max_threads.max(0) as u32,
+            grid_1d: false,
         })
     }
 }
@@ -453,6 +455,8 @@ pub struct Function {
     kind: LaunchKind,
     /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`, read at lookup.
     max_threads: u32,
+    /// Launched only on grids of one row ([`Function::requiring_grid_1d`]).
+    grid_1d: bool,
 }
 
 /// What runs a [`Function`].
@@ -492,6 +496,22 @@ impl Function {
     /// How it is launched.
     pub fn kind(&self) -> LaunchKind {
         self.kind
+    }
+
+    /// The same function, launched only on grids of one row of blocks
+    /// (`grid.y == grid.z == 1`; any other launch is an
+    /// [`Error::InvalidLaunch`] before it reaches the driver): what a
+    /// `#[kernel(grid_1d)]` assumes, and what its generated handle asks
+    /// for.
+    pub fn requiring_grid_1d(mut self) -> Self {
+        self.grid_1d = true;
+        self
+    }
+
+    /// Whether launches must be grids of one row
+    /// ([`requiring_grid_1d`](Self::requiring_grid_1d)).
+    pub fn requires_grid_1d(&self) -> bool {
+        self.grid_1d
     }
 
     /// Resident blocks per multiprocessor for this block size and dynamic
@@ -662,6 +682,16 @@ impl Function {
         info.limits
             .check(config)
             .map_err(|reason| self.invalid(reason))?;
+        if self.grid_1d && (config.grid.y, config.grid.z) != (1, 1) {
+            return Err(self.invalid(format!(
+                "a grid of {:?} blocks, but the kernel is a #[kernel(grid_1d)]: it computes its \
+                 block ranks from blockIdx.x alone, so it runs only on one row of blocks; launch \
+                 ({}, 1, 1) blocks (LaunchConfig::new(blocks, threads)) and loop over the rest of \
+                 the data inside the kernel",
+                config.grid,
+                config.num_blocks()
+            )));
+        }
         let threads = config.block_threads() as u32;
         let most = self.max_threads_per_block();
         if threads > most {
