@@ -38,7 +38,7 @@ impl Chunks {
 
 /// Stage 1: each thread copies its element of `a` and `b` into shared
 /// memory by hand, the block syncs, adds, and syncs again.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn vadd_sync(a: &[f32], b: &[f32], mut c: Output<f32>) {
     let block = this_thread_block();
     let w = Chunks::new(&block, a.len());
@@ -62,7 +62,7 @@ pub fn vadd_sync(a: &[f32], b: &[f32], mut c: Output<f32>) {
 
 /// Stage 2: the block copies each chunk with `memcpy_async` (what fits of
 /// `a[start..]` in a block-sized buffer) and `wait`s.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn vadd_memcpy_async(a: &[f32], b: &[f32], mut c: Output<f32>) {
     let block = this_thread_block();
     let w = Chunks::new(&block, a.len());
@@ -83,7 +83,7 @@ pub fn vadd_memcpy_async(a: &[f32], b: &[f32], mut c: Output<f32>) {
 
 /// Stage 3: the copies complete on a block barrier; `arrive_and_wait`
 /// before reading and again before the next copy overwrites.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn vadd_barrier(a: &[f32], b: &[f32], mut c: Output<f32>) {
     let block = this_thread_block();
     let w = Chunks::new(&block, a.len());
@@ -105,7 +105,7 @@ pub fn vadd_barrier(a: &[f32], b: &[f32], mut c: Output<f32>) {
 /// Stage 4: `STAGES` chunks in flight through a pipeline; the dynamic
 /// shared memory holds a ring of `STAGES` chunks of `a`, then one of `b`.
 /// One instance per stage count, `vadd_pipelined_1` to `vadd_pipelined_8`.
-#[kernel(instances(
+#[kernel(grid_1d, instances(
     vadd_pipelined_1 = <1>,
     vadd_pipelined_2 = <2>,
     vadd_pipelined_3 = <3>,
@@ -154,7 +154,7 @@ pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], mut c: Output<f
 /// thread copies its own element into the stage with a thread-scope
 /// pipeline, 4 stages deep (launch with `4 * block * 4` bytes of dynamic
 /// shared memory). In a partial last chunk "last" is its last element.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn in_between_pipelined(src: &[i32], mut dest: Output<i32>) {
     const STAGES: usize = 4;
     let block = this_thread_block();

@@ -80,7 +80,7 @@ pub fn write_block_result(block: &ThreadBlock, block_sums: &mut Output<f32>, s: 
 
 /// Warp-tile reduction (the seed's approach 2): one partial sum per block,
 /// `block_sums[b] = sum(input[b * blockDim .. (b + 1) * blockDim])`.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn block_reduce_warp(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let totals = shared_array!(f32; 32);
@@ -91,7 +91,7 @@ pub fn block_reduce_warp(input: &[f32], mut block_sums: Output<f32>) {
 /// The library's block collective, CUB's shape: `block_reduce_to_first` on
 /// scratch the kernel declares (one barrier; the sum in thread 0). Its
 /// twin is `cub::BlockReduce<float, 256>::Sum`.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn block_reduce_library(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let scratch = block_scratch!(f32);
@@ -103,7 +103,7 @@ pub fn block_reduce_library(input: &[f32], mut block_sums: Output<f32>) {
 
 /// Classic shared-memory tree (the seed's approach 1), for blocks of up to
 /// 1024 threads (a power of two).
-#[kernel]
+#[kernel(grid_1d)]
 pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; 1024);
@@ -130,7 +130,7 @@ pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
 /// seed writes it, is undefined behaviour). The warp runs together, so its
 /// 4-lane tiles are [`WarpSegments`]: one full-warp shuffle serves all
 /// eight (CUDA's `thread_block_tile<4>` issues one per tile mask).
-#[kernel]
+#[kernel(grid_1d)]
 pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
@@ -248,7 +248,7 @@ fn sum_chunk_totals(
 /// the same barriers. Launch `ceil(n / (CHUNKS * blockDim))` blocks of at
 /// most [`CHUNKS_MAX_THREADS`] threads (a power of two); `block_sums`
 /// holds one sum per `blockDim` elements.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; CHUNKS * STRIDE);
@@ -281,7 +281,7 @@ pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
 /// [`block_reduce_warp`], `CHUNKS` chunks per block (the warp sums of the
 /// chunks interleaved, one barrier for all of them). Launch as
 /// [`block_reduce_classic_chunks`].
-#[kernel]
+#[kernel(grid_1d)]
 pub fn block_reduce_warp_chunks(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
@@ -293,7 +293,7 @@ pub fn block_reduce_warp_chunks(input: &[f32], mut block_sums: Output<f32>) {
 
 /// [`block_reduce_hierarchical`], `CHUNKS` chunks per block. Launch as
 /// [`block_reduce_classic_chunks`].
-#[kernel]
+#[kernel(grid_1d)]
 pub fn block_reduce_hierarchical_chunks(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);

@@ -12,7 +12,7 @@ use cg_core::prelude::*;
 /// The seed's cluster kernel: `out[i] = data[i] + data[j]`, where `j` is
 /// the same thread of the next block of the cluster (rank + 1, wrapping),
 /// read from that block's shared memory. Blocks of at most 1024 threads.
-#[kernel(cluster(2))]
+#[kernel(cluster(2), grid_1d)]
 pub fn cluster_neighbour_sum(data: &[f32], mut out: Output<f32>) {
     let cluster = this_cluster();
     let block = this_thread_block();
@@ -33,7 +33,7 @@ pub fn cluster_neighbour_sum(data: &[f32], mut out: Output<f32>) {
 /// A block may touch another block's shared memory only once that block
 /// has started: the split barrier's arrive/wait brackets the block's own
 /// reduction, so waiting for the others costs little.
-#[kernel(cluster(4))]
+#[kernel(cluster(4), grid_1d)]
 pub fn cluster_reduce(input: &[f32], mut cluster_sums: Output<f32>) {
     let cluster = this_cluster();
     let block = this_thread_block();
@@ -64,7 +64,7 @@ pub const HISTOGRAM_BINS_PER_BLOCK: usize = 2048;
 /// bin `b` lives in the shared memory of block `b / 2048` of the cluster;
 /// every thread adds its values' counts there (atomically, through
 /// distributed shared memory), then each block adds its bins into `bins`.
-#[kernel(cluster(4))]
+#[kernel(cluster(4), grid_1d)]
 pub fn cluster_histogram(values: &[u32], bins: AtomicSlice<u32>) {
     let cluster = this_cluster();
     let block = this_thread_block();

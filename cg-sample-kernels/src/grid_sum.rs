@@ -46,7 +46,7 @@ fn block_stride_sum(block: &ThreadBlock, values: &[f32], n: u32) -> f32 {
 
 /// `out[0] = sum(input)`: each thread sums a grid-stride slice, one load at
 /// a time (the seed's kernel). `partials` holds one value per block.
-#[kernel(cooperative)]
+#[kernel(cooperative, grid_1d)]
 pub fn grid_sum(input: &[f32], partials: Output<f32>, out: Output<f32>) {
     let grid = this_grid();
     let block = this_thread_block();
@@ -109,7 +109,7 @@ fn vec4_partial(input: &[f32], rank: usize, stride: usize) -> f32 {
 
 /// `out[0] = sum(input)` at memory speed: 16-byte loads, two of them in
 /// flight per thread per iteration, then the cooperative finish.
-#[kernel(cooperative)]
+#[kernel(cooperative, grid_1d)]
 pub fn grid_sum_vec4(input: &[f32], partials: Output<f32>, out: Output<f32>) {
     let grid = this_grid();
     let block = this_thread_block();
@@ -126,7 +126,7 @@ pub fn grid_sum_vec4(input: &[f32], partials: Output<f32>, out: Output<f32>) {
 /// finish (the one that takes the last ticket of `counter`, a
 /// `fetch_add(AcqRel)`) adds them up and resets `counter` to 0 (CUDA's
 /// "threadFenceReduction"). `counter` is 0 before the first launch.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn sum_last_block(
     input: &[f32],
     mut partials: Output<f32>,
@@ -173,7 +173,7 @@ pub fn sum_last_block(
 /// First launch of the two-launch sum: the 16-byte grid-stride partials
 /// of [`grid_sum_vec4`] on a grid that fills the GPU once, one block sum per
 /// block into `partials`.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn sum_block_partials(input: &[f32], mut partials: Output<f32>) {
     let grid = this_grid();
     let block = this_thread_block();
@@ -188,7 +188,7 @@ pub fn sum_block_partials(input: &[f32], mut partials: Output<f32>) {
 
 /// Second launch of the two-launch sum: one block adds the block partials
 /// into `out[0]`.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn sum_partials(partials: &[f32], mut out: Output<f32>) {
     let block = this_thread_block();
     let v = block_stride_sum(&block, partials, u32::MAX);
@@ -197,7 +197,7 @@ pub fn sum_partials(partials: &[f32], mut out: Output<f32>) {
 }
 
 /// `out[0] += input[i]` by every thread, atomically: the baseline.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn sum_atomic(input: &[f32], out: AtomicSlice<f32>) {
     let block = this_thread_block();
     let i = block.group_index().x as usize * block.num_threads() as usize

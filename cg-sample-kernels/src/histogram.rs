@@ -13,7 +13,7 @@ pub const SHARED_HISTOGRAM_BINS: usize = 8192;
 /// (`red.relaxed.cta.shared.add.u32`), then adds its non-zero bins into
 /// `bins` (`red.relaxed.gpu.global.add.u32`). Values of 8192 and above
 /// fall in no bin and are not counted (as in CUB's `DeviceHistogram`).
-#[kernel]
+#[kernel(grid_1d)]
 pub fn shared_histogram(values: &[u32], bins: AtomicSlice<u32>) {
     let block = this_thread_block();
     let local = shared_array!(u32; SHARED_HISTOGRAM_BINS);

@@ -28,7 +28,7 @@ fn mean((n, u): (Neighbours<'_, f32>, &mut f32)) {
 /// result is in `b` after an odd number of sweeps, in `a` after an even
 /// one). Both must hold the same boundary values. The field and the grid's
 /// threads together stay below 2^32 (checked).
-#[kernel(cooperative)]
+#[kernel(cooperative, grid_1d)]
 pub fn jacobi_persistent(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32) {
     let grid = this_grid();
     // The thread's walk over the interior, its divisions and checks done
@@ -48,7 +48,7 @@ pub fn jacobi_persistent(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweep
 
 /// One sweep from `u` into `u_new` (launch at least as many threads as
 /// interior points, or rely on the grid-stride loop).
-#[kernel]
+#[kernel(grid_1d)]
 pub fn jacobi_sweep(u: &[f32], mut u_new: Output<f32>, nx: u32, ny: u32) {
     sweep(&this_grid(), u, &mut u_new, nx, ny);
 }

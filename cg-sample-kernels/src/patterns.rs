@@ -10,7 +10,7 @@ use cg_core::prelude::*;
 /// `results[w] += sum of data[i]` over the elements `i` of warp `w` (32
 /// consecutive grid threads) whose flag is set: the threads with a set
 /// flag form a coalesced group in the branch, reduce, and one of them adds.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn divergent_sum(flags: &[u32], data: &[f32], results: AtomicSlice<f32>) {
     let i = this_grid().thread_rank() as usize;
     if i < data.len() && flags[i] != 0 {
@@ -28,7 +28,7 @@ pub fn divergent_sum(flags: &[u32], data: &[f32], results: AtomicSlice<f32>) {
 /// them takes the group's slots with a single `fetch_add` and broadcasts
 /// the base (the Programming Guide's warp-aggregated atomic). `count` is 0
 /// before the launch.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn compact_positive(input: &[f32], mut out: Output<f32>, count: AtomicSlice<u32>) {
     let i = this_grid().thread_rank() as usize;
     if i < input.len() && input[i] > 0.0 {
@@ -71,7 +71,7 @@ const WARPS: usize = COMPACT_THREADS as usize / 32;
 /// round's writes are contiguous (coalesced); blocks land in no particular
 /// order. Launch `ceil(n / 4096)` blocks of 256 threads; `count` is 0
 /// before the launch.
-#[kernel]
+#[kernel(grid_1d)]
 pub fn compact_positive_tiles(input: &[f32], mut out: Output<f32>, count: AtomicSlice<u32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
@@ -153,7 +153,7 @@ pub fn compact_positive_tiles(input: &[f32], mut out: Output<f32>, count: Atomic
 /// c`: each warp splits by category with `labeled_partition`, each part
 /// reduces, and its first thread adds. Launch whole warps (the grid may run
 /// past the data: those threads add nothing).
-#[kernel]
+#[kernel(grid_1d)]
 pub fn category_sums(categories: &[u32], values: &[f32], sums: AtomicSlice<f32>) {
     let warp = tiled_partition::<32>(&this_thread_block());
     let i = this_grid().thread_rank() as usize;
@@ -210,7 +210,7 @@ fn block_inclusive_scan(block: &ThreadBlock, v: u32) -> (u32, u32) {
 /// kernel: each block scans a contiguous chunk, tile by tile with a running
 /// carry; `grid.sync()`; each block adds the totals of the blocks before it.
 /// `block_totals` holds one value per block.
-#[kernel(cooperative)]
+#[kernel(cooperative, grid_1d)]
 pub fn grid_prefix_sum(input: &[u32], mut block_totals: Output<u32>, mut out: Output<u32>) {
     let grid = this_grid();
     let block = this_thread_block();
