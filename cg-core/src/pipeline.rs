@@ -44,7 +44,10 @@ use bytemuck::Pod;
 pub struct Pipeline<const STAGES: usize> {
     /// Stages committed and not yet released.
     in_flight: u32,
-    /// The slot of the stage being produced.
+    /// The slot of the stage being produced. (It is `tail` plus
+    /// `in_flight`, round-robin, but kept rather than derived: derived, the
+    /// pipelined vector additions' loops came out longer in the SASS;
+    /// `docs/NOTES.md`, 2026-11-26.)
     head: Slot<STAGES>,
     /// The slot of the oldest unreleased stage.
     tail: Slot<STAGES>,
