@@ -432,12 +432,13 @@ impl<T: Pod> Output<T> {
     }
 
     /// The chunk `[c * len, (c + 1) * len)` of this block, `c` its rank in
-    /// the grid (clipped to the buffer; `None` when it starts beyond it).
+    /// the grid (clipped to the buffer; `None` when it starts beyond it or
+    /// `len` is 0: a chunk is never empty).
     /// Its threads then take one element each or a block stride of it.
     #[inline(always)]
     pub fn block_chunk(&mut self, block: &ThreadBlock, len: usize) -> Option<Chunk<'_, T>> {
         let c = this_grid().block_rank() as usize;
-        let start = c.checked_mul(len)?;
+        let start = c.checked_mul(len).filter(|_| len > 0)?;
         if start >= self.len {
             return None;
         }
@@ -1083,10 +1084,24 @@ impl<'a, T> Chunk<'a, T> {
     /// Number of elements (the last chunk may be short).
     #[inline(always)]
     pub fn len(&self) -> usize {
+        let len = self.clipped_len();
+        // SAFETY: a chunk starts inside the buffer (`block_chunk` and
+        // `block_chunks` make none that does not) and asks for at least
+        // one element, so it holds 1 to `self.len` of them; said in one
+        // compare, so that `stage[chunk.len() - 1]` needs no check.
+        unsafe { core::hint::assert_unchecked(len.wrapping_sub(1) < self.len) };
+        len
+    }
+
+    /// The length without the promise `len` makes: the loops over a
+    /// chunk's elements compile to longer code with it.
+    #[inline(always)]
+    fn clipped_len(&self) -> usize {
         self.len.min(self.buffer - self.start)
     }
 
-    /// Whether the chunk is empty.
+    /// Whether the chunk is empty (never: an iterator or `block_chunk`
+    /// yields only chunks with at least one element).
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -1136,7 +1151,7 @@ impl<'a, T> Chunk<'a, T> {
     pub fn block_stride(self) -> GridStride<'a, T> {
         // SAFETY: `start` is inside the buffer.
         let ptr = unsafe { self.ptr.add(self.start) };
-        GridStride::new(ptr, self.len(), self.rank, self.threads)
+        GridStride::new(ptr, self.clipped_len(), self.rank, self.threads)
     }
 }
 
@@ -1147,7 +1162,7 @@ impl<'a, T> Chunk<'a, T> {
     /// or `None` when `j` is past the chunk.
     #[inline(always)]
     pub fn block_rounds(self) -> Rounds<'a, T> {
-        let len = self.len();
+        let len = self.clipped_len();
         Rounds {
             ptr: self.ptr,
             start: self.start,

@@ -104,7 +104,10 @@ fn expected(cfg: &LaunchConfig, pattern: usize, a: usize, b: usize, len: usize) 
                 }
             }
             10..=13 => {
-                let starts: Vec<usize> = if pattern == 12 {
+                // A chunk of no elements is none at all.
+                let starts: Vec<usize> = if a == 0 {
+                    Vec::new()
+                } else if pattern == 12 {
                     (block * a..len).step_by(blocks * a).collect()
                 } else {
                     vec![block * a]
@@ -217,6 +220,7 @@ fn every_output_pattern_hands_each_element_to_its_one_owner() {
                 check(&gpu, &k, cfg, 9, 0, 0, len);
             }
             for chunk in [
+                0,
                 1,
                 threads as usize / 2 + 3,
                 threads as usize,
