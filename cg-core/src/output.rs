@@ -1158,8 +1158,19 @@ impl<'a, T> Chunk<'a, T> {
 impl<'a, T> Chunk<'a, T> {
     /// The chunk in rounds of one element per thread, every thread of the
     /// block taking every round (so a block collective can run inside the
-    /// loop): round `k` gives `Some` of element `j = k * threads + rank`,
-    /// or `None` when `j` is past the chunk.
+    /// loop): round `k` gives a [`Round`] of index `j = k * threads + rank`
+    /// in the chunk, with element `j` when `j` is inside the chunk.
+    ///
+    /// ```ignore
+    /// let src = &input[chunk.start()..][..chunk.len()]; // checked once
+    /// chunk.block_rounds().for_each(|round| {
+    ///     let v = src.get(round.index).copied().unwrap_or(0);
+    ///     let (x, total) = block_inclusive_scan(&block, v);
+    ///     if let Some(out) = round.value {
+    ///         *out = x;
+    ///     }
+    /// });
+    /// ```
     #[inline(always)]
     pub fn block_rounds(self) -> Rounds<'a, T> {
         let len = self.clipped_len();
@@ -1186,8 +1197,17 @@ pub struct Rounds<'a, T> {
     _out: PhantomData<&'a mut T>,
 }
 
+/// One round of [`Chunk::block_rounds`] for one thread.
+pub struct Round<'a, T> {
+    /// This thread's index in the chunk this round (past the chunk's end
+    /// in a last round the chunk does not fill).
+    pub index: usize,
+    /// Element `index` of the chunk, `None` past its end.
+    pub value: Option<&'a mut T>,
+}
+
 impl<'a, T> Iterator for Rounds<'a, T> {
-    type Item = Option<Owned<'a, T>>;
+    type Item = Round<'a, T>;
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
@@ -1200,8 +1220,8 @@ impl<'a, T> Iterator for Rounds<'a, T> {
     }
 
     /// Internal iteration (what `for_each` uses): the loop tests `j`
-    /// itself, with no `Option` of an `Option` for the compiler to encode
-    /// and test in every round.
+    /// itself, with no `Option` around the round for the compiler to
+    /// encode and test in every round.
     #[inline(always)]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
         let mut acc = init;
@@ -1216,16 +1236,22 @@ impl<'a, T> Iterator for Rounds<'a, T> {
 
 impl<'a, T> Rounds<'a, T> {
     /// Round item for index `j` of the chunk (this thread's, below `end`).
+    /// The index stays outside the `Option`: a kernel that tests it
+    /// against a slice of the chunk's length repeats this test, which the
+    /// compiler then merges with it.
     #[inline(always)]
-    fn round(&self, j: usize) -> Option<Owned<'a, T>> {
-        // SAFETY: in bounds; `j` is this thread's (its rank modulo the
-        // block's size) in this block's chunk.
-        (j < self.len).then(|| unsafe { Owned::new(self.ptr, self.start, j) })
+    fn round(&self, j: usize) -> Round<'a, T> {
+        Round {
+            index: j,
+            // SAFETY: in bounds; `j` is this thread's (its rank modulo the
+            // block's size) in this block's chunk.
+            value: (j < self.len).then(|| unsafe { element_at(self.ptr, self.start + j) }),
+        }
     }
 }
 
 /// An element a thread owns in a block's chunk, and its index in the
-/// chunk ([`Chunk::thread_element`], [`Chunk::block_rounds`]).
+/// chunk ([`Chunk::thread_element`]).
 pub struct Owned<'a, T> {
     /// The element's index in the chunk.
     pub index: usize,

@@ -215,22 +215,21 @@ pub fn grid_prefix_sum(input: &[u32], mut block_totals: Output<u32>, mut out: Ou
     let grid = this_grid();
     let block = this_thread_block();
     let n = input.len().min(out.len());
+    out.truncate(n);
     let nb = grid.num_blocks() as usize;
     let bt = block.num_threads() as usize;
     let chunk = n.div_ceil(nb).div_ceil(bt) * bt;
     let mut carry = 0u32;
     if let Some(mine) = out.block_chunk(&block, chunk) {
-        let start = mine.start();
+        // The chunk's inputs, checked once for the chunk.
+        let src = &input[mine.start()..][..mine.len()];
         // Every thread takes every round: the scan inside is collective.
         // (`for_each`: internal iteration, one test per round.)
-        mine.block_rounds().for_each(|element| {
-            let v = match &element {
-                Some(e) => input.get(start + e.index).copied().unwrap_or(0),
-                None => 0,
-            };
+        mine.block_rounds().for_each(|round| {
+            let v = src.get(round.index).copied().unwrap_or(0);
             let (x, total) = block_inclusive_scan(&block, v);
-            if let Some(e) = element {
-                *e.value = carry.wrapping_add(x);
+            if let Some(out) = round.value {
+                *out = carry.wrapping_add(x);
             }
             carry = carry.wrapping_add(total);
         });

@@ -68,9 +68,9 @@ pub fn output_probe(pattern: u32, a: u32, b: u32, mut out: Output<u32>) {
             if let Some(c) = out.block_chunk(&block, a) {
                 // Every thread of the block takes every round: a block
                 // barrier inside is reached by all of them.
-                for e in c.block_rounds() {
+                for round in c.block_rounds() {
                     block.sync();
-                    put(e.map(|e| e.value));
+                    put(round.value);
                 }
             }
         }
