@@ -206,7 +206,8 @@ fn block_inclusive_scan(block: &ThreadBlock, v: u32) -> (u32, u32) {
     r
 }
 
-/// `out[i] = input[0] + ... + input[i]` (wrapping), in one cooperative
+/// `out[i] = input[0] + ... + input[i]` (wrapping) for `i` below both
+/// lengths (the rest of `out` is left as it was), in one cooperative
 /// kernel: each block scans a contiguous chunk, tile by tile with a running
 /// carry; `grid.sync()`; each block adds the totals of the blocks before it.
 /// `block_totals` holds one value per block.
