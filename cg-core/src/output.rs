@@ -1162,9 +1162,9 @@ impl<'a, T> Chunk<'a, T> {
     /// in the chunk, with element `j` when `j` is inside the chunk.
     ///
     /// ```ignore
-    /// let src = &input[chunk.start()..][..chunk.len()]; // checked once
+    /// let start = chunk.start();
     /// chunk.block_rounds().for_each(|round| {
-    ///     let v = src.get(round.index).copied().unwrap_or(0);
+    ///     let v = input.get(start + round.index).copied().unwrap_or(0);
     ///     let (x, total) = block_inclusive_scan(&block, v);
     ///     if let Some(out) = round.value {
     ///         *out = x;
@@ -1236,9 +1236,9 @@ impl<'a, T> Iterator for Rounds<'a, T> {
 
 impl<'a, T> Rounds<'a, T> {
     /// Round item for index `j` of the chunk (this thread's, below `end`).
-    /// The index stays outside the `Option`: a kernel that tests it
-    /// against a slice of the chunk's length repeats this test, which the
-    /// compiler then merges with it.
+    /// The index stays outside the `Option`: a kernel that reads its input
+    /// at it tests the index itself, where an index inside the `Option`
+    /// would be tested again behind the select that built it.
     #[inline(always)]
     fn round(&self, j: usize) -> Round<'a, T> {
         Round {
