@@ -66,11 +66,20 @@ pub fn output_probe(pattern: u32, a: u32, b: u32, mut out: Output<u32>) {
         }
         13 => {
             if let Some(c) = out.block_chunk(&block, a) {
+                let (nt, t) = (block.num_threads() as usize, block.thread_rank() as usize);
                 // Every thread of the block takes every round: a block
-                // barrier inside is reached by all of them.
-                for round in c.block_rounds() {
+                // barrier inside is reached by all of them. Round `k`'s
+                // index must be `k * threads + rank` (else the element
+                // gets u32::MAX).
+                for (k, round) in c.block_rounds().enumerate() {
                     block.sync();
-                    put(round.value);
+                    if let Some(x) = round.value {
+                        *x = if round.index == k * nt + t {
+                            me
+                        } else {
+                            u32::MAX
+                        };
+                    }
                 }
             }
         }
