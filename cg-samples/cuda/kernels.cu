@@ -338,10 +338,14 @@ extern "C" __global__ void jacobi_persistent(float* a, u64 a_len, float* b, u64 
     }
 }
 
+// The Rust kernel is declared grid_1d (launched on one row of blocks), so
+// its ranks read blockIdx.x alone; so do these, where cg::this_grid()'s
+// would read the three dimensions of the grid in every launch.
 extern "C" __global__ void jacobi_sweep(const float* u, u64 len, float* u_new, u64 u_new_len, unsigned nx, unsigned ny) {
-    cg::grid_group grid = cg::this_grid();
     if (len < (u64)nx * ny) return;
-    sweep(u, u_new, nx, ny, grid.thread_rank(), grid.num_threads());
+    unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    sweep(u, u_new, nx, ny, blockIdx.x * threads + t, gridDim.x * threads);
 }
 
 // ---- cluster.rs (sm_90) ------------------------------------------------------
