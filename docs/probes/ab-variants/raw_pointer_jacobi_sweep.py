@@ -1,0 +1,40 @@
+# A/B variant build (docs/probes/ab-variants/README.md).
+# jacobi_sweep written through raw pointers (the twin's walk, unchecked
+# reads and writes): the "unsafe version" of the per-sweep kernel.
+p='cg-sample-kernels/src/jacobi.rs'
+s=open(p).read()
+old="""pub fn jacobi_sweep(u: &[f32], mut u_new: Output<f32>, nx: u32, ny: u32) {
+    sweep(&this_grid(), u, &mut u_new, nx, ny);
+}"""
+new="""pub fn jacobi_sweep(u: &[f32], mut u_new: Output<f32>, nx: u32, ny: u32) {
+    let grid = this_grid();
+    let total = nx as usize * ny as usize;
+    if u.len() < total || u_new.len() < total || nx < 3 || ny < 3 {
+        return;
+    }
+    let (src, dst) = (u.as_ptr(), u_new.as_mut_ptr());
+    let w = nx - 2;
+    let n = w * (ny - 2);
+    let (rank, stride) = (grid.thread_rank() as u32, grid.num_threads() as u32);
+    let (dy, dx) = (stride / w, stride % w);
+    let (mut y, mut x) = (rank / w, rank % w);
+    let mut k = rank;
+    while k < n {
+        let i = ((y + 1) * nx + x + 1) as usize;
+        unsafe {
+            let s = ((*src.add(i - 1) + *src.add(i + 1)) + *src.add(i - nx as usize))
+                + *src.add(i + nx as usize);
+            *dst.add(i) = 0.25 * s;
+        }
+        x += dx;
+        y += dy;
+        if x >= w {
+            x -= w;
+            y += 1;
+        }
+        k += stride;
+    }
+}"""
+assert old in s
+s=s.replace(old,new)
+open(p,'w').write(s)
