@@ -3,15 +3,10 @@
 # pointers (the "unsafe versions" of the safe-output issue), for an A/B build.
 p='cg-sample-kernels/src/async_copy.rs'
 s=open(p).read()
-old=s[s.index("pub fn vadd_barrier("):s.index("/// Stage 4")]
-s=s.replace(old,'''pub fn vadd_barrier(a: &[f32], b: &[f32], mut c: Output<f32>) {
-    let block = this_thread_block();
-    let w = Chunks::new(&block, a.len());
-    let b = &b[..w.n];
-    let smem = dynamic_shared::<f32>();
-    let (sa, sb) = (smem.subslice(0, w.block), smem.subslice(w.block, w.block));
-    let bar = block_barrier!(&block, block.num_threads());
-    let n = w.n.min(c.len());
+i=s.index("pub fn vadd_barrier(")
+k=s.index("    c.truncate(w.n);", i)
+e=s.index("/// Stage 4", i)
+s=s[:k]+'''    let n = w.n.min(c.len());
     let out = c.as_mut_ptr();
     let mut start = w.first;
     while start < n {
@@ -27,27 +22,9 @@ s=s.replace(old,'''pub fn vadd_barrier(a: &[f32], b: &[f32], mut c: Output<f32>)
     }
 }
 
-''')
-old=s[s.index("pub fn in_between_pipelined("):]
-s=s.replace(old,'''pub fn in_between_pipelined(src: &[i32], mut dest: Output<i32>) {
-    const STAGES: usize = 4;
-    let block = this_thread_block();
-    let me = this_thread();
-    let w = Chunks::new(&block, src.len());
-    let mut pipe = make_pipeline::<STAGES>();
-    let ring = pipe.ring(dynamic_shared::<i32>(), w.block);
-    let produce = |pipe: &mut Pipeline<STAGES>, start: usize| {
-        let slot = pipe.producer_acquire();
-        let i = start + w.t;
-        if i < w.n {
-            pipe.memcpy_async(&me, ring.stage(slot).tail_from(w.t), &src[i..i + 1]);
-        }
-        pipe.producer_commit();
-    };
-    for k in 0..STAGES {
-        produce(&mut pipe, w.first + k * w.stride);
-    }
-    let n = w.n.min(dest.len());
+'''+s[e:]
+old=s[s.index("    dest.truncate(w.n);\n    for chunk in dest.block_chunks"):]
+s=s.replace(old,'''    let n = w.n.min(dest.len());
     let out = dest.as_mut_ptr();
     let mut start = w.first;
     while start < n {

@@ -1,5 +1,8 @@
 # A/B variant build (docs/probes/ab-variants/README.md).
-# Usage: python3 raw_jacobi_sweep_checks.py v1|v2
+# jacobi_sweep through raw pointers (the twin's walk, one-row ranks,
+# unchecked reads and writes, an early return on short buffers); v1 adds
+# the safe walk's fit check, v2 an assert! on the lengths.
+# Usage: python3 raw_jacobi_sweep.py plain|v1|v2
 import sys
 which=sys.argv[1]
 p='cg-sample-kernels/src/jacobi.rs'
@@ -8,6 +11,7 @@ old="""pub fn jacobi_sweep(u: &[f32], mut u_new: Output<f32>, nx: u32, ny: u32) 
     sweep(&this_grid(), u, &mut u_new, nx, ny);
 }"""
 pre = {
+ 'plain': '',
  'v1': """    if (nx as u64 * ny as u64) + grid.num_threads() > u32::MAX as u64 {
         panic!("window does not fit");
     }
