@@ -60,6 +60,7 @@ use crate::multi_warp::MultiWarpTile;
 use crate::tile::ThreadBlockTile;
 use crate::Pod;
 use core::marker::PhantomData;
+use core::num::NonZeroU32;
 
 /// A barrier every thread of the grid takes part in, which is what the
 /// phases of an [`Output`] need: [`GridGroup`]'s, or [`MultiGridGroup`]'s
@@ -248,26 +249,23 @@ impl<T: Pod> Output<T> {
     ///
     /// Panics (a fault the host reports, at the caller's line) unless the
     /// window lies inside the buffer (`x.end <= width`,
-    /// `y.end * width <= len()`) and the window's rows plus the grid's
-    /// threads fit in `u32` (`y.end * width + grid.num_threads() <=
-    /// u32::MAX`). A loop that walks the same window many times (sweeps
-    /// between grid barriers) makes a [`Walk`] once and passes it to
-    /// [`walk`](Self::walk).
+    /// `y.end * width <= len()`) and its rows fit in `u32`
+    /// (`y.end * width <= u32::MAX`). A loop that walks the same window
+    /// many times (sweeps between grid barriers) makes a [`Walk`] once and
+    /// passes it to [`walk`](Self::walk).
     #[inline(always)]
     #[track_caller]
     pub fn grid_stride_window(&mut self, grid: &GridGroup, window: Window) -> WindowStride<'_, T> {
-        let threads = grid.num_threads();
         let rows_end = (window.y.end as u64) * (window.width as u64);
         // One branch to a cold panic (`&`, not `&&`): every thread makes
         // these checks before its first point.
-        let fits = window.is_ordered()
-            & (rows_end <= self.len as u64)
-            & (rows_end + threads <= u32::MAX as u64);
+        let fits =
+            window.is_ordered() & (rows_end <= self.len as u64) & (rows_end <= u32::MAX as u64);
         if !fits {
             window_does_not_fit();
         }
         // SAFETY: just checked.
-        let walk = unsafe { Walk::new_unchecked(grid, window, threads as u32) };
+        let walk = unsafe { Walk::new_unchecked(grid, window) };
         // SAFETY: the window's rows end inside the buffer (checked).
         unsafe { self.walk_unchecked(&walk) }
     }
@@ -331,15 +329,14 @@ impl<T: Pod> Output<T> {
         height: u32,
     ) -> StencilStride<'_, 's, T> {
         let points = width as u64 * height as u64;
-        let threads = grid.num_threads();
         let fits = (points <= self.len as u64)
             & (points <= src.len() as u64)
-            & (points + threads <= u32::MAX as u64);
+            & (points <= u32::MAX as u64);
         if !fits {
             window_does_not_fit();
         }
         // SAFETY: just checked.
-        let walk = unsafe { StencilWalk::new_unchecked(grid, width, height, threads as u32) };
+        let walk = unsafe { StencilWalk::new_unchecked(grid, width, height) };
         // SAFETY: both arrays hold the points (checked).
         unsafe { self.stencil_unchecked(&walk, src) }
     }
@@ -667,7 +664,7 @@ fn window_does_not_fit() -> ! {
     panic!(
         "Output: the window (or the stencil's arrays) does not fit: it must lie inside the \
          buffer, both arrays of a stencil must hold width * height elements, and the window's \
-         rows plus the grid's threads must stay below 2^32"
+         rows must stay below 2^32 elements"
     )
 }
 
@@ -743,15 +740,13 @@ impl Window {
     /// neighbours). Empty when either side is below 3.
     #[inline(always)]
     pub fn interior(width: u32, height: u32) -> Self {
-        let (w, h) = if width < 3 || height < 3 {
-            (1, 1)
-        } else {
-            (width - 1, height - 1)
-        };
+        // `1 + (n - 2)` rather than a branch on the sides: one
+        // instruction each, and the window's width `n - 2` (or 0) is then
+        // what a walk divides by, not a chain of selects.
         Window {
             width,
-            x: 1..w,
-            y: 1..h,
+            x: 1..1 + width.saturating_sub(2),
+            y: 1..1 + height.saturating_sub(2),
         }
     }
 }
@@ -767,13 +762,19 @@ pub struct Walk {
     width: u32,
     x_start: u32,
     w: u32,
-    k: u32,
-    points: u32,
+    /// The window's points from this thread's next one on (0: none left):
+    /// counts down by `stride`, so no sum of point number and stride has
+    /// to fit in `u32`.
+    left: u32,
     stride: u32,
     dx: u32,
     dy: u32,
     x: u32,
     y: u32,
+    /// `y * width + x_start + x`.
+    index: u32,
+    /// The index's step: `dy * width + dx`.
+    dindex: u32,
     /// `y.end * width`: the elements a buffer must hold.
     rows_end: u32,
 }
@@ -784,74 +785,117 @@ impl Walk {
     ///
     /// Panics (a fault the host reports, at the caller's line) unless
     /// `x.start <= x.end <= width`, `y.start <= y.end` and the window's
-    /// rows plus the grid's threads fit in `u32` (`y.end * width +
-    /// grid.num_threads() <= u32::MAX`).
+    /// rows fit in `u32` (`y.end * width <= u32::MAX`).
     #[inline(always)]
     #[track_caller]
     pub fn new(grid: &GridGroup, window: Window) -> Self {
-        let threads = grid.num_threads();
         let rows_end = (window.y.end as u64) * (window.width as u64);
-        if !(window.is_ordered() & (rows_end + threads <= u32::MAX as u64)) {
+        if !(window.is_ordered() & (rows_end <= u32::MAX as u64)) {
             window_does_not_fit();
         }
         // SAFETY: just checked.
-        unsafe { Walk::new_unchecked(grid, window, threads as u32) }
+        unsafe { Walk::new_unchecked(grid, window) }
     }
 
     /// # Safety
-    /// `x.start <= x.end <= width`, `y.start <= y.end`, `threads` is
-    /// `grid.num_threads()` and `y.end * width + threads <= u32::MAX`.
+    /// `x.start <= x.end <= width`, `y.start <= y.end` and
+    /// `y.end * width <= u32::MAX`.
     #[inline(always)]
-    unsafe fn new_unchecked(grid: &GridGroup, window: Window, threads: u32) -> Self {
+    unsafe fn new_unchecked(grid: &GridGroup, window: Window) -> Self {
         let Window { width, x, y } = window;
         let w = x.end - x.start;
         let points = w * (y.end - y.start);
-        let (rank, stride) = (grid.thread_rank() as u32, threads);
-        // (An empty window has no point: any divisor does. One division
-        // each for the quotient and remainder pairs.)
-        let wd = w.max(1);
-        let (dy, dx, y0, x0) = (stride / wd, stride % wd, rank / wd, rank % wd);
+        // Points are numbered in `u32`; a grid of 2^32 threads or more
+        // (possible: 2^31 - 1 blocks of 1024) still takes each number
+        // once: a rank past the last point has none, and a stride of
+        // `u32::MAX` or more leaves every thread one point at most.
+        let rank = grid.thread_rank();
+        let stride = grid.num_threads().min(u32::MAX as u64) as u32;
+        let left = (points as u64).saturating_sub(rank) as u32;
+        let rank = rank as u32;
+        // The divisions only for a thread with a point (a thread past the
+        // last point leaves before them): then `w > 0`, and the divisor
+        // needs no select before the division starts. One division each
+        // for the quotient and remainder pairs.
+        let (dy, dx, y0, x0) = if left > 0 {
+            // SAFETY: a point exists, so the window is at least 1 wide.
+            let wd = unsafe { NonZeroU32::new_unchecked(w) };
+            (stride / wd, stride % wd, rank / wd, rank % wd)
+        } else {
+            (0, 0, 0, 0)
+        };
         Walk {
             width,
             x_start: x.start,
             w,
-            k: rank.wrapping_sub(stride),
-            points,
+            left,
             stride,
             dx,
             dy,
             x: x0,
             y: y0 + y.start,
+            index: (y0 + y.start)
+                .wrapping_mul(width)
+                .wrapping_add(x.start + x0),
+            dindex: dy.wrapping_mul(width).wrapping_add(dx),
             rows_end: y.end * width,
         }
     }
 
-    /// Moves to this thread's next point: `false` past the window's last.
-    /// (The step comes first, from one stride before the first number, as
-    /// in a `while k < n { ..; k += stride }` loop: the compiler then makes
-    /// the same loop of both.)
+    /// Takes this thread's next point: `false` past the window's last
+    /// (external iteration; [`fold_points`](Self::fold_points) saves the
+    /// saturation's instruction per point).
     #[inline(always)]
     fn advance(&mut self) -> bool {
-        let k = self.k.wrapping_add(self.stride);
-        if k >= self.points {
+        if self.left == 0 {
             return false;
         }
-        self.k = k;
+        self.left = self.left.saturating_sub(self.stride);
         true
     }
 
-    /// The point [`advance`](Self::advance) moved to (coordinates and
-    /// index); moves the coordinates on to the next one.
+    /// Hands `f` each of this thread's remaining points (coordinates and
+    /// index), in order: the internal iteration of the window iterators.
+    /// The count steps as `if left <= stride break; left -= stride`, one
+    /// instruction fewer per point than [`advance`](Self::advance)'s
+    /// saturation, and the first point comes before the stride's division
+    /// is needed (a thread with one point loads it sooner).
+    #[inline(always)]
+    fn fold_points<B>(&mut self, init: B, mut f: impl FnMut(B, (u32, u32, u32)) -> B) -> B {
+        let mut acc = init;
+        if self.left == 0 {
+            return acc;
+        }
+        // Each point is made one step ahead, before the exit test: the
+        // next point's index is then ready when its loads issue.
+        let mut point = self.point();
+        loop {
+            acc = f(acc, point);
+            if self.left <= self.stride {
+                self.left = 0;
+                return acc;
+            }
+            self.left -= self.stride;
+            point = self.point();
+        }
+    }
+
+    /// The walk's current point (coordinates and index); moves on to the
+    /// next one. The index steps with the coordinates (`dy * width + dx`,
+    /// plus `width - w` where a row wraps) rather than being recomputed
+    /// as `y * width + x`.
     #[inline(always)]
     fn point(&mut self) -> (u32, u32, u32) {
-        let (x, y) = (self.x_start + self.x, self.y);
-        let index = y * self.width + x;
+        let (x, y, index) = (self.x_start + self.x, self.y, self.index);
         // The next point: `stride` further in row-major window order.
-        self.x += self.dx;
-        self.y += self.dy;
+        // (Past the last point these may wrap: they are not read again.)
+        self.x = self.x.wrapping_add(self.dx);
+        self.y = self.y.wrapping_add(self.dy);
+        self.index = self.index.wrapping_add(self.dindex);
         if self.x >= self.w {
             self.x -= self.w;
-            self.y += 1;
+            self.y = self.y.wrapping_add(1);
+            self.index = self.index.wrapping_add(self.width - self.w);
         }
         (x, y, index)
     }
@@ -873,27 +917,25 @@ impl StencilWalk {
     /// [`Output::grid_stride_stencil`].
     ///
     /// Panics (a fault the host reports, at the caller's line) unless
-    /// `width * height + grid.num_threads() <= u32::MAX`.
+    /// `width * height <= u32::MAX`.
     #[inline(always)]
     #[track_caller]
     pub fn new(grid: &GridGroup, width: u32, height: u32) -> Self {
-        let threads = grid.num_threads();
-        if width as u64 * height as u64 + threads > u32::MAX as u64 {
+        if width as u64 * height as u64 > u32::MAX as u64 {
             window_does_not_fit();
         }
         // SAFETY: just checked.
-        unsafe { StencilWalk::new_unchecked(grid, width, height, threads as u32) }
+        unsafe { StencilWalk::new_unchecked(grid, width, height) }
     }
 
     /// # Safety
-    /// `threads` is `grid.num_threads()` and `width * height + threads <=
-    /// u32::MAX`.
+    /// `width * height <= u32::MAX`.
     #[inline(always)]
-    unsafe fn new_unchecked(grid: &GridGroup, width: u32, height: u32, threads: u32) -> Self {
+    unsafe fn new_unchecked(grid: &GridGroup, width: u32, height: u32) -> Self {
         StencilWalk {
             // SAFETY: the interior lies inside the array, and its rows
             // end before width * height (the caller's bound).
-            walk: unsafe { Walk::new_unchecked(grid, Window::interior(width, height), threads) },
+            walk: unsafe { Walk::new_unchecked(grid, Window::interior(width, height)) },
             points: width * height,
         }
     }
@@ -938,19 +980,39 @@ impl<'a, T> Iterator for WindowStride<'a, T> {
         if !self.walk.advance() {
             return None;
         }
-        let (x, y, index) = self.walk.point();
-        // SAFETY: the window lies inside the buffer (checked when the
-        // iterator was made); points are numbered one-to-one and each
-        // thread takes its own residue class of numbers.
-        let element = unsafe { element_at(self.ptr, index as usize) };
-        let point = Point {
-            x,
-            y,
-            index,
-            _niche: Niche::Some,
-        };
-        Some((point, element))
+        // SAFETY: the walk's point, taken once.
+        Some(unsafe { window_item(self.ptr, self.walk.point()) })
     }
+
+    /// Internal iteration (what `for_each` uses): see
+    /// [`Walk::fold_points`].
+    #[inline(always)]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
+        let ptr = self.ptr;
+        self.walk
+            // SAFETY: each of the walk's points, once.
+            .fold_points(init, |acc, p| f(acc, unsafe { window_item(ptr, p) }))
+    }
+}
+
+/// The item of [`WindowStride`] at the walk's point `(x, y, index)`.
+///
+/// # Safety
+/// The point is one of this thread's points of a window that lies inside
+/// the buffer at `ptr`, and is handed out once.
+#[inline(always)]
+unsafe fn window_item<'a, T>(ptr: *mut T, (x, y, index): (u32, u32, u32)) -> (Point, &'a mut T) {
+    // SAFETY: the window lies inside the buffer (checked when the
+    // iterator was made); points are numbered one-to-one and each thread
+    // takes its own residue class of numbers.
+    let element = unsafe { element_at(ptr, index as usize) };
+    let point = Point {
+        x,
+        y,
+        index,
+        _niche: Niche::Some,
+    };
+    (point, element)
 }
 
 /// A stencil point: reads its four neighbours from the source array
@@ -959,9 +1021,11 @@ impl<'a, T> Iterator for WindowStride<'a, T> {
 #[derive(Clone, Copy)]
 pub struct Neighbours<'s, T> {
     src: *const T,
-    // 32-bit, as the walk's arithmetic: a neighbour's index is below
-    // width * height, which fits (checked when the walk was made), and
-    // the narrower sums keep the four loads' addresses cheap.
+    // 32-bit, as the walk's arithmetic (a neighbour's index is below
+    // width * height, which fits: checked when the walk was made). The
+    // neighbours are reached from the point's address (`index as usize`,
+    // then `± 1` and `± width`): west and east fold into the loads'
+    // offsets, one address multiply per point instead of four.
     index: u32,
     width: u32,
     _src: PhantomData<&'s [T]>,
@@ -979,28 +1043,28 @@ impl<T: Copy> Neighbours<'_, T> {
     #[inline(always)]
     pub fn west(&self) -> T {
         // SAFETY: see `StencilStride::next`.
-        unsafe { *self.src.add((self.index - 1) as usize) }
+        unsafe { *self.src.add(self.index as usize).sub(1) }
     }
 
     /// `(x + 1, y)`.
     #[inline(always)]
     pub fn east(&self) -> T {
         // SAFETY: see `StencilStride::next`.
-        unsafe { *self.src.add((self.index + 1) as usize) }
+        unsafe { *self.src.add(self.index as usize).add(1) }
     }
 
     /// `(x, y - 1)`.
     #[inline(always)]
     pub fn north(&self) -> T {
         // SAFETY: see `StencilStride::next`.
-        unsafe { *self.src.add((self.index - self.width) as usize) }
+        unsafe { *self.src.add(self.index as usize).sub(self.width as usize) }
     }
 
     /// `(x, y + 1)`.
     #[inline(always)]
     pub fn south(&self) -> T {
         // SAFETY: see `StencilStride::next`.
-        unsafe { *self.src.add((self.index + self.width) as usize) }
+        unsafe { *self.src.add(self.index as usize).add(self.width as usize) }
     }
 }
 
@@ -1012,26 +1076,31 @@ pub struct StencilStride<'a, 's, T> {
     _src: PhantomData<&'s [T]>,
 }
 
-impl<'a, 's, T: Copy> StencilStride<'a, 's, T> {
-    /// The point [`WindowStride::advance`] moved to.
-    #[inline(always)]
-    fn item(&mut self) -> (Neighbours<'s, T>, &'a mut T) {
-        let (_, _, index) = self.points.walk.point();
-        // SAFETY: as in `WindowStride::next`.
-        let element = unsafe { element_at(self.points.ptr, index as usize) };
-        // The neighbours' reads are in bounds: the point is an interior
-        // one (1 <= x < width - 1, 1 <= y < height - 1) and `src` holds
-        // width * height elements (both checked when the iterator was
-        // made); `src` is borrowed shared for 's.
-        let n = Neighbours {
-            src: self.src,
-            index,
-            width: self.width,
-            _src: PhantomData,
-            _niche: Niche::Some,
-        };
-        (n, element)
-    }
+/// The item of [`StencilStride`] at the walk's point `index`.
+///
+/// # Safety
+/// As [`window_item`]'s, for an interior point of a `width`-wide array
+/// that `src` holds, borrowed shared for `'s`.
+#[inline(always)]
+unsafe fn stencil_item<'a, 's, T>(
+    ptr: *mut T,
+    src: *const T,
+    width: u32,
+    index: u32,
+) -> (Neighbours<'s, T>, &'a mut T) {
+    // SAFETY: as in `window_item`.
+    let element = unsafe { element_at(ptr, index as usize) };
+    // The neighbours' reads are in bounds: the point is an interior one
+    // (1 <= x < width - 1, 1 <= y < height - 1) and `src` holds width *
+    // height elements (both checked when the iterator was made).
+    let n = Neighbours {
+        src,
+        index,
+        width,
+        _src: PhantomData,
+        _niche: Niche::Some,
+    };
+    (n, element)
 }
 
 impl<'a, 's, T: Copy> Iterator for StencilStride<'a, 's, T> {
@@ -1042,7 +1111,9 @@ impl<'a, 's, T: Copy> Iterator for StencilStride<'a, 's, T> {
         if !self.points.walk.advance() {
             return None;
         }
-        Some(self.item())
+        let (_, _, index) = self.points.walk.point();
+        // SAFETY: the walk's point, taken once.
+        Some(unsafe { stencil_item(self.points.ptr, self.src, self.width, index) })
     }
 
     /// Internal iteration (what `for_each` uses): no `Option` per point
@@ -1052,12 +1123,11 @@ impl<'a, 's, T: Copy> Iterator for StencilStride<'a, 's, T> {
     /// per point.
     #[inline(always)]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
-        let mut acc = init;
-        while self.points.walk.advance() {
-            let item = self.item();
-            acc = f(acc, item);
-        }
-        acc
+        let (ptr, src, width) = (self.points.ptr, self.src, self.width);
+        self.points.walk.fold_points(init, |acc, (_, _, index)| {
+            // SAFETY: each of the walk's points, once.
+            f(acc, unsafe { stencil_item(ptr, src, width, index) })
+        })
     }
 }
 
