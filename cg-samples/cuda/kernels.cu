@@ -311,19 +311,24 @@ extern "C" __global__ void barrier_cost_tile(unsigned iters, unsigned* out, u64 
 
 // The interior points, row by row, walked with a grid stride whose
 // quotient and remainder advance the coordinates: no division in the loop,
-// 32-bit indices (the same walk as the Rust kernels).
+// 32-bit indices (the same walk as the Rust kernels): the divisions only
+// for a thread with a point, the first point's loads before the stride's
+// division, the index stepped with the column (`dy * nx + dx`, plus 2
+// where a row wraps), a count of the points left instead of a point
+// number (nothing to overflow), neighbours addressed from the point.
 __device__ __forceinline__ void sweep(const float* src, float* dst, unsigned nx, unsigned ny, unsigned rank, unsigned stride) {
     if (nx < 3 || ny < 3) return;
     unsigned w = nx - 2, n = w * (ny - 2);
-    unsigned dy = stride / w, dx = stride % w;
-    unsigned y = rank / w, x = rank % w;
-    for (unsigned k = rank; k < n; k += stride) {
-        unsigned i = (y + 1) * nx + x + 1;
-        float s = ((src[i - 1] + src[i + 1]) + src[i - nx]) + src[i + nx];
-        dst[i] = 0.25f * s;
+    if (rank >= n) return;
+    unsigned x = rank % w, i = (rank / w + 1) * nx + x + 1;
+    unsigned dx = stride % w, di = (stride / w) * nx + dx;
+    for (unsigned left = n - rank;; left -= stride) {
+        const float* c = src + i;
+        dst[i] = 0.25f * (((c[-1] + c[1]) + *(c - nx)) + *(c + nx));
+        if (left <= stride) break;
         x += dx;
-        y += dy;
-        if (x >= w) { x -= w; y += 1; }
+        i += di;
+        if (x >= w) { x -= w; i += 2; }
     }
 }
 
