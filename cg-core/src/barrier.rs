@@ -14,11 +14,17 @@
 //! acquires: what a thread wrote before arriving is visible to every thread
 //! that has waited for that phase.
 //!
-//! Copies on sm_90 whose ends and length are 16-byte aligned go to the bulk
-//! copy engine (`cp.async.bulk`, one instruction issued by one thread, its
-//! bytes counted by the barrier's transaction count); others are
-//! `cp.async` copies shared out over the group, each thread's completion
-//! tied to the barrier with `cp.async.mbarrier.arrive`.
+//! [`memcpy_async`](Barrier::memcpy_async) copies are `cp.async` copies
+//! shared out over the group, each thread's completion tied to the barrier
+//! with `cp.async.mbarrier.arrive` (CUDA's choice for a plain byte count).
+//! [`memcpy_async_bulk`](Barrier::memcpy_async_bulk) (sm_90) sends a copy
+//! whose ends and length are 16-byte aligned to the bulk copy engine
+//! instead (`cp.async.bulk`, one instruction issued by one thread, its
+//! bytes counted by the barrier's transaction count): CUDA's
+//! `cuda::aligned_size_t<16>`. Neither is faster everywhere: the bulk
+//! engine suits long copies, one thread's `cp.async` per element short
+//! ones (a block's chunk of a vector addition: 0.7-0.9% faster without
+//! the bulk engine on an H100, `docs/NOTES.md`).
 
 use crate::intrinsics;
 use crate::memcpy_async::{self, AsyncCopyGroup};
@@ -93,13 +99,11 @@ impl Barrier {
     /// what fits of `src` (`min(dst.len(), src.len())` elements, returned)
     /// to the start of `dst`; the copy is complete when the barrier's
     /// current phase is. Every thread of the group must call it with the
-    /// same arguments, and then arrive as usual.
-    ///
-    /// On the bulk copy engine (sm_90, 16-byte aligned) the copy is ordered
-    /// after the group's earlier reads of `dst` by the barrier phase that
-    /// separates them, as in CUDA. Ordinary stores into `dst` since that
-    /// phase need [`fence_proxy_async_shared`] before the copy (CUDA's
-    /// `fence.proxy.async`), or the copy may land before them.
+    /// same arguments, and then arrive as usual. The copy is shared out
+    /// over the group's threads as `cp.async` copies (see
+    /// [`memcpy_async`](crate::memcpy_async) for the units), never the
+    /// bulk copy engine: [`memcpy_async_bulk`](Self::memcpy_async_bulk)
+    /// asks for that.
     #[inline(always)]
     pub fn memcpy_async<G: AsyncCopyGroup, T: Pod>(
         &self,
@@ -107,29 +111,47 @@ impl Barrier {
         dst: SharedSlice<T>,
         src: &[T],
     ) -> usize {
-        #[cfg(any(
-            target_feature = "sm_90",
-            all(not(target_arch = "nvptx64"), feature = "sim")
-        ))]
-        {
-            let n = src.len().min(dst.len());
-            let bytes = (n * core::mem::size_of::<T>()) as u32;
-            let (d, s) = (dst.shared_addr(), src.as_ptr() as *const u8);
-            if memcpy_async::aligned16(d, s, bytes) {
-                if bytes != 0 && group.thread_rank() == 0 {
-                    // SAFETY: 16-byte aligned ends and length, inside `dst`
-                    // and `src`; a barrier of this block.
-                    unsafe {
-                        intrinsics::mbarrier_expect_tx(self.addr, bytes);
-                        intrinsics::cp_async_bulk_global_to_shared(d, s, bytes, self.addr);
-                    }
-                }
-                return n;
-            }
-        }
         let n = memcpy_async::issue(group, dst, src);
         // SAFETY: an initialised barrier.
         unsafe { intrinsics::cp_async_mbarrier_arrive(self.addr) };
+        n
+    }
+
+    /// [`memcpy_async`](Self::memcpy_async) on the bulk copy engine where
+    /// it can serve (CUDA's `cuda::memcpy_async(group, dst, src,
+    /// cuda::aligned_size_t<16>(bytes), bar)`): when both ends and the
+    /// length are 16-byte aligned (checked at run time) the group's first
+    /// thread issues one `cp.async.bulk` whose bytes the barrier's current
+    /// phase counts; any other copy (a chunk's tail) goes as
+    /// `memcpy_async` does. Same contract and return value.
+    ///
+    /// A bulk copy is ordered after the group's earlier reads of `dst` by
+    /// the barrier phase that separates them, as in CUDA. Ordinary stores
+    /// into `dst` since that phase need [`fence_proxy_async_shared`] before
+    /// the copy (CUDA's `fence.proxy.async`), or the copy may land before
+    /// them.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    #[inline(always)]
+    pub fn memcpy_async_bulk<G: AsyncCopyGroup, T: Pod>(
+        &self,
+        group: &G,
+        dst: SharedSlice<T>,
+        src: &[T],
+    ) -> usize {
+        let n = src.len().min(dst.len());
+        let bytes = (n * core::mem::size_of::<T>()) as u32;
+        let (d, s) = (dst.shared_addr(), src.as_ptr() as *const u8);
+        if !memcpy_async::aligned16(d, s, bytes) {
+            return self.memcpy_async(group, dst, src);
+        }
+        if bytes != 0 && group.thread_rank() == 0 {
+            // SAFETY: 16-byte aligned ends and length, inside `dst` and
+            // `src`; a barrier of this block.
+            unsafe {
+                intrinsics::mbarrier_expect_tx(self.addr, bytes);
+                intrinsics::cp_async_bulk_global_to_shared(d, s, bytes, self.addr);
+            }
+        }
         n
     }
 }
@@ -138,7 +160,7 @@ impl Barrier {
 /// `cuda::ptx::fence_proxy_async(space_shared)`): orders the calling
 /// thread's earlier ordinary accesses to shared memory (and those it has
 /// seen through a barrier) before later bulk copies into the same memory.
-/// See [`Barrier::memcpy_async`].
+/// See [`Barrier::memcpy_async_bulk`].
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
 pub fn fence_proxy_async_shared() {

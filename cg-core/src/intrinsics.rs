@@ -1006,10 +1006,7 @@ pub(crate) unsafe fn mbarrier_test_wait(bar: u32, token: u64) -> bool {
 ///
 /// # Safety
 /// `bar` must be the shared address of an initialised mbarrier.
-#[cfg(any(
-    target_feature = "sm_90",
-    all(not(target_arch = "nvptx64"), feature = "sim")
-))]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
 pub(crate) unsafe fn mbarrier_expect_tx(bar: u32, bytes: u32) {
     device!("mbarrier.expect_tx", {
@@ -1037,10 +1034,7 @@ pub(crate) fn fence_proxy_async_shared() {
 /// `dst` (this block's shared window) and `src` (global) must be 16-byte
 /// aligned with `bytes` valid bytes, `bytes` a multiple of 16, and `bar`
 /// an initialised mbarrier of this block.
-#[cfg(any(
-    target_feature = "sm_90",
-    all(not(target_arch = "nvptx64"), feature = "sim")
-))]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
 pub(crate) unsafe fn cp_async_bulk_global_to_shared(
     dst: u32,

@@ -1,10 +1,11 @@
 //! GPU tests of asynchronous copies: `memcpy_async` for every length and
 //! alignment (tails, misaligned starts, ends that share no alignment) with
 //! each way of completing it (wait, wait_prior, per-warp, coalesced group,
-//! block barrier, pipeline), the barrier's phases with split arrivals and
-//! `arrive_and_drop`, pipelines of 1 to 8 stages, the async-copy guide's
-//! kernels, and dynamic shared memory above 48 KB. Every element is
-//! compared with a CPU reference on random data; outputs are poisoned.
+//! block barrier with and without the bulk copy engine, pipeline), the
+//! barrier's phases with split arrivals and `arrive_and_drop`, pipelines
+//! of 1 to 8 stages, the async-copy guide's kernels, and dynamic shared
+//! memory above 48 KB. Every element is compared with a CPU reference on
+//! random data; outputs are poisoned.
 
 mod common;
 
@@ -15,7 +16,7 @@ use rand::rngs::StdRng;
 use rand::Rng;
 
 /// The modes of `copy_probe` (cg-test-kernels/src/api/copies.rs).
-const MODES: [(u32, &str); 7] = [
+const MODES: [(u32, &str); 8] = [
     (0, "memcpy_async(block) + wait"),
     (1, "memcpy_async(dynamic tile of 32) per warp + wait(tile)"),
     (2, "two batches, wait_prior::<1> then wait"),
@@ -26,10 +27,14 @@ const MODES: [(u32, &str); 7] = [
         6,
         "memcpy_async(block, dst, &src[offset..]): what fits in dst",
     ),
+    (
+        7,
+        "on a block barrier with memcpy_async_bulk (the bulk copy engine where aligned)",
+    ),
 ];
 
-/// The mode that completes on a block barrier.
-const BARRIER_MODE: u32 = 3;
+/// The modes that complete on a block barrier.
+const BARRIER_MODES: [u32; 2] = [3, 7];
 
 /// Threads per probe block: three warps and a partial fourth.
 const PROBE_BLOCK: u32 = 100;
@@ -56,7 +61,7 @@ fn cases(rng: &mut StdRng, size: usize, on_barrier: bool) -> Vec<[u32; 4]> {
     let mut out = Vec::new();
     for (mode, _) in MODES
         .into_iter()
-        .filter(|&(m, _)| (m == BARRIER_MODE) == on_barrier)
+        .filter(|&(m, _)| BARRIER_MODES.contains(&m) == on_barrier)
     {
         for &count in counts.iter().filter(|&&c| c * size <= 4096) {
             let s = offsets[rng.random_range(0..offsets.len())];

@@ -664,23 +664,28 @@ fn async_copies_use_cp_async_and_the_bulk_engine_where_the_architecture_has_it()
         let between = entry(m.source, "in_between_pipelined");
         assert!(between.contains("cp.async.ca.shared.global") && between.contains(", 4;"));
         assert!(!between.contains("cp.async.cg") && !between.contains("st.shared.b8"));
+        // A barrier's plain copy is cp.async completed on the barrier, as
+        // CUDA's for a byte count; the bulk copy engine only when asked
+        // (`memcpy_async_bulk`, sm_90: the copy probe's bulk mode).
         let barrier = entry(m.source, "vadd_barrier");
+        assert!(
+            barrier.contains("cp.async.mbarrier.arrive.shared.b64")
+                && !barrier.contains("cp.async.bulk")
+                && !barrier.contains("expect_tx")
+        );
+        let probe = entry(m.source, "copy_probe_u32");
         if sm >= 90 {
             has_all(
-                "vadd_barrier",
+                "copy_probe_u32",
                 &[
                     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
                     "mbarrier.expect_tx",
-                    "mbarrier.try_wait",
+                    "fence.proxy.async.shared::cta",
                     "cp.async.mbarrier.arrive.shared.b64",
                 ],
             );
         } else {
-            has_all(
-                "vadd_barrier",
-                &["cp.async.mbarrier.arrive.shared.b64", "mbarrier.test_wait"],
-            );
-            assert!(!barrier.contains("cp.async.bulk") && !barrier.contains("expect_tx"));
+            assert!(!probe.contains("cp.async.bulk") && !probe.contains("expect_tx"));
         }
     }
 }

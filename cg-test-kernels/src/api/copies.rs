@@ -20,7 +20,7 @@ pub mod mode {
     pub const TILES: u32 = 1;
     /// Two batches; the first half is read after `wait_prior::<1>`.
     pub const WAIT_PRIOR: u32 = 2;
-    /// On a block barrier (the bulk copy engine on sm_90 when aligned).
+    /// On a block barrier (`cp.async` shared out over the block).
     pub const BARRIER: u32 = 3;
     /// Two stages of a 2-stage pipeline, consumed in order.
     pub const PIPELINE: u32 = 4;
@@ -30,6 +30,10 @@ pub mod mode {
     /// `memcpy_async(block, dst, &src[src_off..])`: the source runs on past
     /// `count`; the copy takes what fits in `dst` (`count` elements).
     pub const WHAT_FITS: u32 = 6;
+    /// On a block barrier with `memcpy_async_bulk`: the bulk copy engine
+    /// where the ends and length are 16-byte aligned (sm_90; the module
+    /// for older GPUs runs [`BARRIER`]'s copy).
+    pub const BARRIER_BULK: u32 = 7;
 }
 
 /// The share `part` of `parts` of `0..count`: `(start, len)`.
@@ -106,12 +110,21 @@ pub fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
         }
         mode::BARRIER => {
             let bar = block_barrier!(&block, block.num_threads());
+            bar.memcpy_async(&block, dst, from);
+            bar.arrive_and_wait();
+        }
+        mode::BARRIER_BULK => {
+            let bar = block_barrier!(&block, block.num_threads());
             // The poison above was written by ordinary stores; order them
             // before a bulk copy into the same bytes.
             #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-            if block.thread_rank() == 0 {
-                cg_core::barrier::fence_proxy_async_shared();
+            {
+                if block.thread_rank() == 0 {
+                    cg_core::barrier::fence_proxy_async_shared();
+                }
+                bar.memcpy_async_bulk(&block, dst, from);
             }
+            #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
             bar.memcpy_async(&block, dst, from);
             bar.arrive_and_wait();
         }
