@@ -101,9 +101,8 @@ impl Barrier {
     /// current phase is. Every thread of the group must call it with the
     /// same arguments, and then arrive as usual. The copy is shared out
     /// over the group's threads as `cp.async` copies (see
-    /// [`memcpy_async`](crate::memcpy_async) for the units), never the
-    /// bulk copy engine: [`memcpy_async_bulk`](Self::memcpy_async_bulk)
-    /// asks for that.
+    /// [`memcpy_async`] for the units), never the bulk copy engine:
+    /// [`memcpy_async_bulk`](Self::memcpy_async_bulk) asks for that.
     #[inline(always)]
     pub fn memcpy_async<G: AsyncCopyGroup, T: Pod>(
         &self,

@@ -984,8 +984,9 @@ impl<'a, T> Iterator for WindowStride<'a, T> {
         Some(unsafe { window_item(self.ptr, self.walk.point()) })
     }
 
-    /// Internal iteration (what `for_each` uses): see
-    /// [`Walk::fold_points`].
+    /// Internal iteration (what `for_each` uses): one instruction fewer
+    /// per point than `next`, and the first point's loads before the
+    /// stride's division.
     #[inline(always)]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
         let ptr = self.ptr;
