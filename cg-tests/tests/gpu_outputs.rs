@@ -231,8 +231,19 @@ fn every_output_pattern_hands_each_element_to_its_one_owner() {
                 }
             }
         }
-        // Windows of arrays of every shape the grid covers more or less.
-        for (w, h) in [(3, 3), (4, 7), (17, 5), (64, 9), (5, 200)] {
+        // Windows of arrays of every shape the grid covers more or less,
+        // and interiors with no point (a side below 3) or one column.
+        for (w, h) in [
+            (3, 3),
+            (4, 7),
+            (17, 5),
+            (64, 9),
+            (5, 200),
+            (1, 1),
+            (2, 9),
+            (9, 2),
+            (3, 70),
+        ] {
             check(&gpu, &k, cfg, 4, w, h, w * h + rng.random_range(0..8));
             check(&gpu, &k, cfg, 5, w.max(4), h, w.max(4) * h);
         }
@@ -301,7 +312,16 @@ fn safe_patterns_and_raw_pointers_give_the_same_results() {
         let raw = run(&|o| k.cost_chunks_raw.launch(cfg, &x, o).unwrap());
         assert_eq!(bits(safe), bits(raw), "block chunks, n = {n}");
     }
-    for (nx, ny, sweeps) in [(3u32, 3u32, 1u32), (64, 33, 5), (257, 129, 6)] {
+    // Fields without an interior (a side below 3) stay as they were; one
+    // column of interior; larger ones.
+    for (nx, ny, sweeps) in [
+        (3u32, 3u32, 1u32),
+        (2, 5, 2),
+        (5, 2, 1),
+        (3, 40, 3),
+        (64, 33, 5),
+        (257, 129, 6),
+    ] {
         let len = (nx * ny) as usize;
         let field: Vec<f32> = (0..len).map(|_| rng.random_range(0.0..1.0)).collect();
         let run = |safe: bool| {
