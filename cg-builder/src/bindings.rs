@@ -152,6 +152,13 @@ fn handle(k: &Kernel) -> TokenStream {
     let count = values.len();
     let multi_grid = sig.options.multi_grid;
     let grid_1d = sig.options.grid_1d;
+    let max_threads = match sig.options.launch_bounds {
+        Some(b) => {
+            let n = b.max_threads;
+            quote!(::core::option::Option::Some(#n))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let kind = match (sig.options.cooperative, sig.options.cluster) {
         _ if multi_grid => quote!(::cooperative_groups::LaunchKind::MultiGrid),
         (c, Some(ClusterShape::Fixed([x, y, z]))) => {
@@ -276,10 +283,19 @@ fn handle(k: &Kernel) -> TokenStream {
             /// on grids of one row of blocks.
             pub const GRID_1D: bool = #grid_1d;
 
+            /// The most threads a block may have, from the kernel's
+            /// `#[kernel(launch_bounds(..))]`, if it has one.
+            pub const MAX_BLOCK_THREADS: ::core::option::Option<u32> = #max_threads;
+
             /// `function` with this kernel's launch requirements
-            /// (`Function::requiring_grid_1d` for a `grid_1d` kernel).
+            /// (`Function::requiring_grid_1d` for a `grid_1d` kernel,
+            /// `Function::requiring_block_threads_at_most` for launch bounds).
             fn required(function: ::cooperative_groups::Function) -> ::cooperative_groups::Function {
-                if Self::GRID_1D { function.requiring_grid_1d() } else { function }
+                let function = if Self::GRID_1D { function.requiring_grid_1d() } else { function };
+                match Self::MAX_BLOCK_THREADS {
+                    ::core::option::Option::Some(n) => function.requiring_block_threads_at_most(n),
+                    ::core::option::Option::None => function,
+                }
             }
 
             #launch_fn

@@ -155,7 +155,9 @@ impl KernelBuild {
         let mut out = Vec::new();
         for sm in archs {
             let ptx = compile::build_ptx(&tc, &self.crate_dir, &target_dir, sm, self.contract)?;
-            ptx::check_cooperative(&ptx, sm, &ptx::records(&ptx, sm)?)?;
+            let kernels = ptx::records(&ptx, sm)?;
+            ptx::check_cooperative(&ptx, sm, &kernels)?;
+            let ptx = ptx::with_launch_bounds(&ptx, sm, &kernels)?;
             out.push((sm, strings::append_table(&ptx)));
         }
         Ok(out)

@@ -1,12 +1,16 @@
 //! What the builder reads from the PTX the compiler produced (through
 //! `cg-ptx`): the `#[kernel]` records of the entry points, and which entry
-//! points reach a grid barrier.
+//! points reach a grid barrier; and the launch bounds it writes into it.
 //!
 //! Every entry point `#[kernel]` made starts with its signature, recorded
 //! as a PTX comment (`cg_signature::record`); the host handles are
 //! generated from those, so they describe what was compiled, for each
 //! architecture, whether a function, an instance of a generic one or a
 //! macro wrote the kernel.
+//!
+//! A `#[kernel(launch_bounds(..))]` record becomes PTX directives on its
+//! entry point ([`with_launch_bounds`]), as nvcc writes them for
+//! `__launch_bounds__`.
 //!
 //! `GridGroup::sync()` leaves the comment `// cg-core: grid.sync` in the PTX
 //! (an empty inline-asm statement: no instruction). An entry point that
@@ -117,6 +121,71 @@ pub fn check_cooperative(ptx: &str, sm: u32, kernels: &[KernelRecord]) -> Result
         }
     }
     Ok(())
+}
+
+/// Directives that bound an entry point's block size or occupancy: the
+/// builder writes them from `#[kernel(launch_bounds(..))]`, so the
+/// compiler must not have written any.
+const LAUNCH_BOUND_DIRECTIVES: [&str; 4] = [".maxntid", ".reqntid", ".minnctapersm", ".maxnreg"];
+
+/// `ptx` (the module built for `sm_<sm>`, whose records are `kernels`) with
+/// each `#[kernel(launch_bounds(..))]` entry point's bounds written as PTX
+/// directives between its parameters and its body: `.maxntid N, 1, 1`
+/// and, when given, `.minnctapersm M`, what nvcc writes for
+/// `__launch_bounds__(N, M)`. `ptxas` reads them when it allots registers;
+/// the driver refuses larger blocks. An entry point that already has such
+/// a directive is an error (two sources of one bound).
+pub fn with_launch_bounds(
+    ptx: &str,
+    sm: u32,
+    kernels: &[KernelRecord],
+) -> Result<String, BuildError> {
+    let module = cg_ptx::Module::parse(ptx);
+    // Where each directive goes (the byte offset of the body's `{`), in
+    // the module's order.
+    let mut inserts = Vec::new();
+    for k in kernels {
+        let Some(bounds) = k.signature.options.launch_bounds else {
+            continue;
+        };
+        let name = k.signature.name.to_string();
+        let entry = module.entry(&name).ok_or_else(|| {
+            BuildError::Ptx(format!(
+                "the sm_{sm} module has no entry point `{name}` for its #[kernel] record"
+            ))
+        })?;
+        if let Some(d) = entry.directives.iter().find(|d| {
+            LAUNCH_BOUND_DIRECTIVES
+                .iter()
+                .any(|b| d.split_whitespace().next() == Some(*b))
+        }) {
+            return Err(BuildError::Ptx(format!(
+                "{}:{}: the sm_{sm} entry point `{name}` already has a `{d}`, and its \
+                 #[kernel(launch_bounds(..))] would add another: leave one of them",
+                k.file, k.line
+            )));
+        }
+        let body = entry.body.ok_or_else(|| {
+            BuildError::Ptx(format!("the sm_{sm} entry point `{name}` has no body"))
+        })?;
+        // `body` lies inside `ptx` (the parser hands out slices of it).
+        let at = body.as_ptr() as usize - ptx.as_ptr() as usize;
+        let mut text = format!(".maxntid {}, 1, 1\n", bounds.max_threads);
+        if let Some(n) = bounds.min_blocks_per_sm {
+            text += &format!(".minnctapersm {n}\n");
+        }
+        inserts.push((at, text));
+    }
+    inserts.sort_by_key(|(at, _)| *at);
+    let mut out = String::with_capacity(ptx.len() + 64 * inserts.len());
+    let mut from = 0;
+    for (at, text) in inserts {
+        out.push_str(&ptx[from..at]);
+        out.push_str(&text);
+        from = at;
+    }
+    out.push_str(&ptx[from..]);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -255,6 +324,51 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("reaches grid.sync()"), "{e}");
+    }
+
+    #[test]
+    fn launch_bounds_become_directives_before_the_body() {
+        let bounded = COOP.replace(" param=", " launch_bounds=512,3 param=");
+        let plain = PLAIN.replace(" at=", " launch_bounds=64 at=");
+        let ptx = module(&bounded, &plain);
+        let out = with_launch_bounds(&ptx, 90, &records(&ptx, 90).unwrap()).unwrap();
+        let m = cg_ptx::Module::parse(&out);
+        assert_eq!(
+            m.entry("coop").unwrap().directives,
+            [".maxntid", ".minnctapersm"]
+        );
+        assert_eq!(m.entry("plain").unwrap().directives, [".maxntid"]);
+        // Nothing else moved: the bodies and the functions are as they were.
+        let before = cg_ptx::Module::parse(&ptx);
+        for name in ["coop", "plain"] {
+            assert_eq!(
+                m.entry(name).unwrap().body,
+                before.entry(name).unwrap().body
+            );
+        }
+        assert_eq!(
+            out.replace(".maxntid 512, 1, 1\n.minnctapersm 3\n", "")
+                .replace(".maxntid 64, 1, 1\n", ""),
+            ptx
+        );
+        // Without bounds the module is unchanged.
+        let ptx = module(COOP, PLAIN);
+        assert_eq!(
+            with_launch_bounds(&ptx, 90, &records(&ptx, 90).unwrap()).unwrap(),
+            ptx
+        );
+        // A bound the compiler wrote already is not doubled.
+        let ptx = module(&bounded, PLAIN).replace(
+            " coop_param_0\n)\n",
+            " coop_param_0\n)\n.maxntid 128, 1, 1\n",
+        );
+        let e = with_launch_bounds(&ptx, 90, &records(&ptx, 90).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("kernels/src/x.rs:3: the sm_90 entry point `coop` already has a `.maxntid`"),
+            "{e}"
+        );
     }
 
     #[test]

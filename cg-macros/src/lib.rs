@@ -37,6 +37,12 @@
 //! * `grid_1d`: every launch is one row of blocks (the host handle refuses
 //!   any other grid), so block and thread ranks in the grid come from
 //!   `blockIdx.x` alone: the kernel reads no other block index;
+//! * `launch_bounds(max_threads)` or `launch_bounds(max_threads,
+//!   min_blocks_per_sm)`: CUDA's `__launch_bounds__`. The builder writes
+//!   them into the entry point as PTX's `.maxntid` and `.minnctapersm`, so
+//!   `ptxas` allots registers for `min_blocks_per_sm` resident blocks of
+//!   `max_threads` (spilling if it must: read `ptxas -v`), and the host
+//!   handle refuses blocks of more than `max_threads` threads;
 //! * `instances(name = <args>, ..)`: the instances of a generic kernel.
 //!
 //! A generic kernel is CUDA's explicitly instantiated template: each

@@ -60,7 +60,29 @@ pub struct KernelOptions {
     /// == gridDim.z == 1`, checked by the host before each launch), so the
     /// kernel computes block ranks from `blockIdx.x` alone.
     pub grid_1d: bool,
+    /// `#[kernel(launch_bounds(max_threads, min_blocks_per_sm))]`: CUDA's
+    /// `__launch_bounds__`.
+    pub launch_bounds: Option<LaunchBounds>,
 }
+
+/// What `#[kernel(launch_bounds(..))]` promises the PTX compiler, as CUDA's
+/// `__launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor)`:
+/// PTX's `.maxntid` and `.minnctapersm` on the entry point. `ptxas` then
+/// allots registers so that `min_blocks_per_sm` blocks of `max_threads`
+/// fit on one multiprocessor (spilling if it must), and the host refuses
+/// a launch of larger blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchBounds {
+    /// The most threads any launch's block has (`.maxntid`), 1 to 1024.
+    pub max_threads: u32,
+    /// Blocks of `max_threads` the compiler keeps room for on one
+    /// multiprocessor (`.minnctapersm`), when given.
+    pub min_blocks_per_sm: Option<u32>,
+}
+
+/// Threads one multiprocessor holds on sm_80 and sm_90, the architectures
+/// the builder compiles for: `launch_bounds` may not ask for more.
+pub const THREADS_PER_SM: u32 = 2048;
 
 /// The cluster shape a kernel declares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -528,6 +550,9 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
         } else if meta.path.is_ident("grid_1d") {
             options.grid_1d = true;
             Ok(())
+        } else if meta.path.is_ident("launch_bounds") {
+            options.launch_bounds = Some(parse_launch_bounds(&meta)?);
+            Ok(())
         } else if meta.path.is_ident("instances") {
             let span = meta.path.span();
             if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
@@ -545,7 +570,7 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
             Ok(())
         } else {
             Err(meta.error(
-                "unknown #[kernel] option: expected `cooperative`, `multi_grid`, `cluster(x, y, z)`, `grid_1d` or `instances(..)`",
+                "unknown #[kernel] option: expected `cooperative`, `multi_grid`, `cluster(x, y, z)`, `grid_1d`, `launch_bounds(max_threads, min_blocks_per_sm)` or `instances(..)`",
             ))
         }
     });
@@ -566,6 +591,61 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
         }
     }
     Ok((options, instances))
+}
+
+/// `launch_bounds(max_threads)` or `launch_bounds(max_threads,
+/// min_blocks_per_sm)`, checked against what one block and one
+/// multiprocessor hold.
+fn parse_launch_bounds(meta: &syn::meta::ParseNestedMeta) -> syn::Result<LaunchBounds> {
+    const USAGE: &str = "launch_bounds takes the most threads a block has and, optionally, the \
+                         blocks per multiprocessor to make room for: launch_bounds(512) or \
+                         launch_bounds(512, 3)";
+    if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
+        return Err(meta.error(USAGE));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let args =
+        syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated(&content)?;
+    let values: Vec<(u32, Span)> = args
+        .iter()
+        .map(|lit| Ok((lit.base10_parse::<u32>()?, lit.span())))
+        .collect::<syn::Result<_>>()?;
+    let (max_threads, min_blocks) = match values[..] {
+        [t] => (t, None),
+        [t, b] => (t, Some(b)),
+        _ => return Err(meta.error(USAGE)),
+    };
+    if !(1..=1024).contains(&max_threads.0) {
+        return Err(syn::Error::new(
+            max_threads.1,
+            "a block has 1 to 1024 threads: launch_bounds(max_threads) takes a value in 1..=1024",
+        ));
+    }
+    if let Some((blocks, at)) = min_blocks {
+        if blocks == 0 {
+            return Err(syn::Error::new(
+                at,
+                "min_blocks_per_sm is at least 1 (leave it out to ask for no occupancy)",
+            ));
+        }
+        if u64::from(blocks) * u64::from(max_threads.0) > u64::from(THREADS_PER_SM) {
+            return Err(syn::Error::new(
+                at,
+                format!(
+                    "{blocks} blocks of {} threads are {} threads, but a multiprocessor holds \
+                     {THREADS_PER_SM}: ask for at most {} blocks",
+                    max_threads.0,
+                    u64::from(blocks) * u64::from(max_threads.0),
+                    THREADS_PER_SM / max_threads.0
+                ),
+            ));
+        }
+    }
+    Ok(LaunchBounds {
+        max_threads: max_threads.0,
+        min_blocks_per_sm: min_blocks.map(|b| b.0),
+    })
 }
 
 fn parse_param(arg: &FnArg) -> syn::Result<Param> {
@@ -811,6 +891,74 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("its clusters are one row too"), "{e}");
+    }
+
+    #[test]
+    fn launch_bounds_are_recorded_and_checked() {
+        let kernel = |attr: TokenStream| {
+            parse(
+                attr,
+                quote!(
+                    fn k() {}
+                ),
+            )
+        };
+        for (attr, bounds, field) in [
+            (
+                quote!(launch_bounds(512)),
+                (512, None),
+                " launch_bounds=512 ",
+            ),
+            (
+                quote!(cooperative, launch_bounds(512, 3)),
+                (512, Some(3)),
+                " launch_bounds=512,3 ",
+            ),
+            (
+                quote!(launch_bounds(1024, 2)),
+                (1024, Some(2)),
+                " launch_bounds=1024,2 ",
+            ),
+        ] {
+            let k = kernel(attr).unwrap();
+            let b = k.options.launch_bounds.unwrap();
+            assert_eq!((b.max_threads, b.min_blocks_per_sm), bounds);
+            let text = record::comment(&k.entries()[0], None, 3, "x.rs");
+            assert!(text.contains(field), "{text}");
+            let back = record::decode(&text).unwrap().unwrap();
+            assert_eq!(back.signature.options, k.options);
+        }
+        let plain = kernel(quote!()).unwrap();
+        assert_eq!(plain.options.launch_bounds, None);
+        assert!(!record::comment(&plain.entries()[0], None, 3, "x.rs").contains("launch_bounds"));
+        for (attr, message) in [
+            (quote!(launch_bounds), "launch_bounds(512, 3)"),
+            (quote!(launch_bounds()), "launch_bounds(512, 3)"),
+            (quote!(launch_bounds(1, 2, 3)), "launch_bounds(512, 3)"),
+            (quote!(launch_bounds(0)), "takes a value in 1..=1024"),
+            (quote!(launch_bounds(1025)), "takes a value in 1..=1024"),
+            (
+                quote!(launch_bounds(256, 0)),
+                "min_blocks_per_sm is at least 1",
+            ),
+            (
+                quote!(launch_bounds(1024, 3)),
+                "3 blocks of 1024 threads are 3072 threads, but a multiprocessor holds 2048: ask \
+                 for at most 2 blocks",
+            ),
+            (quote!(launch_bounds(-4)), "invalid digit"),
+        ] {
+            let e = kernel(attr.clone()).unwrap_err().to_string();
+            assert!(e.contains(message), "{attr}: {e}");
+        }
+        for broken in [
+            "cg-kernel v1 name=k cooperative=0 cluster=none launch_bounds= at=1:x.rs",
+            "cg-kernel v1 name=k cooperative=0 cluster=none launch_bounds=5,x at=1:x.rs",
+            "cg-kernel v1 name=k cooperative=0 cluster=none launch_bounds=5,1,1 at=1:x.rs",
+        ] {
+            let e = record::decode(broken).unwrap().unwrap_err();
+            assert!(e.contains("launch_bounds `"), "{e}");
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@
 //! file name enters the inline-asm template as it is, so a kernel cannot
 //! live in a file whose path holds `{` or `}`.
 
-use crate::{ClusterShape, KernelOptions, KernelSignature, Param, ParamKind};
+use crate::{ClusterShape, KernelOptions, KernelSignature, LaunchBounds, Param, ParamKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote_spanned, ToTokens};
 use syn::Ident;
@@ -87,6 +87,12 @@ fn head(sig: &KernelSignature, instance_of: Option<&str>) -> String {
     if sig.options.grid_1d {
         out += " grid_1d=1";
     }
+    if let Some(b) = sig.options.launch_bounds {
+        out += &format!(" launch_bounds={}", b.max_threads);
+        if let Some(n) = b.min_blocks_per_sm {
+            out += &format!(",{n}");
+        }
+    }
     if let Some(i) = instance_of {
         out += &format!(" instance={}", escape(i));
     }
@@ -135,6 +141,21 @@ fn decode_fields(rest: &str) -> Result<KernelRecord, String> {
             "cooperative" => options.cooperative = value == "1",
             "multi_grid" => options.multi_grid = value == "1",
             "grid_1d" => options.grid_1d = value == "1",
+            "launch_bounds" => {
+                let bad = || format!("launch_bounds `{value}`");
+                let mut parts = value
+                    .split(',')
+                    .map(|v| v.parse::<u32>().map_err(|_| bad()));
+                let max_threads = parts.next().ok_or_else(bad)??;
+                let min_blocks_per_sm = parts.next().transpose()?;
+                if parts.next().is_some() {
+                    return Err(bad());
+                }
+                options.launch_bounds = Some(LaunchBounds {
+                    max_threads,
+                    min_blocks_per_sm,
+                });
+            }
             "cluster" => {
                 options.cluster = match value {
                     "none" => None,

@@ -19,6 +19,19 @@ pub fn probe_groups(out: *mut u32) {
     }
 }
 
+/// A kernel with launch bounds (blocks of at most 96 threads, room for 4
+/// on a multiprocessor): `out[i] = block.thread_rank() + 1000 *
+/// block.num_threads()` for the grid thread rank `i`, so a launch shows the
+/// block shape it ran with.
+#[kernel(launch_bounds(96, 4))]
+pub fn probe_launch_bounds(mut out: Output<u32>) {
+    let block = this_thread_block();
+    let seen = block.thread_rank() + 1000 * block.num_threads();
+    if let Some(o) = out.thread_element(&this_grid()) {
+        *o = seen;
+    }
+}
+
 /// `out[i] = warp.shfl_down(input[i], delta)` on 32-thread tiles, with `i`
 /// the grid thread rank.
 #[kernel]

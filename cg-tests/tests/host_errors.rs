@@ -233,3 +233,71 @@ fn a_grid_1d_kernel_refuses_a_grid_of_several_rows() {
         assert_eq!(sums.to_vec().unwrap(), [256.0; 4]);
     }
 }
+
+/// A `#[kernel(launch_bounds(96, 4))]` runs blocks of up to 96 threads, of
+/// any shape, and refuses a larger block before the launch, naming the
+/// declaration: on the simulator here, and on the GPU when there is one,
+/// where the driver's own limit for the function
+/// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`) is 96 too, read from the
+/// `.maxntid` the builder wrote into the PTX. Launched without the
+/// handle's declaration, the driver's limit still refuses the block.
+#[test]
+fn a_kernel_with_launch_bounds_refuses_larger_blocks() {
+    use cg_tests::kernels::{Kernels, ProbeLaunchBounds};
+    use cooperative_groups::LaunchKind;
+    assert_eq!(ProbeLaunchBounds::MAX_BLOCK_THREADS, Some(96));
+    assert_eq!(cg_tests::kernels::ProbeGroups::MAX_BLOCK_THREADS, None);
+    let mut gpus = vec![Gpu::simulator()];
+    if let Some(gpu) = common::real_gpu("a_kernel_with_launch_bounds_refuses_larger_blocks", DRIVER)
+    {
+        gpus.push(gpu);
+    }
+    for gpu in gpus {
+        let k = Kernels::load(&gpu).unwrap();
+        let f = k.probe_launch_bounds.function();
+        assert_eq!(f.declared_max_block_threads(), Some(96));
+        assert_eq!(f.max_threads_per_block(), 96);
+        let mut out = gpu.filled(3 * 128, u32::MAX).unwrap();
+        for block in [(128, 1, 1), (32, 4, 1), (97, 1, 1)] {
+            let e = k
+                .probe_launch_bounds
+                .launch(LaunchConfig::new(3, block), &mut out)
+                .expect_err("a block over the bound");
+            assert!(matches!(e, Error::InvalidLaunch { .. }), "{e}");
+            let text = e.to_string();
+            assert!(
+                text.contains("probe_launch_bounds")
+                    && text.contains("declares launch_bounds(96)")
+                    && text.contains("launch blocks of at most 96 threads"),
+                "{text}"
+            );
+        }
+        assert_eq!(out.to_vec().unwrap(), [u32::MAX; 3 * 128], "nothing ran");
+        // Blocks of 96 threads, in one row or in three, and of fewer.
+        for block in [(96, 1, 1), (32, 3, 1), (7, 1, 1)] {
+            let mut out = gpu.filled(3 * 96, u32::MAX).unwrap();
+            let cfg = LaunchConfig::new(3, block);
+            k.probe_launch_bounds.launch(cfg, &mut out).unwrap();
+            let n = block.0 * block.1;
+            let want: Vec<u32> = (0..3 * 96)
+                .map(|i| {
+                    if i < 3 * n {
+                        i % n + 1000 * n
+                    } else {
+                        u32::MAX
+                    }
+                })
+                .collect();
+            assert_eq!(out.to_vec().unwrap(), want, "blocks of {block:?}");
+        }
+        // The same entry point looked up without its declaration.
+        if !gpu.is_simulator() {
+            let raw = k
+                .module
+                .function("probe_launch_bounds", LaunchKind::Plain)
+                .unwrap();
+            assert_eq!(raw.declared_max_block_threads(), None);
+            assert_eq!(raw.max_threads_per_block(), 96, "the driver reads .maxntid");
+        }
+    }
+}

@@ -308,6 +308,37 @@ fn launch_kinds_follow_the_kernel_declarations() {
     assert_eq!(samples::BarrierCostTile::KIND, LaunchKind::Plain);
 }
 
+/// `#[kernel(launch_bounds(96, 4))]` is written into the PTX as nvcc
+/// writes `__launch_bounds__(96, 4)`: `.maxntid 96, 1, 1` and
+/// `.minnctapersm 4` between the entry point's parameters and its body, in
+/// every module; no other entry point of any module has a bound.
+#[test]
+fn launch_bounds_are_ptx_directives_of_their_entry_point_only() {
+    for m in all_modules() {
+        let module = Module::parse(m.source);
+        for e in module.entries() {
+            let bounded = e.name == "probe_launch_bounds";
+            let want: &[&str] = if bounded {
+                &[".maxntid", ".minnctapersm"]
+            } else {
+                &[]
+            };
+            assert_eq!(e.directives, want, "sm_{} {}", m.sm, e.name);
+        }
+        assert!(
+            m.source.contains(
+                "\t.param .u64 probe_launch_bounds_param_1\n)\n.maxntid 96, 1, 1\n.minnctapersm 4\n{"
+            ) || !m.source.contains(".entry probe_launch_bounds("),
+            "sm_{}",
+            m.sm
+        );
+    }
+    assert!(PTX
+        .modules()
+        .iter()
+        .all(|m| m.source.contains(".entry probe_launch_bounds(")));
+}
+
 /// A `#[kernel(grid_1d)]` reads `blockIdx.x` alone: its block and thread
 /// ranks in the grid (the leader's slot of a block reduction, a grid-stride
 /// loop's first index) fold to it, and `blockIdx.y`, `.z` and `gridDim.y`,

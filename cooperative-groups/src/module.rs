@@ -266,6 +266,7 @@ impl Module {
                 kind,
                 max_threads: gpu.info().limits.max_threads_per_block,
                 grid_1d: false,
+                declared_max_threads: None,
             });
         }
         let module = self.inner.module.cuda("looking up a CUDA function")?;
@@ -286,6 +287,7 @@ impl Module {
             kind,
             max_threads: max_threads.max(0) as u32,
             grid_1d: false,
+            declared_max_threads: None,
         })
     }
 }
@@ -457,6 +459,9 @@ pub struct Function {
     max_threads: u32,
     /// Launched only on grids of one row ([`Function::requiring_grid_1d`]).
     grid_1d: bool,
+    /// The most threads a block may have, as the kernel declared it
+    /// ([`Function::requiring_block_threads_at_most`]).
+    declared_max_threads: Option<u32>,
 }
 
 /// What runs a [`Function`].
@@ -512,6 +517,24 @@ impl Function {
     /// ([`requiring_grid_1d`](Self::requiring_grid_1d)).
     pub fn requires_grid_1d(&self) -> bool {
         self.grid_1d
+    }
+
+    /// The same function, launched only with blocks of at most `threads`
+    /// threads (any larger block is an [`Error::InvalidLaunch`] that names
+    /// the declaration, before it reaches the driver, on the simulator
+    /// too): what a `#[kernel(launch_bounds(threads, ..))]` promised the
+    /// PTX compiler, and what its generated handle asks for.
+    pub fn requiring_block_threads_at_most(mut self, threads: u32) -> Self {
+        self.declared_max_threads = Some(threads);
+        self.max_threads = self.max_threads.min(threads);
+        self
+    }
+
+    /// The most threads per block the kernel declared
+    /// ([`requiring_block_threads_at_most`](Self::requiring_block_threads_at_most)),
+    /// if it did.
+    pub fn declared_max_block_threads(&self) -> Option<u32> {
+        self.declared_max_threads
     }
 
     /// Resident blocks per multiprocessor for this block size and dynamic
@@ -693,12 +716,20 @@ impl Function {
             )));
         }
         let threads = config.block_threads() as u32;
+        if let Some(most) = self.declared_max_threads.filter(|&most| threads > most) {
+            return Err(self.invalid(format!(
+                "blocks of {threads} threads, but the kernel declares launch_bounds({most}): \
+                 its PTX was compiled for blocks of at most {most} threads; launch blocks of at \
+                 most {most} threads, or raise the bound in #[kernel(launch_bounds(..))]"
+            )));
+        }
         let most = self.max_threads_per_block();
         if threads > most {
             return Err(self.invalid(format!(
                 "blocks of {threads} threads, but this kernel runs at most {most} per block: \
-                 it uses {} registers per thread and a block's threads share one SM's 65536; \
-                 launch blocks of at most {most} threads",
+                 it uses {} registers per thread and a block's threads share one SM's 65536 \
+                 (a `.maxntid` in its PTX would lower the limit too); launch blocks of at most \
+                 {most} threads",
                 self.registers_per_thread()?
             )));
         }
@@ -875,7 +906,8 @@ impl Function {
 
     /// The most threads a block of this kernel can have on this device
     /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`): the device's limit, or
-    /// fewer when the kernel's registers per thread do not fit more.
+    /// fewer when the kernel's registers per thread do not fit more or its
+    /// launch bounds say so.
     pub fn max_threads_per_block(&self) -> u32 {
         self.max_threads
     }
