@@ -47,6 +47,29 @@
 //                       (atom with return, nclusters arrivals) on a
 //                       cudaMalloc'd word and spins, then a second cluster
 //                       barrier.
+//   phase_K<k>_lanes, phase_K<k>_thread
+//                       (added later) k u32 counters 4 KiB apart in a
+//                       __device__ array that is never reset: block b
+//                       arrives on counter b % k with atom.add.release.gpu,
+//                       the first block of each counter adding
+//                       2^24 - (size - 1) and the others 1, so that each
+//                       barrier moves every counter by exactly 2^24 (the
+//                       flip-bit trick with an 8-bit phase in the top
+//                       byte: the low 24 bits are back where they were,
+//                       whatever the grid's size, so launches of any size
+//                       follow one another without a reset). The arriving
+//                       block's phase is the top byte of its atom's result;
+//                       the barrier is complete when no counter's top byte
+//                       is that phase (a counter can be at most two phases
+//                       ahead of a block that has not seen the barrier
+//                       complete, so 8 bits never wrap onto it). lanes:
+//                       lanes 0..k-1 of warp 0 each poll one counter with
+//                       ld.acquire.gpu (the phase broadcast from thread 0
+//                       by SHFL), then __all_sync; thread: thread 0 polls
+//                       all k with ld.relaxed.gpu and then fence.acq_rel.gpu.
+//                       Each variant has counters of its own; they keep
+//                       their values from shape to shape (the launches of
+//                       every shape, timed and checked, run on them).
 //   flag_s<bytes>, tree_K<k>_s<bytes>
 //                       (beyond the brief) arrivals on counters that nobody
 //                       polls; the arrival that completes the count publishes
@@ -84,7 +107,7 @@
 // sees (before and after any cooperative launch), and whether the barrier word
 // keeps its value from one cooperative launch to the next.
 //
-// Build and run (H200, sm_90):
+// Build and run (sm_90; logs: grid-barrier-h200-2026-11-26.txt, grid-barrier-phases-h100-2026-11-26.txt):
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o gbv docs/probes/grid_barrier_variants.cu -lcuda
 //   ./gbv            # all variants
 //   ./gbv split_red  # only the variants whose name contains "split_red"
@@ -130,7 +153,7 @@ struct Shape {
     int blocks_per_sm;
     int threads;
 };
-static const Shape SHAPES[] = {{8, 256}, {1, 1024}, {2, 512}};
+static const Shape SHAPES[] = {{8, 256}, {1, 1024}, {2, 512}, {3, 512}, {4, 256}, {2, 1024}, {1, 256}};
 
 // ---------------------------------------------------------------------------
 // PTX helpers
@@ -195,6 +218,8 @@ __device__ __forceinline__ u64 ld_acquire_gpu_u64(const u64* p) {
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
 }
+
+__device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 
 // Barrier over all threads of all blocks of the cluster, ordering their memory
 // operations (release on arrival, acquire on wait). Every thread executes it
@@ -383,6 +408,62 @@ struct SplitBarrier {
     }
 };
 
+// 6: phase counters (see the header): never reset, any grid size after any
+// other.
+static const u32 PHASE_STEP = 1u << 24;
+static const u32 PHASE_STRIDE = 1024;  // u32s between counters: 4 KiB
+static const u32 PHASE_SLOTS = 8;  // one set of counters per variant
+__device__ __align__(4096) u32 phase_counters[PHASE_SLOTS * 32 * PHASE_STRIDE];
+
+template <u32 K, bool LANES, u32 SLOT>
+struct PhaseBarrier {
+    static_assert(K <= 32 && SLOT < PHASE_SLOTS, "one set of 32 counters per slot");
+    u32* base;
+    u32* mine;
+    u32 add;
+    Guard guard;
+    __device__ explicit PhaseBarrier(const Args& a) : guard(a.timeouts) {
+        const u32 n = gridDim.x, g = blockIdx.x % K;
+        const u32 size = n / K + (g < n % K ? 1 : 0);
+        base = phase_counters + SLOT * 32 * PHASE_STRIDE;
+        mine = base + g * PHASE_STRIDE;
+        add = blockIdx.x < K ? PHASE_STEP - (size - 1) : 1u;
+    }
+    __device__ __forceinline__ void sync() {
+        __syncthreads();
+        u32 old = 0;
+        if (threadIdx.x == 0) old = atom_add_release_gpu_u32(mine, add);
+        if (LANES) {
+            if (threadIdx.x < 32) {
+                const u32 phase = __shfl_sync(0xffffffffu, old, 0) >> 24;
+                const u32* polled = base + (threadIdx.x % K) * PHASE_STRIDE;
+                bool done = threadIdx.x >= K || guard.broken;
+                u32 polls = 0;
+#pragma unroll 1
+                for (;;) {
+                    if (!done) done = (ld_acquire_gpu_u32(polled) >> 24) != phase;
+                    if (__all_sync(0xffffffffu, done)) break;
+                    if (SPIN_GUARD && guard.expired(polls, threadIdx.x == 0)) break;
+                }
+            }
+        } else if (threadIdx.x == 0 && !guard.broken) {
+            const u32 phase = old >> 24;
+            u32 polls = 0;
+#pragma unroll 1
+            for (;;) {
+                bool all = true;
+#pragma unroll
+                for (u32 k = 0; k < K; ++k) all &= (ld_relaxed_gpu_u32(base + k * PHASE_STRIDE) >> 24) != phase;
+                if (all) break;
+                if (SPIN_GUARD && guard.expired(polls, true)) break;
+            }
+            fence_acq_rel_gpu();
+        }
+        __syncthreads();
+    }
+    __device__ void finish(const Args&) {}
+};
+
 // 5: cluster barrier, one flip-bit arrival per cluster on Args::word, cluster
 // barrier. Needs a launch with a cluster dimension.
 struct ClusterBarrier {
@@ -538,6 +619,12 @@ static std::vector<Variant> all_variants() {
                 vs.push_back(red ? make_variant<SplitBarrier<true>>(name, K, bytes)
                                  : make_variant<SplitBarrier<false>>(name, K, bytes));
             }
+    vs.push_back(make_variant<PhaseBarrier<4, true, 0>>("phase_K4_lanes", 4));
+    vs.push_back(make_variant<PhaseBarrier<8, true, 1>>("phase_K8_lanes", 8));
+    vs.push_back(make_variant<PhaseBarrier<16, true, 2>>("phase_K16_lanes", 16));
+    vs.push_back(make_variant<PhaseBarrier<4, false, 3>>("phase_K4_thread", 4));
+    vs.push_back(make_variant<PhaseBarrier<8, false, 4>>("phase_K8_thread", 8));
+    vs.push_back(make_variant<PhaseBarrier<16, false, 5>>("phase_K16_thread", 16));
     for (int C : {2, 4, 8}) vs.push_back(make_variant<ClusterBarrier>("cluster_C" + std::to_string(C), 0, 128, C));
     for (u32 K : Ks)
         for (u32 bytes : {128u, 4096u}) {
