@@ -10,26 +10,32 @@
 //! `barrier_arrive()`/`barrier_wait(token)` split the barrier in two halves
 //! (CUDA 12's `grid_group::barrier_arrive`); `sync()` is the two in a row.
 //!
-//! The barrier spreads its arrivals over 8 counters 4 KiB apart (in different L2 slices), so that the blocks' atomics do not
-//! queue on one line as they do in CUDA's design (one word of the driver's
-//! workspace that every block adds to: 2.2 µs at 1,056 blocks on an H100,
-//! against 1.4 µs here). `bar.sync 0`; thread 0 of block `b` does
-//! `atom.add.release.gpu` on counter `b % 8`, the first block of each
-//! counter adding `2^24 - (its blocks - 1)` and the others 1, so that every
-//! barrier moves every counter by exactly `2^24`: CUDA's flip-bit trick
-//! with an 8-bit phase in the top byte and the low 24 bits back where they
-//! were. (With fewer than 8 blocks, block `b` adds a whole `2^24` to each
-//! counter `b, b + blocks, ..`.) The block's phase is the top byte of what
-//! its atom returned; lanes 0-7 of its first warp each spin on one counter
-//! (`ld.acquire.gpu`) until its top byte is another phase, and vote; `bar.sync
-//! 0`. The counters are a module global that is never reset: between
-//! barriers each counter's low 24 bits are where they started, whatever
-//! the grid's size, so launches of any shape follow one another; and a
-//! counter can be at most two phases ahead of a block that has not yet
-//! seen a barrier complete (it cannot complete the barrier after next
-//! before that block arrives at it), so 256 phases never come back to the
-//! block's. One cooperative launch at a time per module (the host API's
-//! single stream per GPU does that). No `-rdc`, no device runtime library.
+//! A grid of fewer than 384 blocks uses CUDA's barrier, over the same
+//! workspace (`{u32 size; u32 barrier}` at `{%envreg2, %envreg1}`):
+//! `bar.sync 0`; thread 0 of each block does `atom.add.release.gpu` on the
+//! barrier word (block 0 adds `0x80000000 - (blocks - 1)`, the others 1),
+//! so the last arrival flips bit 31; it spins on `ld.acquire.gpu` until the
+//! bit differs from the value its atom returned; `bar.sync 0`.
+//!
+//! A larger grid spreads its arrivals over 8 counters 4 KiB apart (in
+//! different L2 slices), so that the blocks' atomics do not queue on one
+//! line: 1.47 µs a barrier at 1,056 blocks on an H100 against CUDA's 2.2.
+//! `bar.sync 0`; thread 0 of block `b` does `atom.add.release.gpu` on
+//! counter `b % 8`, the first block of each counter adding `2^24 - (its
+//! blocks - 1)` and the others 1, so that every barrier moves every
+//! counter by exactly `2^24`: the flip-bit trick with an 8-bit phase in
+//! the top byte and the low 24 bits back where they were. The block's
+//! phase is the top byte of what its atom returned; lanes 0-7 of its first
+//! warp each spin (`ld.acquire.gpu`) on one counter until its top byte is
+//! another phase; `bar.sync 0`. The counters are a module global that is
+//! never reset: between barriers each counter's low 24 bits are where they
+//! started, whatever the grid's size, so launches of any shape follow one
+//! another; and a counter can be at most two phases ahead of a block that
+//! has not yet seen a barrier complete (it cannot complete the barrier
+//! after next before that block arrives at it), so 256 phases never come
+//! back to the block's. One cooperative launch at a time per module (the
+//! host API's single stream per GPU does that). No `-rdc`, no device
+//! runtime library.
 //!
 //! Under an ordinary launch the driver's workspace pointer is usually 0
 //! and `sync()` traps (the launch fails) instead of hanging. That guard is
@@ -56,6 +62,14 @@ pub(crate) const BARRIER_COUNTER_WORDS: usize = BARRIER_COUNTERS as usize * BARR
 
 /// What one barrier adds to each counter: the phase is the top byte.
 const PHASE_STEP: u32 = 1 << 24;
+
+/// The smallest grid whose barrier spreads its arrivals over the counters;
+/// a smaller one arrives on the driver's barrier word, as CUDA's does.
+/// Measured on an H100 (`docs/NOTES.md`): at 1,056 blocks the counters
+/// take 1.47 µs a barrier against 2.18, and the 512² Jacobi sweeps 27%
+/// less time; at 264 blocks they are even, and at 132 (one 1024-thread
+/// block a SM) the one word is 5% faster.
+const SPREAD_FROM_BLOCKS: u32 = 384;
 
 /// All blocks of the launch. Obtain it with [`this_grid`].
 ///
@@ -245,10 +259,18 @@ impl GridGroup {
             // loop of them: kept through the loop they would cost registers.
             let blocks = intrinsics::kept_in_place(self.num_blocks());
             let b = intrinsics::kept_in_place(self.block_rank());
-            // SAFETY (each atom): a counter of the module's region
-            // (`barrier_counter`), 4-byte aligned and only accessed
-            // atomically; the launch is cooperative (checked above).
-            if blocks >= BARRIER_COUNTERS {
+            // SAFETY (each atom): the driver's barrier word of a cooperative
+            // launch (checked above) or a counter of the module's region
+            // (`barrier_counter`); 4-byte aligned and only accessed
+            // atomically.
+            old = if blocks < SPREAD_FROM_BLOCKS {
+                let add = if b == 0 {
+                    0x8000_0000u32.wrapping_sub(blocks - 1)
+                } else {
+                    1
+                };
+                unsafe { intrinsics::atom_add_release_gpu(self.barrier_word(), add) }
+            } else {
                 let k = b % BARRIER_COUNTERS;
                 let add = if b < BARRIER_COUNTERS {
                     let share =
@@ -257,30 +279,20 @@ impl GridGroup {
                 } else {
                     1
                 };
-                old = unsafe { intrinsics::atom_add_release_gpu(Self::barrier_counter(k), add) };
-            } else {
-                // Each counter has one block: it adds the whole step.
-                old = unsafe {
-                    intrinsics::atom_add_release_gpu(Self::barrier_counter(b), PHASE_STEP)
-                };
-                let mut k = b + blocks;
-                while k < BARRIER_COUNTERS {
-                    unsafe {
-                        intrinsics::atom_add_release_gpu(Self::barrier_counter(k), PHASE_STEP)
-                    };
-                    k += blocks;
-                }
-            }
+                unsafe { intrinsics::atom_add_release_gpu(Self::barrier_counter(k), add) }
+            };
         }
         GridArrivalToken { old }
     }
 
     /// `grid.barrier_wait(token)`: the second half of a split grid barrier.
-    /// Lanes 0-7 of the block's first warp each spin (`ld.acquire.gpu`) on
-    /// one counter until the barrier's last arrival on it moves it to the
-    /// next phase (the phase of thread 0's `token`, passed on by
-    /// `shfl.sync`; in a block of fewer than 8 threads thread 0 polls every
-    /// counter); then the block synchronizes (`bar.sync`).
+    /// Below 384 blocks thread 0 spins (`ld.acquire.gpu`) until the last
+    /// arrival flips bit 31 of the barrier word away from its `token`; from
+    /// 384 blocks on, lanes 0-7 of the block's first warp each spin on one
+    /// counter until the barrier's last arrival on it moves it to the next
+    /// phase (the phase of thread 0's `token`, passed on by `shfl.sync`; in
+    /// a block of fewer than 8 threads thread 0 polls every counter). Then
+    /// the block synchronizes (`bar.sync`).
     #[inline(always)]
     #[track_caller]
     pub fn barrier_wait(&self, token: GridArrivalToken) {
@@ -288,23 +300,33 @@ impl GridGroup {
         let [dx, dy, dz] = intrinsics::block_dim();
         let [tx, ty, tz] = intrinsics::thread_idx();
         let rank = tx + dx * (ty + dy * tz);
-        // SAFETY (each load): a counter of the module's region, as in
-        // `barrier_arrive`.
-        let wait = |k, phase| unsafe {
-            while intrinsics::ld_acquire_gpu(Self::barrier_counter(k)) >> 24 == phase {}
-        };
-        if dx * dy * dz >= BARRIER_COUNTERS {
-            if rank < BARRIER_COUNTERS {
-                let lanes = u32::MAX >> (32 - BARRIER_COUNTERS);
-                // SAFETY: every thread waits (this method's contract), so
-                // lanes 0-7 of the first warp, all present, shuffle.
-                let token =
-                    unsafe { intrinsics::shfl_sync(ShflMode::Idx, token.old, 0, 0x1f, lanes) };
-                wait(rank, token >> 24);
+        if self.num_blocks() < SPREAD_FROM_BLOCKS {
+            if rank == 0 {
+                let word = self.barrier_word();
+                // SAFETY: as in `barrier_arrive`.
+                unsafe {
+                    while (token.old ^ intrinsics::ld_acquire_gpu(word)) & 0x8000_0000 == 0 {}
+                }
             }
-        } else if rank == 0 {
-            for k in 0..BARRIER_COUNTERS {
-                wait(k, token.old >> 24);
+        } else {
+            // SAFETY (each load): a counter of the module's region, as in
+            // `barrier_arrive`.
+            let wait = |k, phase| unsafe {
+                while intrinsics::ld_acquire_gpu(Self::barrier_counter(k)) >> 24 == phase {}
+            };
+            if dx * dy * dz >= BARRIER_COUNTERS {
+                if rank < BARRIER_COUNTERS {
+                    let lanes = u32::MAX >> (32 - BARRIER_COUNTERS);
+                    // SAFETY: every thread waits (this method's contract), so
+                    // lanes 0-7 of the first warp, all present, shuffle.
+                    let token =
+                        unsafe { intrinsics::shfl_sync(ShflMode::Idx, token.old, 0, 0x1f, lanes) };
+                    wait(rank, token >> 24);
+                }
+            } else if rank == 0 {
+                for k in 0..BARRIER_COUNTERS {
+                    wait(k, token.old >> 24);
+                }
             }
         }
         // SAFETY: every thread of the block waits with its token (this

@@ -311,8 +311,8 @@ fn launch_kinds_follow_the_kernel_declarations() {
 /// `grid.sync()` counts its arrivals on one module global of its own:
 /// 4 KiB aligned, 32 KiB (8 counters 4 KiB apart), zero when the module
 /// loads (no initializer); a block arrives with one `atom.add.release.gpu`,
-/// its first warp learns the phase by `shfl.sync.idx` from thread 0 and
-/// polls with `ld.acquire.gpu` and `vote.sync.all`; the driver's workspace
+/// lanes 0-7 of its first warp learn the phase by `shfl.sync.idx` from
+/// thread 0 and poll with `ld.acquire.gpu`; the driver's workspace
 /// (`%envreg1`, `%envreg2`) is read only for the cooperative-launch check.
 #[test]
 fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
@@ -347,7 +347,6 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
                 "atom.add.release.gpu.u32",
                 "shfl.sync.idx.b32",
                 "ld.acquire.gpu.u32",
-                "vote.sync.all.pred",
                 "%envreg1",
             ] {
                 assert!(body.contains(insn), "sm_{} {name}: no {insn}", m.sm);
