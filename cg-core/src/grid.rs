@@ -10,32 +10,31 @@
 //! `barrier_arrive()`/`barrier_wait(token)` split the barrier in two halves
 //! (CUDA 12's `grid_group::barrier_arrive`); `sync()` is the two in a row.
 //!
-//! A grid of fewer than 384 blocks uses CUDA's barrier, over the same
-//! workspace (`{u32 size; u32 barrier}` at `{%envreg2, %envreg1}`):
-//! `bar.sync 0`; thread 0 of each block does `atom.add.release.gpu` on the
-//! barrier word (block 0 adds `0x80000000 - (blocks - 1)`, the others 1),
-//! so the last arrival flips bit 31; it spins on `ld.acquire.gpu` until the
-//! bit differs from the value its atom returned; `bar.sync 0`.
+//! The barrier counts arrivals on counters of its own, a module global
+//! that is never reset. A grid of 384 blocks or more (of 8 threads or
+//! more) spreads them over 8 counters 4 KiB apart (in different L2
+//! slices), so that the blocks' atomics do not queue on one line as they
+//! do in CUDA's design (one word of the driver's workspace): 1.5 µs a
+//! barrier at 1,056 blocks on an H100 against CUDA's 2.2. A smaller grid
+//! arrives on one counter, as CUDA's on its word (there the arrivals do
+//! not queue, and one line polled is cheaper than eight).
 //!
-//! A larger grid spreads its arrivals over 8 counters 4 KiB apart (in
-//! different L2 slices), so that the blocks' atomics do not queue on one
-//! line: 1.47 µs a barrier at 1,056 blocks on an H100 against CUDA's 2.2.
 //! `bar.sync 0`; thread 0 of block `b` does `atom.add.release.gpu` on
-//! counter `b % 8`, the first block of each counter adding `2^24 - (its
-//! blocks - 1)` and the others 1, so that every barrier moves every
-//! counter by exactly `2^24`: the flip-bit trick with an 8-bit phase in
-//! the top byte and the low 24 bits back where they were. The block's
-//! phase is the top byte of what its atom returned; lanes 0-7 of its first
-//! warp each spin (`ld.acquire.gpu`) on one counter until its top byte is
-//! another phase; `bar.sync 0`. The counters are a module global that is
-//! never reset: between barriers each counter's low 24 bits are where they
-//! started, whatever the grid's size, so launches of any shape follow one
-//! another; and a counter can be at most two phases ahead of a block that
-//! has not yet seen a barrier complete (it cannot complete the barrier
-//! after next before that block arrives at it), so 256 phases never come
-//! back to the block's. One cooperative launch at a time per module (the
-//! host API's single stream per GPU does that). No `-rdc`, no device
-//! runtime library.
+//! counter `b % n` (`n` = 8 or 1), the first block of each counter adding
+//! `2^24 - (its blocks - 1)` and the others 1, so that every barrier moves
+//! every counter it uses by exactly `2^24`: CUDA's flip-bit trick with an
+//! 8-bit phase in the top byte and the low 24 bits back where they were.
+//! The block's phase is the top byte of what its atom returned; lane `k <
+//! n` of its first warp (the phase passed on by `shfl.sync`) spins
+//! (`ld.acquire.gpu`) on counter `k` until its top byte is another phase;
+//! `bar.sync 0`. Between barriers each counter's low 24 bits are where
+//! they started, whatever the grid's size, so launches of any shape follow
+//! one another without a reset; and a counter can be at most two phases
+//! ahead of a block that has not yet seen a barrier complete (it cannot
+//! complete the barrier after next before that block arrives at it), so
+//! 256 phases never come back to the block's. One cooperative launch at a
+//! time per module (the host API's single stream per GPU does that). No
+//! `-rdc`, no device runtime library.
 //!
 //! Under an ordinary launch the driver's workspace pointer is usually 0
 //! and `sync()` traps (the launch fails) instead of hanging. That guard is
@@ -48,8 +47,12 @@ use crate::intrinsics::ShflMode;
 use crate::stride::Stride;
 use crate::{fault, intrinsics};
 
-/// Counters the grid barrier's arrivals are spread over.
+/// Counters a large grid's barrier spreads its arrivals over (slots 0-7
+/// of the region); a small grid's arrive on slot 8 alone.
 pub(crate) const BARRIER_COUNTERS: u32 = 8;
+
+/// The slot of the small grids' one counter.
+const ONE_COUNTER_SLOT: u32 = BARRIER_COUNTERS;
 
 /// 32-bit words from one barrier counter to the next: 4 KiB, so that
 /// each lies in another L2 slice (at 128 bytes apart the arrivals still
@@ -58,13 +61,14 @@ pub(crate) const BARRIER_COUNTER_STRIDE: usize = 1024;
 
 /// 32-bit words of the barrier counters' region.
 #[cfg_attr(not(any(target_arch = "nvptx64", feature = "sim")), allow(dead_code))]
-pub(crate) const BARRIER_COUNTER_WORDS: usize = BARRIER_COUNTERS as usize * BARRIER_COUNTER_STRIDE;
+pub(crate) const BARRIER_COUNTER_WORDS: usize =
+    (BARRIER_COUNTERS as usize + 1) * BARRIER_COUNTER_STRIDE;
 
 /// What one barrier adds to each counter: the phase is the top byte.
 const PHASE_STEP: u32 = 1 << 24;
 
-/// The smallest grid whose barrier spreads its arrivals over the counters;
-/// a smaller one arrives on the driver's barrier word, as CUDA's does.
+/// The smallest grid whose barrier spreads its arrivals over the 8
+/// counters; a smaller one arrives on one counter, as CUDA's on its word.
 /// Measured on an H100 (`docs/NOTES.md`): at 1,056 blocks the counters
 /// take 1.47 µs a barrier against 2.18, and the 512² Jacobi sweeps 27%
 /// less time; at 264 blocks they are even, and at 132 (one 1024-thread
@@ -214,15 +218,32 @@ impl GridGroup {
         (self.workspace + 4) as *mut u32
     }
 
-    /// The grid barrier's counter `k` (below [`BARRIER_COUNTERS`]; the
-    /// caller has checked the launch with
+    /// The grid barrier's counter in slot `k` (at most
+    /// [`ONE_COUNTER_SLOT`]; the caller has checked the launch with
     /// [`check_cooperative`](Self::check_cooperative)).
     #[inline(always)]
     fn barrier_counter(k: u32) -> *mut u32 {
-        debug_assert!(k < BARRIER_COUNTERS);
-        // SAFETY: `k` is below BARRIER_COUNTERS (every caller's bound), so
-        // the word is inside the counters' region.
+        debug_assert!(k <= ONE_COUNTER_SLOT);
+        // SAFETY: `k` is at most ONE_COUNTER_SLOT (every caller's bound),
+        // so the word is inside the counters' region.
         unsafe { intrinsics::grid_barrier_counters().add(k as usize * BARRIER_COUNTER_STRIDE) }
+    }
+
+    /// The first slot and the log2 of the number of counters a barrier of
+    /// this grid uses: the 8 spread ones from 384 blocks of at least 8
+    /// threads on, else the one of [`ONE_COUNTER_SLOT`]. Computed at each
+    /// barrier, not once before a kernel's loop of them: kept through the
+    /// loop it would cost registers.
+    #[inline(always)]
+    fn barrier_slots(&self) -> (u32, u32) {
+        let spread = self.num_blocks() >= SPREAD_FROM_BLOCKS
+            && Dim3::from(intrinsics::block_dim()).volume() >= BARRIER_COUNTERS;
+        let shift = intrinsics::kept_in_place(if spread {
+            BARRIER_COUNTERS.trailing_zeros()
+        } else {
+            0
+        });
+        (if shift == 0 { ONE_COUNTER_SLOT } else { 0 }, shift)
     }
 
     /// `grid.barrier_arrive()`: the first half of a split grid barrier. The
@@ -259,75 +280,57 @@ impl GridGroup {
             // loop of them: kept through the loop they would cost registers.
             let blocks = intrinsics::kept_in_place(self.num_blocks());
             let b = intrinsics::kept_in_place(self.block_rank());
-            // SAFETY (each atom): the driver's barrier word of a cooperative
-            // launch (checked above) or a counter of the module's region
-            // (`barrier_counter`); 4-byte aligned and only accessed
-            // atomically.
-            old = if blocks < SPREAD_FROM_BLOCKS {
-                let add = if b == 0 {
-                    0x8000_0000u32.wrapping_sub(blocks - 1)
-                } else {
-                    1
-                };
-                unsafe { intrinsics::atom_add_release_gpu(self.barrier_word(), add) }
+            let (first, shift) = self.barrier_slots();
+            let counters = 1 << shift;
+            let k = b & (counters - 1);
+            let add = if b < counters {
+                let share = (blocks >> shift) + u32::from(k < blocks & (counters - 1));
+                PHASE_STEP - (share - 1)
             } else {
-                let k = b % BARRIER_COUNTERS;
-                let add = if b < BARRIER_COUNTERS {
-                    let share =
-                        blocks / BARRIER_COUNTERS + u32::from(k < blocks % BARRIER_COUNTERS);
-                    PHASE_STEP - (share - 1)
-                } else {
-                    1
-                };
-                unsafe { intrinsics::atom_add_release_gpu(Self::barrier_counter(k), add) }
+                1
             };
+            // SAFETY: a counter of the module's region (`barrier_counter`),
+            // 4-byte aligned and only accessed atomically; the launch is
+            // cooperative (checked above).
+            old =
+                unsafe { intrinsics::atom_add_release_gpu(Self::barrier_counter(first + k), add) };
         }
         GridArrivalToken { old }
     }
 
     /// `grid.barrier_wait(token)`: the second half of a split grid barrier.
-    /// Below 384 blocks thread 0 spins (`ld.acquire.gpu`) until the last
-    /// arrival flips bit 31 of the barrier word away from its `token`; from
-    /// 384 blocks on, lanes 0-7 of the block's first warp each spin on one
-    /// counter until the barrier's last arrival on it moves it to the next
-    /// phase (the phase of thread 0's `token`, passed on by `shfl.sync`; in
-    /// a block of fewer than 8 threads thread 0 polls every counter). Then
-    /// the block synchronizes (`bar.sync`).
+    /// Lane `k` of the block's first warp, for each counter `k` the grid
+    /// uses (8, or 1 below 384 blocks), spins (`ld.acquire.gpu`) on it until
+    /// the barrier's last arrival on it moves it to the next phase (the
+    /// phase of thread 0's `token`, passed on by `shfl.sync`); then the block
+    /// synchronizes (`bar.sync`).
     #[inline(always)]
     #[track_caller]
     pub fn barrier_wait(&self, token: GridArrivalToken) {
         self.check_cooperative();
-        let [dx, dy, dz] = intrinsics::block_dim();
+        let [dx, dy, _] = intrinsics::block_dim();
         let [tx, ty, tz] = intrinsics::thread_idx();
         let rank = tx + dx * (ty + dy * tz);
-        if self.num_blocks() < SPREAD_FROM_BLOCKS {
-            if rank == 0 {
-                let word = self.barrier_word();
-                // SAFETY: as in `barrier_arrive`.
-                unsafe {
-                    while (token.old ^ intrinsics::ld_acquire_gpu(word)) & 0x8000_0000 == 0 {}
-                }
-            }
-        } else {
-            // SAFETY (each load): a counter of the module's region, as in
-            // `barrier_arrive`.
-            let wait = |k, phase| unsafe {
-                while intrinsics::ld_acquire_gpu(Self::barrier_counter(k)) >> 24 == phase {}
+        let (first, shift) = self.barrier_slots();
+        let counters = 1 << shift;
+        // Lane `k` polls counter `k`.
+        if rank < counters {
+            // SAFETY: every thread waits (this method's contract), so the
+            // first `counters` lanes of the first warp (all present: a
+            // block has at least as many threads as counters,
+            // `barrier_slots`) shuffle.
+            let old = unsafe {
+                intrinsics::shfl_sync(
+                    ShflMode::Idx,
+                    token.old,
+                    0,
+                    0x1f,
+                    u32::MAX >> (32 - counters),
+                )
             };
-            if dx * dy * dz >= BARRIER_COUNTERS {
-                if rank < BARRIER_COUNTERS {
-                    let lanes = u32::MAX >> (32 - BARRIER_COUNTERS);
-                    // SAFETY: every thread waits (this method's contract), so
-                    // lanes 0-7 of the first warp, all present, shuffle.
-                    let token =
-                        unsafe { intrinsics::shfl_sync(ShflMode::Idx, token.old, 0, 0x1f, lanes) };
-                    wait(rank, token >> 24);
-                }
-            } else if rank == 0 {
-                for k in 0..BARRIER_COUNTERS {
-                    wait(k, token.old >> 24);
-                }
-            }
+            let counter = Self::barrier_counter(first + rank);
+            // SAFETY: as in `barrier_arrive`.
+            unsafe { while (intrinsics::ld_acquire_gpu(counter) ^ old) >> 24 == 0 {} }
         }
         // SAFETY: every thread of the block waits with its token (this
         // method's contract), so all of them reach this barrier.

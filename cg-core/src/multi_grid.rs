@@ -15,7 +15,7 @@
 //!
 //! The barrier: each block arrives on its grid's barrier word in the
 //! driver's workspace (CUDA's own grid barrier protocol, reset at every
-//! launch, which `grid.sync()` also follows below 384 blocks); block 0
+//! launch; `grid.sync()` counts on counters of its own); block 0
 //! waits until every
 //! other block of its grid has arrived, then arrives for the whole grid on
 //! the set's counter (`atom.add.release.sys`: grid 0 adds

@@ -1050,11 +1050,11 @@ fn split_grid_barrier_orders_writes_across_blocks() {
     }
 }
 
-/// A grid of 384 blocks or more spreads its barrier's arrivals over
-/// counters in a module global that keeps its values from launch to
-/// launch, so every shape must leave them ready for any other; a smaller
-/// grid uses the driver's barrier word. Grids on both sides of the limit,
-/// blocks of fewer threads than counters (one lane polls them all), 2-D
+/// The grid barrier counts on counters in a module global that keeps its
+/// values from launch to launch, so every shape must leave them ready for
+/// any other: a grid of 384 blocks of 8 threads or more spreads its
+/// arrivals over 8 counters, any other grid arrives on one. Grids on both
+/// sides of the limit, blocks of fewer threads than counters, 2-D
 /// and 3-D grids and blocks, one after another in one module, with more
 /// than 256 barriers in a launch (the phase byte wraps). The simulator
 /// holds at most 128 blocks at once: there the larger grids are left out,

@@ -309,9 +309,10 @@ fn launch_kinds_follow_the_kernel_declarations() {
 }
 
 /// `grid.sync()` counts its arrivals on one module global of its own:
-/// 4 KiB aligned, 32 KiB (8 counters 4 KiB apart), zero when the module
+/// 4 KiB aligned, 36 KiB (9 counters 4 KiB apart: 8 for large grids, one
+/// for the others), zero when the module
 /// loads (no initializer); a block arrives with one `atom.add.release.gpu`,
-/// lanes 0-7 of its first warp learn the phase by `shfl.sync.idx` from
+/// the first warp's polling lanes learn the phase by `shfl.sync.idx` from
 /// thread 0 and poll with `ld.acquire.gpu`; the driver's workspace
 /// (`%envreg1`, `%envreg2`) is read only for the cooperative-launch check.
 #[test]
@@ -330,7 +331,7 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
             (
                 ".global",
                 ".b8",
-                cg_ptx::Length::Elements(32768),
+                cg_ptx::Length::Elements(36864),
                 None,
                 None
             ),
