@@ -10,70 +10,21 @@
 //! `barrier_arrive()`/`barrier_wait(token)` split the barrier in two halves
 //! (CUDA 12's `grid_group::barrier_arrive`); `sync()` is the two in a row.
 //!
-//! The barrier counts arrivals on counters of its own, a module global
-//! that is never reset. A grid of 384 blocks or more (of 8 threads or
-//! more) spreads them over 8 counters 4 KiB apart (in different L2
-//! slices), so that the blocks' atomics do not queue on one line as they
-//! do in CUDA's design (one word of the driver's workspace): 1.5 µs a
-//! barrier at 1,056 blocks on an H100 against CUDA's 2.2. A smaller grid
-//! arrives on one counter, as CUDA's on its word (there the arrivals do
-//! not queue, and one line polled is cheaper than eight).
+//! The barrier is the one CUDA's headers implement over the same workspace
+//! (`{u32 size; u32 barrier}` at `{%envreg2, %envreg1}`): `bar.sync 0`; thread
+//! 0 of each block does `atom.add.release.gpu` on the barrier word (block 0
+//! adds `0x80000000 - (blocks - 1)`, the others 1), so the last arrival flips
+//! bit 31; it spins on `ld.acquire.gpu` until the bit differs from the value
+//! it read; `bar.sync 0`. No `-rdc`, no device runtime library.
 //!
-//! `bar.sync 0`; thread 0 of block `b` does `atom.add.release.gpu` on
-//! counter `b % n` (`n` = 8 or 1), the first block of each counter adding
-//! `2^24 - (its blocks - 1)` and the others 1, so that every barrier moves
-//! every counter it uses by exactly `2^24`: CUDA's flip-bit trick with an
-//! 8-bit phase in the top byte and the low 24 bits back where they were.
-//! The block's phase is the top byte of what its atom returned; lane `k <
-//! n` of its first warp (the phase passed on by `shfl.sync`) spins
-//! (`ld.acquire.gpu`) on counter `k` until its top byte is another phase;
-//! `bar.sync 0`. Between barriers each counter's low 24 bits are where
-//! they started, whatever the grid's size, so launches of any shape follow
-//! one another without a reset; and a counter can be at most two phases
-//! ahead of a block that has not yet seen a barrier complete (it cannot
-//! complete the barrier after next before that block arrives at it), so
-//! 256 phases never come back to the block's. One cooperative launch at a
-//! time per module (the host API's single stream per GPU does that). No
-//! `-rdc`, no device runtime library.
-//!
-//! Under an ordinary launch the driver's workspace pointer is usually 0
-//! and `sync()` traps (the launch fails) instead of hanging. That guard is
-//! best effort:
+//! Under an ordinary launch the workspace pointer is usually 0 and `sync()`
+//! traps (the launch fails) instead of hanging. That guard is best effort:
 //! after a cooperative launch in the same process the driver can leave a
 //! workspace in place; the host API is what makes the misuse impossible.
 
 use crate::group::{sealed_groups, Dim3, GroupSync};
-use crate::intrinsics::ShflMode;
 use crate::stride::Stride;
 use crate::{fault, intrinsics};
-
-/// Counters a large grid's barrier spreads its arrivals over (slots 0-7
-/// of the region); a small grid's arrive on slot 8 alone.
-pub(crate) const BARRIER_COUNTERS: u32 = 8;
-
-/// The slot of the small grids' one counter.
-const ONE_COUNTER_SLOT: u32 = BARRIER_COUNTERS;
-
-/// 32-bit words from one barrier counter to the next: 4 KiB, so that
-/// each lies in another L2 slice (at 128 bytes apart the arrivals still
-/// queue: 1.75 against 1.22 µs at 1,056 blocks, `docs/NOTES.md`).
-pub(crate) const BARRIER_COUNTER_STRIDE: usize = 1024;
-
-/// 32-bit words of the barrier counters' region.
-#[cfg_attr(not(any(target_arch = "nvptx64", feature = "sim")), allow(dead_code))]
-pub(crate) const BARRIER_COUNTER_WORDS: usize =
-    (BARRIER_COUNTERS as usize + 1) * BARRIER_COUNTER_STRIDE;
-
-/// What one barrier adds to each counter: the phase is the top byte.
-const PHASE_STEP: u32 = 1 << 24;
-
-/// The smallest grid whose barrier spreads its arrivals over the 8
-/// counters; a smaller one arrives on one counter, as CUDA's on its word.
-/// Measured on an H100 (`docs/NOTES.md`): at 1,056 blocks the counters
-/// take 1.47 µs a barrier against 2.18, and the 512² Jacobi sweeps 27%
-/// less time; at 264 blocks they are even, and at 132 (one 1024-thread
-/// block a SM) the one word is 5% faster.
-const SPREAD_FROM_BLOCKS: u32 = 384;
 
 /// All blocks of the launch. Obtain it with [`this_grid`].
 ///
@@ -193,12 +144,12 @@ impl GridGroup {
     }
 
     /// Stops the kernel (a failed check the host reports, naming the
-    /// caller's line) unless it was launched cooperatively. The marker
-    /// lets cg-builder find kernels that reach a grid barrier (they must be
-    /// `#[kernel(cooperative)]`).
+    /// caller's line) unless it was launched cooperatively; returns the
+    /// barrier word. The marker lets cg-builder find kernels that reach a
+    /// grid barrier (they must be `#[kernel(cooperative)]`).
     #[inline(always)]
     #[track_caller]
-    fn check_cooperative(&self) {
+    pub(crate) fn barrier_word(&self) -> *mut u32 {
         intrinsics::grid_sync_marker();
         if self.workspace == 0 {
             fault::check_failed(
@@ -206,49 +157,12 @@ impl GridGroup {
                  #[kernel(cooperative)] so that its handle launches it with cuLaunchCooperativeKernel",
             );
         }
-    }
-
-    /// The barrier word of the driver's workspace (the multi-grid barrier
-    /// counts a grid's arrivals on it), after
-    /// [`check_cooperative`](Self::check_cooperative).
-    #[inline(always)]
-    #[track_caller]
-    pub(crate) fn barrier_word(&self) -> *mut u32 {
-        self.check_cooperative();
         (self.workspace + 4) as *mut u32
-    }
-
-    /// The grid barrier's counter in slot `k` (at most
-    /// [`ONE_COUNTER_SLOT`]; the caller has checked the launch with
-    /// [`check_cooperative`](Self::check_cooperative)).
-    #[inline(always)]
-    fn barrier_counter(k: u32) -> *mut u32 {
-        debug_assert!(k <= ONE_COUNTER_SLOT);
-        // SAFETY: `k` is at most ONE_COUNTER_SLOT (every caller's bound),
-        // so the word is inside the counters' region.
-        unsafe { intrinsics::grid_barrier_counters().add(k as usize * BARRIER_COUNTER_STRIDE) }
-    }
-
-    /// The first slot and the log2 of the number of counters a barrier of
-    /// this grid uses: the 8 spread ones from 384 blocks of at least 8
-    /// threads on, else the one of [`ONE_COUNTER_SLOT`]. Computed at each
-    /// barrier, not once before a kernel's loop of them: kept through the
-    /// loop it would cost registers.
-    #[inline(always)]
-    fn barrier_slots(&self) -> (u32, u32) {
-        let spread = self.num_blocks() >= SPREAD_FROM_BLOCKS
-            && Dim3::from(intrinsics::block_dim()).volume() >= BARRIER_COUNTERS;
-        let shift = intrinsics::kept_in_place(if spread {
-            BARRIER_COUNTERS.trailing_zeros()
-        } else {
-            0
-        });
-        (if shift == 0 { ONE_COUNTER_SLOT } else { 0 }, shift)
     }
 
     /// `grid.barrier_arrive()`: the first half of a split grid barrier. The
     /// block synchronizes (`bar.sync`), then its thread 0 adds the block's
-    /// arrival to its barrier counter (`atom.add.release.gpu`), so that writes
+    /// arrival to the barrier word (`atom.add.release.gpu`), so that writes
     /// before the arrival are visible to every thread after the matching
     /// [`barrier_wait`](Self::barrier_wait). Work that does not depend on
     /// other blocks can go between the two.
@@ -268,7 +182,7 @@ impl GridGroup {
     #[inline(always)]
     #[track_caller]
     pub fn barrier_arrive(&self) -> GridArrivalToken {
-        self.check_cooperative();
+        let barrier = self.barrier_word();
         // SAFETY: the grid barrier is collective: every thread of every
         // block arrives (this method's contract), so every thread of this
         // block reaches this barrier.
@@ -276,61 +190,32 @@ impl GridGroup {
         let t = intrinsics::thread_idx();
         let mut old = 0;
         if t[0] | t[1] | t[2] == 0 {
-            // Computed here at every barrier, not once before a kernel's
-            // loop of them: kept through the loop they would cost registers.
-            let blocks = intrinsics::kept_in_place(self.num_blocks());
-            let b = intrinsics::kept_in_place(self.block_rank());
-            let (first, shift) = self.barrier_slots();
-            let counters = 1 << shift;
-            let k = b & (counters - 1);
-            let add = if b < counters {
-                let share = (blocks >> shift) + u32::from(k < blocks & (counters - 1));
-                PHASE_STEP - (share - 1)
+            let b = intrinsics::block_idx();
+            let add = if b[0] | b[1] | b[2] == 0 {
+                0x8000_0000u32.wrapping_sub(self.num_blocks() - 1)
             } else {
                 1
             };
-            // SAFETY: a counter of the module's region (`barrier_counter`),
-            // 4-byte aligned and only accessed atomically; the launch is
-            // cooperative (checked above).
-            old =
-                unsafe { intrinsics::atom_add_release_gpu(Self::barrier_counter(first + k), add) };
+            // SAFETY: `barrier` is the barrier word of the driver's workspace
+            // of a cooperative launch (`barrier_word` stops the kernel when
+            // there is none), 4-byte aligned and only accessed atomically.
+            old = unsafe { intrinsics::atom_add_release_gpu(barrier, add) };
         }
         GridArrivalToken { old }
     }
 
     /// `grid.barrier_wait(token)`: the second half of a split grid barrier.
-    /// Lane `k` of the block's first warp, for each counter `k` the grid
-    /// uses (8, or 1 below 384 blocks), spins (`ld.acquire.gpu`) on it until
-    /// the barrier's last arrival on it moves it to the next phase (the
-    /// phase of thread 0's `token`, passed on by `shfl.sync`); then the block
-    /// synchronizes (`bar.sync`).
+    /// Thread 0 of the block spins (`ld.acquire.gpu`) until the last block's
+    /// arrival flips bit 31 of the barrier word away from the value in its
+    /// `token`; then the block synchronizes (`bar.sync`).
     #[inline(always)]
     #[track_caller]
     pub fn barrier_wait(&self, token: GridArrivalToken) {
-        self.check_cooperative();
-        let [dx, dy, _] = intrinsics::block_dim();
-        let [tx, ty, tz] = intrinsics::thread_idx();
-        let rank = tx + dx * (ty + dy * tz);
-        let (first, shift) = self.barrier_slots();
-        let counters = 1 << shift;
-        // Lane `k` polls counter `k`.
-        if rank < counters {
-            // SAFETY: every thread waits (this method's contract), so the
-            // first `counters` lanes of the first warp (all present: a
-            // block has at least as many threads as counters,
-            // `barrier_slots`) shuffle.
-            let old = unsafe {
-                intrinsics::shfl_sync(
-                    ShflMode::Idx,
-                    token.old,
-                    0,
-                    0x1f,
-                    u32::MAX >> (32 - counters),
-                )
-            };
-            let counter = Self::barrier_counter(first + rank);
+        let barrier = self.barrier_word();
+        let t = intrinsics::thread_idx();
+        if t[0] | t[1] | t[2] == 0 {
             // SAFETY: as in `barrier_arrive`.
-            unsafe { while (intrinsics::ld_acquire_gpu(counter) ^ old) >> 24 == 0 {} }
+            unsafe { while (token.old ^ intrinsics::ld_acquire_gpu(barrier)) & 0x8000_0000 == 0 {} }
         }
         // SAFETY: every thread of the block waits with its token (this
         // method's contract), so all of them reach this barrier.
@@ -360,9 +245,8 @@ impl GroupSync for GridGroup {
 }
 
 /// What [`GridGroup::barrier_arrive`] returns and
-/// [`GridGroup::barrier_wait`] consumes (`grid_group::arrival_token`): in
-/// thread 0, the counter as this block's arrival found it (its top byte is
-/// the barrier's phase).
+/// [`GridGroup::barrier_wait`] consumes (`grid_group::arrival_token`): the
+/// barrier word as this block's arrival found it.
 #[must_use = "a grid arrival must be completed with barrier_wait"]
 pub struct GridArrivalToken {
     old: u32,

@@ -13,10 +13,8 @@
 //! `cg-builder` refuses to build a kernel that reaches `multi_grid.sync()`
 //! without that declaration.
 //!
-//! The barrier: each block arrives on its grid's barrier word in the
-//! driver's workspace (CUDA's own grid barrier protocol, reset at every
-//! launch; `grid.sync()` counts on counters of its own); block 0
-//! waits until every
+//! The barrier: each block arrives on its grid's barrier word (the one
+//! `grid.sync()` uses, with the same protocol); block 0 waits until every
 //! other block of its grid has arrived, then arrives for the whole grid on
 //! the set's counter (`atom.add.release.sys`: grid 0 adds
 //! `0x80000000 - (grids - 1)`, the others 1, so that the last arrival flips
