@@ -1009,12 +1009,40 @@ fn full_warp_operations_match_model() {
 
 // ------------------------------------------------------- grid barrier
 
+/// Launches `api_grid_split_barrier` on `cfg` for `n` threads and `rounds`
+/// rounds, and checks that each thread read what its neighbour published
+/// before every barrier (`what` names the launch in a failure).
+fn check_grid_barrier(gpu: &Gpu, k: &Kernels, cfg: LaunchConfig, n: u32, rounds: u32, what: &str) {
+    let published = |i: u32, r: u32| (i ^ r.wrapping_mul(0x9E37_79B9)).wrapping_mul(2_654_435_761);
+    println!("grid barrier: {what}, {rounds} rounds");
+    let mut scratch = gpu.filled(2 * n as usize, 0u32).unwrap();
+    let mut out = poisoned(gpu, (rounds * n) as usize);
+    k.api_grid_split_barrier
+        .launch(cfg, &mut scratch, &mut out, n, rounds)
+        .unwrap();
+    gpu.synchronize_timeout(Duration::from_secs(20)).unwrap();
+    let got = out.to_vec().unwrap();
+    for r in 0..rounds {
+        for i in 0..n {
+            let src = (i + 1 + r) % n;
+            assert_eq!(
+                got[(r * n + i) as usize],
+                published(src, r),
+                "{what}, round {r} ({}), thread {i} of {n}: what thread {src} published",
+                if r % 2 == 0 {
+                    "barrier_arrive/barrier_wait"
+                } else {
+                    "sync(&grid)"
+                }
+            );
+        }
+    }
+}
+
 #[test]
 fn split_grid_barrier_orders_writes_across_blocks() {
     let gpu = gpu_or_return!("split_grid_barrier_orders_writes_across_blocks");
     let k = Kernels::load(&gpu).unwrap();
-    let rounds = 6u32;
-    let published = |i: u32, r: u32| (i ^ r.wrapping_mul(0x9E37_79B9)).wrapping_mul(2_654_435_761);
     for threads in [64u32, 256, 1024] {
         let cfg = k
             .api_grid_split_barrier
@@ -1023,29 +1051,8 @@ fn split_grid_barrier_orders_writes_across_blocks() {
             .unwrap();
         let max = cfg.grid.x * threads;
         for n in [1u32, 1000, max - 3, max] {
-            println!("grid split barrier: n={n} grid={}x{threads}", cfg.grid.x);
-            let mut scratch = gpu.filled(2 * n as usize, 0u32).unwrap();
-            let mut out = poisoned(&gpu, (rounds * n) as usize);
-            k.api_grid_split_barrier
-                .launch(cfg, &mut scratch, &mut out, n, rounds)
-                .unwrap();
-            gpu.synchronize_timeout(Duration::from_secs(20)).unwrap();
-            let got = out.to_vec().unwrap();
-            for r in 0..rounds {
-                for i in 0..n {
-                    let src = (i + 1 + r) % n;
-                    assert_eq!(
-                        got[(r * n + i) as usize],
-                        published(src, r),
-                        "round {r} ({}), thread {i} of {n}: what thread {src} published",
-                        if r % 2 == 0 {
-                            "barrier_arrive/barrier_wait"
-                        } else {
-                            "sync(&grid)"
-                        }
-                    );
-                }
-            }
+            let what = format!("n={n} grid={}x{threads}", cfg.grid.x);
+            check_grid_barrier(&gpu, &k, cfg, n, 6, &what);
         }
     }
 }
@@ -1060,7 +1067,6 @@ fn split_grid_barrier_orders_writes_across_blocks() {
 fn grid_barrier_holds_for_every_shape_one_after_another() {
     let gpu = gpu_or_return!("grid_barrier_holds_for_every_shape_one_after_another");
     let k = Kernels::load(&gpu).unwrap();
-    let published = |i: u32, r: u32| (i ^ r.wrapping_mul(0x9E37_79B9)).wrapping_mul(2_654_435_761);
     let f = k.api_grid_split_barrier.function();
     let most = |threads: u32| f.cooperative_config(threads, 0).unwrap().grid.x;
     // A count of blocks that is no multiple of 8 on any GPU.
@@ -1102,24 +1108,7 @@ fn grid_barrier_holds_for_every_shape_one_after_another() {
             continue;
         }
         let n = (cfg.num_blocks() * cfg.block_threads()) as u32;
-        println!("grid barrier: {grid:?} x {block:?}, {rounds} rounds");
-        let mut scratch = gpu.filled(2 * n as usize, 0u32).unwrap();
-        let mut out = poisoned(&gpu, (rounds * n) as usize);
-        k.api_grid_split_barrier
-            .launch(cfg, &mut scratch, &mut out, n, rounds)
-            .unwrap();
-        gpu.synchronize_timeout(Duration::from_secs(20)).unwrap();
-        let got = out.to_vec().unwrap();
-        for r in 0..rounds {
-            for i in 0..n {
-                let src = (i + 1 + r) % n;
-                assert_eq!(
-                    got[(r * n + i) as usize],
-                    published(src, r),
-                    "{grid:?} x {block:?}, round {r}, thread {i} of {n}: what thread {src} published"
-                );
-            }
-        }
+        check_grid_barrier(&gpu, &k, cfg, n, rounds, &format!("{grid:?} x {block:?}"));
     }
 }
 
