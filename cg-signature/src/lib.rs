@@ -82,7 +82,7 @@ pub struct LaunchBounds {
 
 /// Threads one multiprocessor holds on sm_80 and sm_90, the architectures
 /// the builder compiles for: `launch_bounds` may not ask for more.
-pub const THREADS_PER_SM: u32 = 2048;
+const THREADS_PER_SM: u32 = 2048;
 
 /// The cluster shape a kernel declares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -629,14 +629,14 @@ fn parse_launch_bounds(meta: &syn::meta::ParseNestedMeta) -> syn::Result<LaunchB
                 "min_blocks_per_sm is at least 1 (leave it out to ask for no occupancy)",
             ));
         }
-        if u64::from(blocks) * u64::from(max_threads.0) > u64::from(THREADS_PER_SM) {
+        let threads = u64::from(blocks) * u64::from(max_threads.0);
+        if threads > u64::from(THREADS_PER_SM) {
             return Err(syn::Error::new(
                 at,
                 format!(
-                    "{blocks} blocks of {} threads are {} threads, but a multiprocessor holds \
-                     {THREADS_PER_SM}: ask for at most {} blocks",
+                    "{blocks} blocks of {} threads are {threads} threads, but a multiprocessor \
+                     holds {THREADS_PER_SM}: ask for at most {} blocks",
                     max_threads.0,
-                    u64::from(blocks) * u64::from(max_threads.0),
                     THREADS_PER_SM / max_threads.0
                 ),
             ));

@@ -239,8 +239,8 @@ fn a_grid_1d_kernel_refuses_a_grid_of_several_rows() {
 /// declaration: on the simulator here, and on the GPU when there is one,
 /// where the driver's own limit for the function
 /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`) is 96 too, read from the
-/// `.maxntid` the builder wrote into the PTX. Launched without the
-/// handle's declaration, the driver's limit still refuses the block.
+/// `.maxntid` the builder wrote into the PTX: looked up without the
+/// handle's declaration, the function's limit is still 96.
 #[test]
 fn a_kernel_with_launch_bounds_refuses_larger_blocks() {
     use cg_tests::kernels::{Kernels, ProbeLaunchBounds};
