@@ -99,6 +99,7 @@ pub mod output;
 pub mod pipeline;
 pub mod segments;
 pub mod shared;
+pub mod shared_stencil;
 pub mod shuffle;
 #[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
 pub mod sim;
@@ -129,7 +130,9 @@ pub mod prelude {
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
     pub use crate::kernel;
     pub use crate::math::mul_add;
-    pub use crate::memcpy_async::{memcpy_async, wait, wait_prior, AsyncCopyGroup};
+    pub use crate::memcpy_async::{
+        memcpy_async, memcpy_async_aligned, wait, wait_prior, AsyncCopyGroup,
+    };
     pub use crate::multi_grid::{this_multi_grid, MultiGridArrivalToken, MultiGridGroup};
     pub use crate::multi_warp::MultiWarpTile;
     pub use crate::output::{
@@ -139,6 +142,7 @@ pub mod prelude {
     pub use crate::segments::WarpSegments;
     pub use crate::shared::{dynamic_shared, SharedArray, SharedSlice};
     pub use crate::shared_array;
+    pub use crate::shared_stencil::SharedStencil;
     pub use crate::tile::{
         this_thread, tiled_partition, tiled_partition_dynamic, DynamicTile, ThreadBlockTile,
     };

@@ -66,6 +66,35 @@ pub fn memcpy_async<G: AsyncCopyGroup, T: Pod>(group: &G, dst: SharedSlice<T>, s
     n
 }
 
+/// `cg::memcpy_async(group, dst, src, cuda::aligned_size_t<16>(bytes))`:
+/// [`memcpy_async`] in 16-byte `cp.async.cg` pieces, whatever the element
+/// type, when both ends and the length are 16-byte aligned (checked at run
+/// time; otherwise exactly [`memcpy_async`]). For copies of several pieces
+/// a thread (rows of a field into shared memory) a quarter of the copies
+/// that one per 4-byte element makes, and faster (`docs/NOTES.md`, "sweeps
+/// in shared memory"); for one element a thread, as in a pipeline, keep to
+/// [`memcpy_async`], whose copies are spread over every thread.
+#[inline(always)]
+pub fn memcpy_async_aligned<G: AsyncCopyGroup, T: Pod>(
+    group: &G,
+    dst: SharedSlice<T>,
+    src: &[T],
+) -> usize {
+    let n = src.len().min(dst.len());
+    let (d, s, bytes) = (
+        dst.shared_addr(),
+        src.as_ptr() as *const u8,
+        (n * size_of::<T>()) as u32,
+    );
+    if aligned16(d, s, bytes) {
+        units::<16>(group.thread_rank(), group.num_threads(), d, s, bytes / 16);
+    } else {
+        issue(group, dst, src);
+    }
+    intrinsics::cp_async_commit();
+    n
+}
+
 /// `cg::wait(group)`: waits for every batch the calling threads started,
 /// then synchronizes the group.
 #[inline(always)]

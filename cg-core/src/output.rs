@@ -57,6 +57,7 @@ use crate::grid::{this_grid, GridGroup};
 use crate::group::{GroupSync, ThreadGroup};
 use crate::multi_grid::MultiGridGroup;
 use crate::multi_warp::MultiWarpTile;
+use crate::shared::SharedSlice;
 use crate::tile::ThreadBlockTile;
 use crate::Pod;
 use core::marker::PhantomData;
@@ -533,6 +534,14 @@ impl<T: Pod> Synced<T> {
     #[inline(always)]
     pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
         Synced { ptr, len }
+    }
+
+    /// Keeps only the first `len` elements (no change when the buffer is
+    /// shorter), as [`Output::truncate`]: the write view it becomes after a
+    /// barrier ends there too.
+    #[inline(always)]
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
     }
 
     /// `grid.sync()` (every thread is done reading), then the buffer as a
@@ -1213,6 +1222,29 @@ impl<'a, T> Chunk<'a, T> {
                 unsafe { element_at(self.ptr, self.start + self.rank) },
                 self.rank,
             )
+        }
+    }
+
+    /// The block copies `src[..len]` into the chunk (`len` its length),
+    /// each thread its block-stride elements, as from a tile of results
+    /// staged in shared memory. Checked once: panics (a fault the host
+    /// reports, at the caller's line) when `src` is shorter than the chunk.
+    #[inline(always)]
+    #[track_caller]
+    pub fn copy_from(self, src: SharedSlice<T>)
+    where
+        T: Pod,
+    {
+        let len = self.clipped_len();
+        let src = src.subslice(0, len);
+        // SAFETY: `start` is inside the buffer.
+        let ptr = unsafe { self.ptr.add(self.start) };
+        let mut j = self.rank;
+        while j < len {
+            // SAFETY: `j < len`, inside the chunk (this block's alone, and
+            // element `j` this thread's alone) and inside `src` (checked).
+            unsafe { *ptr.add(j) = src.get_unchecked(j) };
+            j += self.threads;
         }
     }
 

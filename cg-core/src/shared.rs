@@ -62,8 +62,10 @@ impl<T: Pod> SharedSlice<T> {
         self.addr
     }
 
-    /// Elements `start..start + len` (traps when they run past the end).
+    /// Elements `start..start + len` (traps when they run past the end: a
+    /// fault the host reports at the caller's line).
     #[inline(always)]
+    #[track_caller]
     pub fn subslice(&self, start: usize, len: usize) -> Self {
         assert!(start <= self.len() && len <= self.len() - start);
         // SAFETY: inside this slice.
@@ -86,6 +88,7 @@ impl<T: Pod> SharedSlice<T> {
 
     /// Reads element `i` (traps when `i >= len`).
     #[inline(always)]
+    #[track_caller]
     pub fn get(&self, i: usize) -> T {
         assert!(i < self.len());
         // SAFETY: in bounds.
@@ -94,6 +97,7 @@ impl<T: Pod> SharedSlice<T> {
 
     /// Writes element `i` (traps when `i >= len`).
     #[inline(always)]
+    #[track_caller]
     pub fn set(&self, i: usize, value: T) {
         assert!(i < self.len());
         // SAFETY: in bounds.
@@ -216,6 +220,7 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
 
     /// Reads element `i` (traps when `i >= N`).
     #[inline(always)]
+    #[track_caller]
     pub fn get(&self, i: usize) -> T {
         self.as_slice().get(i)
     }
@@ -276,6 +281,7 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
 
     /// Writes element `i` (traps when `i >= N`).
     #[inline(always)]
+    #[track_caller]
     pub fn set(&self, i: usize, value: T) {
         self.as_slice().set(i, value)
     }

@@ -274,3 +274,62 @@ pub fn cost_chunks_raw(x: &[f32], out: *mut f32) {
         start += grid.num_blocks() as usize * size;
     }
 }
+
+/// `sweeps` sweeps of a `nx`-wide, `rows`-high field between two halves of
+/// dynamic shared memory with [`SharedStencil`] (its bounds checked once a
+/// sweep); the PTX tests compare its loops with
+/// [`cost_shared_stencil_raw`]'s.
+#[kernel]
+pub fn cost_shared_stencil_safe(nx: u32, rows: u32, sweeps: u32) {
+    let block = this_thread_block();
+    let n = nx as usize * rows as usize;
+    let region = dynamic_shared::<f32>();
+    let (a, b) = (region.subslice(0, n), region.subslice(n, n));
+    let mut field = SharedStencil::new(&block, nx, a, b);
+    for _ in 0..sweeps {
+        field.sweep(1..rows.saturating_sub(1), |p| {
+            0.25 * (((p.west() + p.east()) + p.north()) + p.south())
+        });
+        block.sync();
+    }
+}
+
+/// [`cost_shared_stencil_safe`] with unchecked shared loads and stores and
+/// the same share of the points per thread.
+#[kernel]
+pub fn cost_shared_stencil_raw(nx: u32, rows: u32, sweeps: u32) {
+    let block = this_thread_block();
+    let n = nx as usize * rows as usize;
+    let region = dynamic_shared::<f32>();
+    let (a, b) = (region.subslice(0, n), region.subslice(n, n));
+    if nx < 3 {
+        return;
+    }
+    let (t, threads) = (block.thread_rank(), block.num_threads());
+    let c = threads.min(nx - 2);
+    let (q, col, row) = (threads / c, 1 + t % c, t / c);
+    for s in 0..sweeps {
+        let (src, dst) = if s % 2 == 0 { (a, b) } else { (b, a) };
+        if t < q * c {
+            let mut y = 1 + row;
+            while y + 1 < rows {
+                let mut x = col;
+                while x < nx - 1 {
+                    let i = (y * nx + x) as usize;
+                    let w = nx as usize;
+                    // SAFETY: an interior point of the field: it and its
+                    // neighbours are inside both halves.
+                    unsafe {
+                        let sum = ((src.get_unchecked(i - 1) + src.get_unchecked(i + 1))
+                            + src.get_unchecked(i - w))
+                            + src.get_unchecked(i + w);
+                        dst.set_unchecked(i, 0.25 * sum);
+                    }
+                    x += c;
+                }
+                y += q;
+            }
+        }
+        block.sync();
+    }
+}

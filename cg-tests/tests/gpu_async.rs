@@ -1,7 +1,8 @@
 //! GPU tests of asynchronous copies: `memcpy_async` for every length and
 //! alignment (tails, misaligned starts, ends that share no alignment) with
 //! each way of completing it (wait, wait_prior, per-warp, coalesced group,
-//! block barrier with and without the bulk copy engine, pipeline), the
+//! block barrier with and without the bulk copy engine, pipeline) and in
+//! 16-byte pieces (`memcpy_async_aligned`), the
 //! barrier's phases with split arrivals and `arrive_and_drop`, pipelines
 //! of 1 to 8 stages, the async-copy guide's kernels, and dynamic shared
 //! memory above 48 KB. Every element is compared with a CPU reference on
@@ -16,7 +17,7 @@ use rand::rngs::StdRng;
 use rand::Rng;
 
 /// The modes of `copy_probe` (cg-test-kernels/src/api/copies.rs).
-const MODES: [(u32, &str); 8] = [
+const MODES: [(u32, &str); 9] = [
     (0, "memcpy_async(block) + wait"),
     (1, "memcpy_async(dynamic tile of 32) per warp + wait(tile)"),
     (2, "two batches, wait_prior::<1> then wait"),
@@ -30,6 +31,10 @@ const MODES: [(u32, &str); 8] = [
     (
         7,
         "on a block barrier with memcpy_async_bulk (the bulk copy engine where aligned)",
+    ),
+    (
+        8,
+        "memcpy_async_aligned(block) + wait: 16-byte pieces where aligned",
     ),
 ];
 

@@ -822,11 +822,14 @@ fn kernel_panics_leave_what_the_host_needs_to_name_them() {
         );
         // Source files are named as the project names them, wherever it is
         // checked out.
-        // (A sample's shared array checks its bounds in cg-core, the
-        // compaction checks its output's length in its own file; a fault
-        // probe panics in its own file.)
+        // (A shared slice's checks name their caller's line: the
+        // Jacobi sample's region, the compaction's output length, each in
+        // its own file; a fault probe panics in its own file.)
         let wants = if m.source.contains(".entry grid_sum(") {
-            ["cg-sample-kernels/src/patterns.rs", "cg-core/src/shared.rs"]
+            [
+                "cg-sample-kernels/src/patterns.rs",
+                "cg-sample-kernels/src/jacobi.rs",
+            ]
         } else {
             ["cg-test-kernels/src/faults.rs", "cg-core/src/tile.rs"]
         };
@@ -905,7 +908,7 @@ fn innermost_loops(body: &str) -> Vec<Vec<String>> {
 
 /// The safe output patterns against the same loops through raw pointers
 /// (the grid stride, the stencil sweep inside a loop of grid barriers, a
-/// block's chunks): loop by loop, the safe form has no instruction the raw
+/// block's chunks, a stencil sweep in shared memory): loop by loop, the safe form has no instruction the raw
 /// one lacks, and no more of any.
 #[test]
 fn safe_output_patterns_cost_nothing_in_their_loops() {
@@ -916,6 +919,7 @@ fn safe_output_patterns_cost_nothing_in_their_loops() {
             ("cost_stencil_safe", "cost_stencil_raw"),
             ("cost_stencil_walk", "cost_stencil_raw"),
             ("cost_chunks_safe", "cost_chunks_raw"),
+            ("cost_shared_stencil_safe", "cost_shared_stencil_raw"),
         ] {
             let (s, r) = (
                 innermost_loops(entry(m.source, safe)),

@@ -477,3 +477,145 @@ fn a_load_of_shared_memory_no_thread_wrote_is_reported_undefined() {
         .unwrap_err()
         .contains("which no thread wrote"));
 }
+
+/// `SharedStencil::sweep` into a poisoned buffer: every interior point of
+/// the rows asked for gets `f` of its own neighbours, nothing else is
+/// written (boundary columns, rows outside the range), and the buffer
+/// written becomes the newest.
+#[test]
+fn a_shared_stencil_sweep_writes_each_point_of_its_rows_once_from_its_neighbours() {
+    // One column a thread with several rows at a time; several columns a
+    // thread; a block with a partial warp; a subset of the rows.
+    let cases = [
+        (10u32, 7u32, 64u32, 1u32..6u32),
+        (70, 5, 32, 1..4),
+        (9, 9, 100, 1..8),
+        (12, 9, 64, 3..5),
+    ];
+    let f = |c: f32, w: f32, e: f32, n: f32, s: f32| c * 3.0 + w - 0.5 * e + 0.25 * n - s;
+    for (width, height, threads, rows) in cases {
+        let n = (width * height) as usize;
+        let input = random_f32(n, width as u64);
+        let out = Buffer::<f32>::filled(n, f32::NAN);
+        let out_ptr = out.as_ptr() as usize;
+        let rows_k = rows.clone();
+        sim::launch(
+            Shape::new(1, threads).with_dynamic_shared(2 * n as u32 * 4),
+            || {
+                let block = this_thread_block();
+                let region = dynamic_shared::<f32>();
+                let (src, dst) = (region.subslice(0, n), region.subslice(n, n));
+                let (t, nt) = (block.thread_rank() as usize, block.num_threads() as usize);
+                for i in (t..n).step_by(nt) {
+                    src.set(i, input[i]);
+                    dst.set(i, f32::NAN);
+                }
+                block.sync();
+                let mut field = SharedStencil::new(&block, width, src, dst);
+                field.sweep(rows_k.clone(), |p| {
+                    f(p.centre(), p.west(), p.east(), p.north(), p.south())
+                });
+                block.sync();
+                // The newest buffer is the one the sweep wrote.
+                assert_eq!(field.newest().shared_addr(), dst.shared_addr());
+                for i in (t..n).step_by(nt) {
+                    // SAFETY: element `i` of `out`, written by this thread alone.
+                    unsafe { *(out_ptr as *mut f32).add(i) = dst.get(i) };
+                }
+            },
+        )
+        .unwrap()
+        .all_defined()
+        .unwrap();
+        let (w, out) = (width as usize, out.to_vec());
+        for y in 0..height as usize {
+            for x in 0..w {
+                let i = y * w + x;
+                let inside = rows.contains(&(y as u32)) && x > 0 && x < w - 1;
+                if inside {
+                    let want = f(
+                        input[i],
+                        input[i - 1],
+                        input[i + 1],
+                        input[i - w],
+                        input[i + w],
+                    );
+                    assert_eq!(
+                        out[i].to_bits(),
+                        want.to_bits(),
+                        "{width}x{height}: ({x}, {y})"
+                    );
+                } else {
+                    assert!(out[i].is_nan(), "{width}x{height}: ({x}, {y}) written");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn planted_a_shared_stencil_over_row_0_names_the_line() {
+    let f = sim::launch(Shape::new(1, 32).with_dynamic_shared(2 * 64 * 4), || {
+        let block = this_thread_block();
+        let region = dynamic_shared::<f32>();
+        let (src, dst) = (region.subslice(0, 64), region.subslice(64, 64));
+        // Row 0 has no row above it.
+        SharedStencil::new(&block, 8, src, dst).sweep(0..3, |p| p.north());
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::Panic);
+    assert!(f.message.contains("SharedStencil::sweep"), "{f}");
+    assert!(f.message.contains("sim_semantics.rs"), "{f}");
+}
+
+#[test]
+fn planted_a_shared_stencil_past_the_rows_held_names_the_line() {
+    let f = sim::launch(Shape::new(1, 32).with_dynamic_shared(2 * 64 * 4), || {
+        let block = this_thread_block();
+        let region = dynamic_shared::<f32>();
+        // Buffers of 8 rows of 8, the second one element short: 7 rows
+        // held whole, so row 6 has no row below it.
+        let (src, dst) = (region.subslice(0, 64), region.subslice(64, 63));
+        SharedStencil::new(&block, 8, src, dst).sweep(1..7, |p| p.south());
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::Panic);
+    assert!(f.message.contains("SharedStencil::sweep"), "{f}");
+    assert!(f.message.contains("sim_semantics.rs"), "{f}");
+}
+
+#[test]
+fn shared_stencil_sweeps_alternate_buffers_and_restart_from_the_first() {
+    let report = sim::launch(Shape::new(1, 64).with_dynamic_shared(2 * 36 * 4), || {
+        let block = this_thread_block();
+        let region = dynamic_shared::<f32>();
+        let (a, b) = (region.subslice(0, 36), region.subslice(36, 36));
+        let t = block.thread_rank() as usize;
+        if t < 36 {
+            a.set(t, t as f32);
+            b.set(t, -(t as f32));
+        }
+        block.sync();
+        let mut field = SharedStencil::new(&block, 6, a, b);
+        let newest = |f: &SharedStencil<f32>| f.newest().shared_addr();
+        assert_eq!(
+            (newest(&field), field.oldest().shared_addr()),
+            (a.shared_addr(), b.shared_addr())
+        );
+        // An empty sweep swaps too: the buffers' roles follow the count.
+        field.sweep(3..3, |p| p.centre());
+        assert_eq!(newest(&field), b.shared_addr());
+        field.sweep(1..5, |p| p.centre());
+        block.sync();
+        assert_eq!(newest(&field), a.shared_addr());
+        field.sweep(1..5, |p| p.centre());
+        block.sync();
+        assert_eq!(newest(&field), b.shared_addr());
+        field.restart();
+        assert_eq!(newest(&field), a.shared_addr());
+    });
+    report
+        .unwrap()
+        .all_defined()
+        .unwrap_or_else(|u| panic!("{u:?}"));
+}

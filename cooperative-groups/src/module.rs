@@ -554,6 +554,9 @@ impl Function {
         let function = self.cuda("the occupancy query")?;
         let gpu = self.gpu();
         let _entered = gpu.enter()?;
+        // The driver counts a block asking for more than 48 KiB as not
+        // fitting until the kernel's limit is raised, as a launch raises it.
+        self.reserve_shared_mem(shared_mem_bytes)?;
         gpu.driver(
             function.occupancy_max_active_blocks_per_multiprocessor(
                 block_threads,

@@ -34,6 +34,9 @@ pub mod mode {
     /// where the ends and length are 16-byte aligned (sm_90; the module
     /// for older GPUs runs [`BARRIER`]'s copy).
     pub const BARRIER_BULK: u32 = 7;
+    /// `memcpy_async_aligned(block)` + `wait(block)`: 16-byte pieces where
+    /// the ends and length are 16-byte aligned, else `memcpy_async`'s copy.
+    pub const ALIGNED: u32 = 8;
 }
 
 /// The share `part` of `parts` of `0..count`: `(start, len)`.
@@ -149,6 +152,12 @@ pub fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
         }
         mode::WHAT_FITS => {
             if memcpy_async(&block, dst, &src[s_off..]) != count {
+                cg_core::fault::trap();
+            }
+            wait(&block);
+        }
+        mode::ALIGNED => {
+            if memcpy_async_aligned(&block, dst, &src[s_off..]) != count {
                 cg_core::fault::trap();
             }
             wait(&block);
