@@ -1,6 +1,7 @@
 //! Jacobi sweeps of the 2-D Laplace equation on an `nx` x `ny` grid with
 //! fixed boundary values: one persistent cooperative kernel with a grid
-//! barrier between sweeps, or one launch per sweep.
+//! barrier between sweeps, one that runs several sweeps in shared memory
+//! between grid barriers, or one launch per sweep.
 
 use cg_core::output::Neighbours;
 use cg_core::prelude::*;
@@ -44,6 +45,128 @@ pub fn jacobi_persistent(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweep
         // source, and the old source the next one's destination.
         (src, dst) = dst.sync_swap(src, &grid);
     }
+}
+
+/// Rows of the field each block owns in [`jacobi_in_shared`]: the field's
+/// `ny` rows shared out over `blocks` blocks, whole rows each.
+#[inline(always)]
+pub fn rows_per_block(ny: u32, blocks: u32) -> u32 {
+    ny.div_ceil(blocks.max(1))
+}
+
+/// Bytes of dynamic shared memory [`jacobi_in_shared`] needs on a grid of
+/// `blocks` blocks: two buffers of `rows_per_block + 2 * depth` rows of
+/// `nx` values.
+pub fn in_shared_bytes(nx: u32, ny: u32, blocks: u32, depth: u32) -> u64 {
+    let rows = rows_per_block(ny, blocks) as u64 + 2 * depth.max(1) as u64;
+    2 * rows * nx as u64 * core::mem::size_of::<f32>() as u64
+}
+
+/// `sweeps` sweeps in one launch, up to `depth` of them between two grid
+/// barriers: the same field as [`jacobi_persistent`], bit for bit, with a
+/// barrier every `depth` sweeps instead of every sweep.
+///
+/// Block `b` owns rows `[b R, (b + 1) R)` ([`rows_per_block`]). A round of
+/// `k <= depth` sweeps copies those rows and `depth` more on each side
+/// (what the neighbours own, clipped to the field) into shared memory
+/// (`memcpy_async_aligned`: 16-byte pieces where the rows allow), sweeps
+/// there `k` times, one row narrower on each side each time (the
+/// neighbours' rows it needs it computes again itself), and writes its own
+/// rows back; then one grid barrier. Rounds
+/// ping-pong between `a` and `b` as sweeps do: where the number of rounds
+/// and of sweeps would differ in parity, the first round is split in two,
+/// so the field ends in `b` after an odd number of sweeps and in `a` after
+/// an even one. Launch with at least [`in_shared_bytes`] of dynamic shared
+/// memory (a smaller region traps).
+///
+/// Declared for blocks of up to 1024 threads, one a multiprocessor (its
+/// shared memory is large): without a bound ptxas gives it 76 registers,
+/// too many for a block of 1024; with `launch_bounds(1024)` alone it aims
+/// at two blocks a multiprocessor, 32 registers, and spills on sm_80; with
+/// both, 40 (sm_90) and 33 (sm_80), no spills.
+#[kernel(cooperative, grid_1d, launch_bounds(1024, 1))]
+pub fn jacobi_in_shared(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32, depth: u32) {
+    if nx < 3 || ny < 3 {
+        // No interior: both buffers already hold the field.
+        return;
+    }
+    let grid = this_grid();
+    let block = this_thread_block();
+    // Deeper than the field is high computes nothing more.
+    let depth = depth.clamp(1, ny);
+    let rows = rows_per_block(ny, grid.num_blocks());
+    let band0 = grid.block_rank().saturating_mul(rows);
+    let band1 = band0.saturating_add(rows).min(ny);
+    // Every index of the field fits in 32 bits (checked once), so the
+    // rows' offsets are 32-bit products.
+    if nx.checked_mul(ny).is_none() {
+        field_too_large();
+    }
+    let at = |row: u32| (row * nx) as usize;
+    // Both buffers end with the field: the last band's chunk too.
+    let (mut a, mut b) = (a, b);
+    a.truncate(at(ny));
+    b.truncate(at(ny));
+    // Two buffers of `rows + 2 depth` rows, row `r` of the field at row
+    // `r - origin` of each (their length in 64 bits; the region's check
+    // then bounds every shared offset below).
+    let origin = band0.saturating_sub(depth);
+    let span = (rows as usize + 2 * depth as usize) * nx as usize;
+    let region = dynamic_shared::<f32>();
+    let (buf0, buf1) = (region.subslice(0, span), region.subslice(span, span));
+    // The rows this block holds: its band and `depth` rows on each side.
+    // Every round copies them all into the first buffer (a round of fewer
+    // sweeps needs fewer, but the same copy every round leaves the
+    // compiler nothing to recompute); the second buffer gets them once,
+    // for its boundary values (columns 0 and nx - 1, rows 0 and ny - 1),
+    // which no sweep changes. (The first round's `wait` completes it.)
+    let end = band1.saturating_add(depth).min(ny);
+    let held = at(origin)..at(end);
+    if band0 < ny && sweeps > 0 {
+        memcpy_async_aligned(&block, buf1, &a[held.clone()]);
+    }
+    // The two buffers, and this thread's points in each row, found once.
+    let mut field = SharedStencil::new(&block, nx, buf0, buf1);
+    let rounds = sweeps.div_ceil(depth);
+    let split = rounds % 2 != sweeps % 2;
+    let (mut src, mut dst) = (a, b);
+    let (mut done, mut round) = (0, 0);
+    while done < sweeps {
+        let k = match (split, round) {
+            (true, 0) => 1,
+            (true, 1) => depth.min(sweeps) - 1,
+            _ => depth.min(sweeps - done),
+        };
+        if band0 < ny {
+            memcpy_async_aligned(&block, buf0, &src[held.clone()]);
+            wait(&block);
+            field.restart();
+            for s in 0..k {
+                // Rows this sweep must get right: the band and the `e`
+                // rows on each side that the next sweeps still read.
+                let e = k - 1 - s;
+                let lo = band0.saturating_sub(e).max(1);
+                let hi = band1.saturating_add(e).min(ny - 1);
+                field.sweep(lo - origin..hi - origin, |n| {
+                    0.25 * (((n.west() + n.east()) + n.north()) + n.south())
+                });
+                block.sync();
+            }
+            // The band's rows, from the newest buffer.
+            if let Some(chunk) = dst.block_chunk(&block, at(rows)) {
+                chunk.copy_from(field.newest().tail_from(at(band0 - origin)));
+            }
+        }
+        (src, dst) = dst.sync_swap(src, &grid);
+        done += k;
+        round += 1;
+    }
+}
+
+#[cold]
+#[track_caller]
+fn field_too_large() -> ! {
+    panic!("jacobi_in_shared: the field has 2^32 points or more")
 }
 
 /// One sweep from `u` into `u_new` (launch at least as many threads as

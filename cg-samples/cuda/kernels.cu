@@ -10,6 +10,7 @@
 #include <cuda/barrier>
 #include <cuda/pipeline>
 #include <cuda/atomic>
+#include <cuda_pipeline.h>
 namespace cg = cooperative_groups;
 typedef unsigned long long u64;
 
@@ -340,6 +341,76 @@ extern "C" __global__ void jacobi_persistent(float* a, u64 a_len, float* b, u64 
         float* dst = s % 2 == 0 ? b : a;
         sweep(src, dst, nx, ny, rank, stride);
         grid.sync();
+    }
+}
+
+// Several sweeps in shared memory between grid barriers (the Rust
+// kernel's comments say how). The copies into shared memory are those of
+// the Rust library's memcpy_async_aligned: 16-byte cp.async.cg pieces when
+// both ends and the length are 16-byte aligned, else one 4-byte cp.async
+// per element (the fastest of the forms tried:
+// docs/probes/jacobi_sweeps_in_shared.cu).
+__device__ __forceinline__ void copy_rows(float* to, const float* from, unsigned n, unsigned t, unsigned T) {
+    unsigned bytes = n * 4;
+    if ((((unsigned)__cvta_generic_to_shared(to) | (unsigned)(size_t)from | bytes) & 15) == 0) {
+        for (unsigned j = 4 * t; j < n; j += 4 * T) __pipeline_memcpy_async(to + j, from + j, 16);
+    } else {
+        for (unsigned j = t; j < n; j += T) __pipeline_memcpy_async(to + j, from + j, 4);
+    }
+    __pipeline_commit();
+}
+
+extern "C" __global__ void jacobi_in_shared(float* a, u64 a_len, float* b, u64 b_len, unsigned nx, unsigned ny, unsigned sweeps, unsigned depth) {
+    if (nx < 3 || ny < 3) return;
+    if ((u64)nx * ny > a_len || (u64)nx * ny > b_len) __trap();
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    extern __shared__ float region[];
+    depth = min(max(depth, 1u), ny);
+    unsigned rows = (ny + gridDim.x - 1) / gridDim.x;
+    unsigned band0 = blockIdx.x * rows, band1 = min(band0 + rows, ny);
+    unsigned origin = band0 > depth ? band0 - depth : 0;
+    unsigned span = (rows + 2 * depth) * nx;
+    float* buf0 = region;
+    float* buf1 = region + span;
+    unsigned t = threadIdx.x, T = blockDim.x;
+    unsigned c = min(T, nx - 2), q = T / c, col = 1 + t % c, row = t / c;
+    bool active = t < q * c;
+    unsigned end = min(band1 + depth, ny), held = (end - origin) * nx;
+    if (band0 < ny && sweeps > 0) copy_rows(buf1, a + (u64)origin * nx, held, t, T);
+    unsigned rounds = (sweeps + depth - 1) / depth;
+    bool split = rounds % 2 != sweeps % 2;
+    float* src = a;
+    float* dst = b;
+    for (unsigned done = 0, round = 0; done < sweeps; round++) {
+        unsigned k = split && round == 0 ? 1 : split && round == 1 ? min(depth, sweeps) - 1 : min(depth, sweeps - done);
+        if (band0 < ny) {
+            copy_rows(buf0, src + (u64)origin * nx, held, t, T);
+            __pipeline_wait_prior(0);
+            block.sync();
+            float* cur = buf0;
+            float* next = buf1;
+            for (unsigned s = 0; s < k; s++) {
+                unsigned e = k - 1 - s;
+                unsigned lo = max(band0 > e ? band0 - e : 0, 1u) - origin, hi = min(band1 + e, ny - 1) - origin;
+                if (active) {
+                    for (unsigned y = lo + row; y < hi; y += q) {
+                        for (unsigned x = col; x < nx - 1; x += c) {
+                            unsigned i = y * nx + x;
+                            next[i] = 0.25f * (((cur[i - 1] + cur[i + 1]) + cur[i - nx]) + cur[i + nx]);
+                        }
+                    }
+                }
+                block.sync();
+                float* tmp = cur; cur = next; next = tmp;
+            }
+            unsigned len = (band1 - band0) * nx, off = (band0 - origin) * nx;
+            float* to = dst + (u64)band0 * nx;
+            for (unsigned j = t; j < len; j += T) to[j] = cur[off + j];
+        }
+        grid.sync();
+        float* tmp = src; src = dst; dst = tmp;
+        done += k;
     }
 }
 

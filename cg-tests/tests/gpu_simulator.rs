@@ -15,6 +15,7 @@ mod common;
 
 use cg_core::output::{Output, Synced};
 use cg_core::sim::{self, Buffer, Report, Shape};
+use cg_samples::experiments::jacobi::jacobi_cpu;
 use cg_tests::kernels::Kernels;
 use common::api::*;
 use cooperative_groups::{DeviceBuffer, Gpu, LaunchConfig};
@@ -433,6 +434,28 @@ fn sample_kernels_agree_with_the_gpu() {
         "Jacobi field"
     );
     println!("jacobi_persistent 256 x 256 x 100: GPU == simulator bit for bit");
+    // Sweeps in shared memory, on every tested shape: the CPU's field,
+    // which the simulator gives too (sim_samples.rs).
+    for c in common::in_shared_cases() {
+        let init = common::random_f32(&mut rng, (c.nx * c.ny) as usize);
+        let (mut a, mut b) = (gpu.upload(&init).unwrap(), gpu.upload(&init).unwrap());
+        let cfg = LaunchConfig::new(c.blocks, c.threads).with_shared_mem(c.shared_bytes());
+        k.jacobi_in_shared
+            .launch(cfg, &mut a, &mut b, c.nx, c.ny, c.sweeps, c.depth)
+            .unwrap();
+        let got = if c.sweeps % 2 == 1 { b } else { a }.to_vec().unwrap();
+        let want = jacobi_cpu(&init, c.nx as usize, c.ny as usize, c.sweeps);
+        let differ = got
+            .iter()
+            .zip(&want)
+            .filter(|(g, w)| g.to_bits() != w.to_bits())
+            .count();
+        assert_eq!(differ, 0, "jacobi_in_shared {c:?}: points differing");
+    }
+    println!(
+        "jacobi_in_shared on {} shapes: GPU == CPU == simulator bit for bit",
+        common::in_shared_cases().len()
+    );
 }
 
 #[test]

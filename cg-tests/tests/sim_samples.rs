@@ -7,6 +7,7 @@ mod common;
 
 use cg_core::output::{Output, Synced};
 use cg_core::sim::{self, Buffer, Shape};
+use cg_samples::experiments::jacobi::jacobi_cpu;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
@@ -62,7 +63,7 @@ fn jacobi_256_by_256_for_100_sweeps_in_one_cooperative_launch() {
         "Jacobi 256 x 256 x 100, 32 x 256 threads: {:.2} s",
         start.elapsed().as_secs_f64()
     );
-    let want = cg_samples::experiments::jacobi::jacobi_cpu(&init, nx, ny, sweeps);
+    let want = jacobi_cpu(&init, nx, ny, sweeps);
     let got = if sweeps % 2 == 1 {
         b.to_vec()
     } else {
@@ -71,6 +72,50 @@ fn jacobi_256_by_256_for_100_sweeps_in_one_cooperative_launch() {
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(g.to_bits(), w.to_bits(), "point {i}");
     }
+}
+
+#[test]
+fn jacobi_in_shared_memory_is_the_cpu_field_for_every_depth_and_shape() {
+    for (n, c) in common::in_shared_cases().into_iter().enumerate() {
+        let init = random_f32((c.nx * c.ny) as usize, 40 + n as u64);
+        let (a, b) = (Buffer::from_slice(&init), Buffer::from_slice(&init));
+        let shape = Shape::new(c.blocks, c.threads)
+            .cooperative()
+            .with_dynamic_shared(c.shared_bytes());
+        sim::launch(shape, || {
+            let (a, b): (Synced<f32>, Output<f32>) = (a.view(), b.view());
+            cg_sample_kernels::jacobi::jacobi_in_shared(a, b, c.nx, c.ny, c.sweeps, c.depth)
+        })
+        .unwrap_or_else(|f| panic!("{c:?}: {f}"))
+        .all_defined()
+        .unwrap();
+        let want = jacobi_cpu(&init, c.nx as usize, c.ny as usize, c.sweeps);
+        let got = if c.sweeps % 2 == 1 {
+            b.to_vec()
+        } else {
+            a.to_vec()
+        };
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.to_bits(), w.to_bits(), "{c:?}: point {i}");
+        }
+    }
+}
+
+#[test]
+fn planted_jacobi_in_shared_memory_one_float_short_traps() {
+    let c = common::in_shared_cases()[0];
+    let init = random_f32((c.nx * c.ny) as usize, 5);
+    let (a, b) = (Buffer::from_slice(&init), Buffer::from_slice(&init));
+    let shape = Shape::new(c.blocks, c.threads)
+        .cooperative()
+        .with_dynamic_shared(c.shared_bytes() - 4);
+    let f = sim::launch(shape, || {
+        let (a, b): (Synced<f32>, Output<f32>) = (a.view(), b.view());
+        cg_sample_kernels::jacobi::jacobi_in_shared(a, b, c.nx, c.ny, c.sweeps, c.depth)
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, cg_core::sim::FaultKind::Panic, "{f}");
+    assert!(f.message.contains("jacobi.rs"), "{f}");
 }
 
 /// Small integers as `f32`: every sum of them is exact in any order, so

@@ -1,5 +1,7 @@
-//! Jacobi: a persistent cooperative kernel against one launch per sweep
-//! (and a CUDA graph of those launches), beside the CUDA C++ twins; with
+//! Jacobi: a persistent cooperative kernel (a grid barrier per sweep, or
+//! several sweeps in shared memory per grid barrier) against one launch
+//! per sweep (and a CUDA graph of those launches), beside the CUDA C++
+//! twins; with
 //! `--gpus N`, the field split over N GPUs (a multi-grid kernel with peer
 //! memory, and launches with an NCCL halo exchange) against one GPU; with
 //! `--nccl-process`, one rank of the NCCL method, one process per GPU.

@@ -1,11 +1,14 @@
 //! Experiment 3: Jacobi sweeps on a 2-D Laplace grid — one persistent
-//! cooperative kernel with `grid.sync()` between sweeps, one launch per
-//! sweep, and the same launches replayed from a CUDA graph. All methods (and
-//! for the small grid a CPU reference) must give the same field, bit for bit.
+//! cooperative kernel with `grid.sync()` between sweeps, one that runs
+//! several sweeps in shared memory between grid barriers (where its bands
+//! fit), one launch per sweep, and the same launches replayed from a CUDA
+//! graph. All methods (and for the small grid a CPU reference) must give
+//! the same field, bit for bit.
 
 use crate::bench::{self, Bench};
-use crate::kernels::{JacobiPersistent, JacobiSweep};
+use crate::kernels::{JacobiInShared, JacobiPersistent, JacobiSweep};
 use crate::results::{Row, Timing};
+use cg_sample_kernels::jacobi::in_shared_bytes;
 use cooperative_groups::{DeviceBuffer, Error, Function, Gpu, LaunchConfig, LaunchKind};
 
 /// The sweeps on the CPU, in the kernels' order of operations.
@@ -25,20 +28,29 @@ pub fn jacobi_cpu(init: &[f32], nx: usize, ny: usize, sweeps: u32) -> Vec<f32> {
 
 struct Methods<'a> {
     persistent: &'a JacobiPersistent,
+    in_shared: &'a JacobiInShared,
     sweep: &'a JacobiSweep,
 }
 
 impl Methods<'_> {
-    fn persistent(
+    #[allow(clippy::too_many_arguments)]
+    fn run(
         &self,
-        cfg: LaunchConfig,
+        method: Method,
+        per_sweep_cfg: LaunchConfig,
         a: &mut DeviceBuffer<f32>,
         b: &mut DeviceBuffer<f32>,
         nx: u32,
         ny: u32,
         sweeps: u32,
     ) -> Result<(), Error> {
-        self.persistent.launch(cfg, a, b, nx, ny, sweeps)
+        match method {
+            Method::Persistent(cfg) => self.persistent.launch(cfg, a, b, nx, ny, sweeps),
+            Method::InShared((cfg, depth)) => {
+                self.in_shared.launch(cfg, a, b, nx, ny, sweeps, depth)
+            }
+            Method::PerSweep => self.per_sweep(per_sweep_cfg, a, b, nx, ny, sweeps),
+        }
     }
 
     fn per_sweep(
@@ -59,6 +71,17 @@ impl Methods<'_> {
         }
         Ok(())
     }
+}
+
+/// One of the timed methods.
+#[derive(Clone, Copy)]
+enum Method {
+    /// The persistent kernel on this grid.
+    Persistent(LaunchConfig),
+    /// The kernel that sweeps in shared memory, on this grid at this depth.
+    InShared((LaunchConfig, u32)),
+    /// One launch per sweep.
+    PerSweep,
 }
 
 /// The buffer of a ping-pong pair that holds the field after `sweeps`
@@ -113,6 +136,33 @@ pub struct PersistentGrids {
     pub lean: LaunchConfig,
 }
 
+/// The sweeps per grid barrier the shared-memory method runs at (the
+/// fastest depths on a 512 x 512 field: `docs/probes/jacobi_sweeps_in_shared.cu`).
+pub const IN_SHARED_DEPTHS: [u32; 2] = [4, 6];
+
+/// The launch of [`JacobiInShared`] for an `nx` x `ny` field at `depth`
+/// sweeps per barrier: one block of 1024 threads per SM (the fastest shape
+/// measured), with the shared memory its bands need; `None` when they do
+/// not fit in a block's shared memory or the blocks cannot all be resident.
+pub fn in_shared_config(
+    f: &Function,
+    nx: u32,
+    ny: u32,
+    depth: u32,
+) -> Result<Option<LaunchConfig>, Error> {
+    let info = f.gpu().info();
+    let blocks = info.multiprocessors;
+    let bytes = in_shared_bytes(nx, ny, blocks, depth);
+    if bytes > info.limits.max_shared_mem_optin as u64 {
+        return Ok(None);
+    }
+    let bytes = bytes as u32;
+    if f.max_cooperative_blocks(1024, bytes)? < blocks {
+        return Ok(None);
+    }
+    Ok(Some(LaunchConfig::new(blocks, 1024).with_shared_mem(bytes)))
+}
+
 /// Runs the Jacobi rows for each `(nx, ny, sweeps)`.
 pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
     eprintln!("jacobi");
@@ -125,12 +175,17 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
                 JacobiPersistent::from_function,
             )?,
             b.twin(
+                "jacobi_in_shared",
+                LaunchKind::Cooperative,
+                JacobiInShared::from_function,
+            )?,
+            b.twin(
                 "jacobi_sweep",
                 LaunchKind::Plain,
                 JacobiSweep::from_function,
             )?,
         ) {
-            (Some(p), Some(s)) => Some((p, s)),
+            (Some(p), Some(i), Some(s)) => Some((p, i, s)),
             _ => None,
         }
     };
@@ -143,12 +198,25 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
         let per_sweep_cfg = LaunchConfig::for_elements(len, 256);
         let rust = Methods {
             persistent: &b.k.jacobi_persistent,
+            in_shared: &b.k.jacobi_in_shared,
             sweep: &b.k.jacobi_sweep,
         };
-        let cuda = twins.as_ref().map(|(p, s)| Methods {
+        let cuda = twins.as_ref().map(|(p, i, s)| Methods {
             persistent: p,
+            in_shared: i,
             sweep: s,
         });
+        let mut in_shared = Vec::new();
+        for depth in IN_SHARED_DEPTHS {
+            match in_shared_config(b.k.jacobi_in_shared.function(), nx, ny, depth)? {
+                Some(cfg) => in_shared.push((cfg, depth)),
+                None => eprintln!(
+                    "  jacobi in shared memory, {depth} sweeps a barrier: {nx}x{ny} does not fit \
+                     ({} bytes of shared memory a block), not run",
+                    in_shared_bytes(nx, ny, b.gpu.info().multiprocessors, depth)
+                ),
+            }
+        }
         let reference = if len <= 1 << 20 {
             Some(jacobi_cpu(&init, nx as usize, ny as usize, sweeps))
         } else {
@@ -160,14 +228,16 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
         // Verify: every method from the same start gives the same field.
         let mut fields = Vec::new();
         for m in std::iter::once(&rust).chain(cuda.as_ref()) {
-            for coop in persistent {
+            let methods = persistent
+                .iter()
+                .map(|&c| Method::Persistent(c))
+                .chain(in_shared.iter().map(|&s| Method::InShared(s)))
+                .chain([Method::PerSweep]);
+            for method in methods {
                 let (mut a, mut bb) = fresh(&b.gpu, &init)?;
-                m.persistent(coop, &mut a, &mut bb, nx, ny, sweeps)?;
+                m.run(method, per_sweep_cfg, &mut a, &mut bb, nx, ny, sweeps)?;
                 fields.push(result(&a, &bb, sweeps)?);
             }
-            let (mut a, mut bb) = fresh(&b.gpu, &init)?;
-            m.per_sweep(per_sweep_cfg, &mut a, &mut bb, nx, ny, sweeps)?;
-            fields.push(result(&a, &bb, sweeps)?);
         }
         // A CUDA graph needs a GPU: on the simulator that method is left
         // out.
@@ -189,31 +259,29 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
 
         let (mut a, mut bb) = fresh(&b.gpu, &init)?;
         let (mut ta, mut tb) = fresh(&b.gpu, &init)?;
-        // `None`: one launch per sweep; `Some(cfg)`: the persistent kernel.
-        let mut time =
-            |persistent: Option<LaunchConfig>| -> Result<(Timing, Option<Timing>), Error> {
-                let (a, bb, ta, tb) = (&mut a, &mut bb, &mut ta, &mut tb);
-                let c = cuda.as_ref().map(|m| {
-                    move || match persistent {
-                        None => m.per_sweep(per_sweep_cfg, ta, tb, nx, ny, sweeps),
-                        Some(coop) => m.persistent(coop, ta, tb, nx, ny, sweeps),
-                    }
-                });
-                b.time_pair(
-                    || match persistent {
-                        None => rust.per_sweep(per_sweep_cfg, a, bb, nx, ny, sweeps),
-                        Some(coop) => rust.persistent(coop, a, bb, nx, ny, sweeps),
-                    },
-                    c,
-                )
-            };
+        let mut time = |method: Method| -> Result<(Timing, Option<Timing>), Error> {
+            let (a, bb, ta, tb) = (&mut a, &mut bb, &mut ta, &mut tb);
+            let c = cuda
+                .as_ref()
+                .map(|m| move || m.run(method, per_sweep_cfg, ta, tb, nx, ny, sweeps));
+            b.time_pair(|| rust.run(method, per_sweep_cfg, a, bb, nx, ny, sweeps), c)
+        };
         let mut timed = Vec::new();
         for coop in persistent {
-            let (r, c) = time(Some(coop))?;
+            let (r, c) = time(Method::Persistent(coop))?;
             let name = format!("jacobi: persistent {}x{}", coop.grid.x, coop.block.x);
             timed.push((name, r, c));
         }
-        let (sr, sc) = time(None)?;
+        for shared in in_shared {
+            let (r, c) = time(Method::InShared(shared))?;
+            let (cfg, depth) = shared;
+            let name = format!(
+                "jacobi: in shared, {depth} sweeps a barrier {}x{}",
+                cfg.grid.x, cfg.block.x
+            );
+            timed.push((name, r, c));
+        }
+        let (sr, sc) = time(Method::PerSweep)?;
         // The graph replays launches on these very buffers: keep them alive
         // as long as the graph.
         let (mut ca, mut cb) = fresh(&b.gpu, &init)?;

@@ -164,3 +164,59 @@ pub fn block_reductions() -> [(&'static str, BlockReduction); 4] {
         ("block_reduce_hierarchical", br::block_reduce_hierarchical),
     ]
 }
+
+/// A launch of the Jacobi sample that sweeps in shared memory
+/// (`jacobi_in_shared`): the field, the sweeps, the sweeps per barrier and
+/// the grid.
+#[derive(Clone, Copy, Debug)]
+pub struct InSharedCase {
+    pub nx: u32,
+    pub ny: u32,
+    pub sweeps: u32,
+    pub depth: u32,
+    pub blocks: u32,
+    pub threads: u32,
+}
+
+impl InSharedCase {
+    /// The dynamic shared memory the case's launch needs.
+    pub fn shared_bytes(&self) -> u32 {
+        let bytes =
+            cg_sample_kernels::jacobi::in_shared_bytes(self.nx, self.ny, self.blocks, self.depth);
+        u32::try_from(bytes).unwrap()
+    }
+}
+
+/// The shapes `jacobi_in_shared` is tested on, each for what it covers.
+pub fn in_shared_cases() -> Vec<InSharedCase> {
+    let case = |nx, ny, sweeps, depth, blocks, threads| InSharedCase {
+        nx,
+        ny,
+        sweeps,
+        depth,
+        blocks,
+        threads,
+    };
+    vec![
+        // Rounds and sweeps of the same parity (3 and 9).
+        case(64, 64, 9, 3, 4, 256),
+        // Of different parity (3 and 8): the first round split in two.
+        case(64, 48, 8, 3, 4, 128),
+        // A width of no 4-byte multiple (copies of one element each), a
+        // block of 100 threads (a partial warp), a split first round.
+        case(37, 41, 13, 4, 5, 100),
+        // Rows wider than the block: several columns a thread.
+        case(130, 20, 5, 2, 3, 64),
+        // One sweep a barrier, more blocks than rows (idle blocks).
+        case(16, 16, 6, 1, 20, 64),
+        // Deeper than the sweeps and the field's height.
+        case(16, 16, 3, 50, 2, 64),
+        // One interior point; no sweeps; no interior.
+        case(3, 3, 4, 2, 1, 32),
+        case(20, 20, 0, 3, 2, 64),
+        case(2, 10, 3, 2, 2, 32),
+        // The benchmark's blocks of 1024 threads and 16-byte copies, an odd
+        // number of sweeps.
+        case(512, 24, 7, 6, 3, 1024),
+    ]
+}
