@@ -438,12 +438,16 @@ fn sample_kernels_agree_with_the_gpu() {
     // which the simulator gives too (sim_samples.rs).
     for c in common::in_shared_cases() {
         let init = common::random_f32(&mut rng, (c.nx * c.ny) as usize);
-        let (mut a, mut b) = (gpu.upload(&init).unwrap(), gpu.upload(&init).unwrap());
+        // Buffers longer than the field, the rest poisoned: left alone.
+        let mut padded = init.clone();
+        padded.extend([f32::NAN; 37]);
+        let (mut a, mut b) = (gpu.upload(&padded).unwrap(), gpu.upload(&padded).unwrap());
         let cfg = LaunchConfig::new(c.blocks, c.threads).with_shared_mem(c.shared_bytes());
         k.jacobi_in_shared
             .launch(cfg, &mut a, &mut b, c.nx, c.ny, c.sweeps, c.depth)
             .unwrap();
-        let got = if c.sweeps % 2 == 1 { b } else { a }.to_vec().unwrap();
+        let (a, b) = (a.to_vec().unwrap(), b.to_vec().unwrap());
+        let got = if c.sweeps % 2 == 1 { &b } else { &a };
         let want = jacobi_cpu(&init, c.nx as usize, c.ny as usize, c.sweeps);
         let differ = got
             .iter()
@@ -451,6 +455,12 @@ fn sample_kernels_agree_with_the_gpu() {
             .filter(|(g, w)| g.to_bits() != w.to_bits())
             .count();
         assert_eq!(differ, 0, "jacobi_in_shared {c:?}: points differing");
+        for buffer in [&a, &b] {
+            assert!(
+                buffer[init.len()..].iter().all(|v| v.is_nan()),
+                "jacobi_in_shared {c:?}: written past the field"
+            );
+        }
     }
     println!(
         "jacobi_in_shared on {} shapes: GPU == CPU == simulator bit for bit",

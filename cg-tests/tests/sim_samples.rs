@@ -74,11 +74,20 @@ fn jacobi_256_by_256_for_100_sweeps_in_one_cooperative_launch() {
     }
 }
 
+/// Elements past the field in each buffer of the Jacobi tests, poisoned:
+/// the kernel must leave them alone.
+const PAST_THE_FIELD: usize = 37;
+
 #[test]
 fn jacobi_in_shared_memory_is_the_cpu_field_for_every_depth_and_shape() {
     for (n, c) in common::in_shared_cases().into_iter().enumerate() {
         let init = random_f32((c.nx * c.ny) as usize, 40 + n as u64);
-        let (a, b) = (Buffer::from_slice(&init), Buffer::from_slice(&init));
+        let padded: Vec<f32> = init
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(f32::NAN, PAST_THE_FIELD))
+            .collect();
+        let (a, b) = (Buffer::from_slice(&padded), Buffer::from_slice(&padded));
         let shape = Shape::new(c.blocks, c.threads)
             .cooperative()
             .with_dynamic_shared(c.shared_bytes());
@@ -97,6 +106,13 @@ fn jacobi_in_shared_memory_is_the_cpu_field_for_every_depth_and_shape() {
         };
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(g.to_bits(), w.to_bits(), "{c:?}: point {i}");
+        }
+        for buffer in [&a, &b] {
+            let tail = &buffer.to_vec()[init.len()..];
+            assert!(
+                tail.iter().all(|v| v.is_nan()),
+                "{c:?}: written past the field"
+            );
         }
     }
 }
