@@ -80,10 +80,10 @@ pub fn in_shared_bytes(nx: u32, ny: u32, blocks: u32, depth: u32) -> u64 {
 /// memory (a smaller region traps).
 ///
 /// Declared for blocks of up to 1024 threads, one a multiprocessor (its
-/// shared memory is large): without a bound ptxas gives it 76 registers,
-/// too many for a block of 1024; with `launch_bounds(1024)` alone it aims
-/// at two blocks a multiprocessor, 32 registers, and spills on sm_80; with
-/// both, 40 (sm_90) and 33 (sm_80), no spills.
+/// shared memory is large): without a bound ptxas gives it more registers
+/// than a block of 1024 threads can have; with `launch_bounds(1024)` alone
+/// it aims at two blocks a multiprocessor, 32 registers, and spills on
+/// sm_80; with both it spills nothing (the PTX test checks every module).
 #[kernel(cooperative, grid_1d, launch_bounds(1024, 1))]
 pub fn jacobi_in_shared(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32, depth: u32) {
     if nx < 3 || ny < 3 {
