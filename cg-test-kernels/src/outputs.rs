@@ -83,6 +83,22 @@ pub fn output_probe(pattern: u32, a: u32, b: u32, mut out: Output<u32>) {
                 }
             }
         }
+        14 => {
+            // Staged in shared memory (launched with at least `a` u32 of
+            // it): each thread stages its block-stride elements, then the
+            // block copies the stage into the chunk.
+            if let Some(c) = out.block_chunk(&block, a) {
+                let stage = dynamic_shared::<u32>();
+                let (nt, t) = (block.num_threads() as usize, block.thread_rank() as usize);
+                let mut j = t;
+                while j < c.len() {
+                    stage.set(j, me);
+                    j += nt;
+                }
+                block.sync();
+                c.copy_from(stage);
+            }
+        }
         _ => {}
     }
 }

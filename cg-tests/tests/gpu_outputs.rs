@@ -18,7 +18,7 @@ use rand::Rng;
 const POISON: u32 = 0xDEAD_BEEF;
 
 /// The patterns of `output_probe`, by number.
-const PATTERNS: [&str; 14] = [
+const PATTERNS: [&str; 15] = [
     "thread_element",
     "thread_element_2d",
     "thread_element_3d",
@@ -33,6 +33,7 @@ const PATTERNS: [&str; 14] = [
     "block_chunk + block_stride",
     "block_chunks + thread_element",
     "block_chunk + block_rounds",
+    "block_chunk + copy_from (a stage in shared memory)",
 ];
 
 /// Every thread of a launch: (grid rank, block rank, rank in block, grid
@@ -103,7 +104,7 @@ fn expected(cfg: &LaunchConfig, pattern: usize, a: usize, b: usize, len: usize) 
                     put(block * nt.div_ceil(n) + t / n, rank);
                 }
             }
-            10..=13 => {
+            10..=14 => {
                 // A chunk of no elements is none at all.
                 let starts: Vec<usize> = if a == 0 {
                     Vec::new()
@@ -114,7 +115,7 @@ fn expected(cfg: &LaunchConfig, pattern: usize, a: usize, b: usize, len: usize) 
                 };
                 for start in starts.into_iter().filter(|&st| st < len) {
                     let chunk = a.min(len - start);
-                    let step = if pattern == 11 || pattern == 13 {
+                    let step = if matches!(pattern, 11 | 13 | 14) {
                         nt
                     } else {
                         usize::MAX
@@ -229,6 +230,9 @@ fn every_output_pattern_hands_each_element_to_its_one_owner() {
                 for pattern in 10..=13 {
                     check(&gpu, &k, cfg, pattern, chunk, 0, len);
                 }
+                // The stage holds a chunk.
+                let staged = cfg.with_shared_mem(4 * chunk as u32);
+                check(&gpu, &k, staged, 14, chunk, 0, len);
             }
         }
         // Windows of arrays of every shape the grid covers more or less,

@@ -619,3 +619,19 @@ fn shared_stencil_sweeps_alternate_buffers_and_restart_from_the_first() {
         .all_defined()
         .unwrap_or_else(|u| panic!("{u:?}"));
 }
+
+#[test]
+fn planted_a_chunk_copied_from_a_shorter_stage_names_the_line() {
+    let out = Buffer::<u32>::zeroed(256);
+    let f = sim::launch(Shape::new(2, 32).with_dynamic_shared(4 * 63), || {
+        let block = this_thread_block();
+        let mut out: Output<u32> = out.view();
+        // Chunks of 64 elements, a stage of 63.
+        if let Some(chunk) = out.block_chunk(&block, 64) {
+            chunk.copy_from(dynamic_shared::<u32>());
+        }
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::Panic);
+    assert!(f.message.contains("sim_semantics.rs"), "{f}");
+}
