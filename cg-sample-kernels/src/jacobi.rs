@@ -72,12 +72,12 @@ pub fn in_shared_bytes(nx: u32, ny: u32, blocks: u32, depth: u32) -> u64 {
 /// (`memcpy_async_aligned`: 16-byte pieces where the rows allow), sweeps
 /// there `k` times, one row narrower on each side each time (the
 /// neighbours' rows it needs it computes again itself), and writes its own
-/// rows back; then one grid barrier. Rounds
-/// ping-pong between `a` and `b` as sweeps do: where the number of rounds
-/// and of sweeps would differ in parity, the first round is split in two,
-/// so the field ends in `b` after an odd number of sweeps and in `a` after
-/// an even one. Launch with at least [`in_shared_bytes`] of dynamic shared
-/// memory (a smaller region traps).
+/// rows back; then one grid barrier. Rounds ping-pong between `a` and `b`
+/// as sweeps do: where the number of rounds and of sweeps would differ in
+/// parity, the first round is split in two, so the field ends in `b` after
+/// an odd number of sweeps and in `a` after an even one. Launch with at
+/// least [`in_shared_bytes`] of dynamic shared memory (a smaller region
+/// traps).
 ///
 /// Declared for blocks of up to 1024 threads, one a multiprocessor (its
 /// shared memory is large): without a bound ptxas gives it more registers

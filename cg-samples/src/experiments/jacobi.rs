@@ -33,11 +33,9 @@ struct Methods<'a> {
 }
 
 impl Methods<'_> {
-    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         method: Method,
-        per_sweep_cfg: LaunchConfig,
         a: &mut DeviceBuffer<f32>,
         b: &mut DeviceBuffer<f32>,
         nx: u32,
@@ -46,10 +44,8 @@ impl Methods<'_> {
     ) -> Result<(), Error> {
         match method {
             Method::Persistent(cfg) => self.persistent.launch(cfg, a, b, nx, ny, sweeps),
-            Method::InShared((cfg, depth)) => {
-                self.in_shared.launch(cfg, a, b, nx, ny, sweeps, depth)
-            }
-            Method::PerSweep => self.per_sweep(per_sweep_cfg, a, b, nx, ny, sweeps),
+            Method::InShared(cfg, depth) => self.in_shared.launch(cfg, a, b, nx, ny, sweeps, depth),
+            Method::PerSweep(cfg) => self.per_sweep(cfg, a, b, nx, ny, sweeps),
         }
     }
 
@@ -79,9 +75,9 @@ enum Method {
     /// The persistent kernel on this grid.
     Persistent(LaunchConfig),
     /// The kernel that sweeps in shared memory, on this grid at this depth.
-    InShared((LaunchConfig, u32)),
-    /// One launch per sweep.
-    PerSweep,
+    InShared(LaunchConfig, u32),
+    /// One launch per sweep, of this shape.
+    PerSweep(LaunchConfig),
 }
 
 /// The buffer of a ping-pong pair that holds the field after `sweeps`
@@ -231,11 +227,15 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
             let methods = persistent
                 .iter()
                 .map(|&c| Method::Persistent(c))
-                .chain(in_shared.iter().map(|&s| Method::InShared(s)))
-                .chain([Method::PerSweep]);
+                .chain(
+                    in_shared
+                        .iter()
+                        .map(|&(c, depth)| Method::InShared(c, depth)),
+                )
+                .chain([Method::PerSweep(per_sweep_cfg)]);
             for method in methods {
                 let (mut a, mut bb) = fresh(&b.gpu, &init)?;
-                m.run(method, per_sweep_cfg, &mut a, &mut bb, nx, ny, sweeps)?;
+                m.run(method, &mut a, &mut bb, nx, ny, sweeps)?;
                 fields.push(result(&a, &bb, sweeps)?);
             }
         }
@@ -263,8 +263,8 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
             let (a, bb, ta, tb) = (&mut a, &mut bb, &mut ta, &mut tb);
             let c = cuda
                 .as_ref()
-                .map(|m| move || m.run(method, per_sweep_cfg, ta, tb, nx, ny, sweeps));
-            b.time_pair(|| rust.run(method, per_sweep_cfg, a, bb, nx, ny, sweeps), c)
+                .map(|m| move || m.run(method, ta, tb, nx, ny, sweeps));
+            b.time_pair(|| rust.run(method, a, bb, nx, ny, sweeps), c)
         };
         let mut timed = Vec::new();
         for coop in persistent {
@@ -272,16 +272,15 @@ pub fn jacobi(b: &mut Bench, shapes: &[(u32, u32, u32)]) -> Result<(), Error> {
             let name = format!("jacobi: persistent {}x{}", coop.grid.x, coop.block.x);
             timed.push((name, r, c));
         }
-        for shared in in_shared {
-            let (r, c) = time(Method::InShared(shared))?;
-            let (cfg, depth) = shared;
+        for (cfg, depth) in in_shared {
+            let (r, c) = time(Method::InShared(cfg, depth))?;
             let name = format!(
                 "jacobi: in shared, {depth} sweeps a barrier {}x{}",
                 cfg.grid.x, cfg.block.x
             );
             timed.push((name, r, c));
         }
-        let (sr, sc) = time(Method::PerSweep)?;
+        let (sr, sc) = time(Method::PerSweep(per_sweep_cfg))?;
         // The graph replays launches on these very buffers: keep them alive
         // as long as the graph.
         let (mut ca, mut cb) = fresh(&b.gpu, &init)?;
