@@ -1344,11 +1344,21 @@ impl<'a, T> Rounds<'a, T> {
     /// would be tested again behind the select that built it.
     #[inline(always)]
     fn round(&self, j: usize) -> Round<'a, T> {
+        // The element's address, for every round: where it is said not to
+        // be null only inside the `then` (as `element_at` says it), the
+        // compiler hoists the address out of the branch and drops the
+        // promise, and then tests the address for null in every round (the
+        // `Option`'s `None`).
+        let p = self.ptr.wrapping_add(self.start + j);
+        // SAFETY: a chunk starts inside a non-empty buffer, so `ptr` is a
+        // live allocation's address, and `start + j` elements past it (at
+        // most a round past the chunk's end) stay far from wrapping to 0.
+        unsafe { core::hint::assert_unchecked(!p.is_null()) };
         Round {
             index: j,
             // SAFETY: in bounds; `j` is this thread's (its rank modulo the
             // block's size) in this block's chunk.
-            value: (j < self.len).then(|| unsafe { element_at(self.ptr, self.start + j) }),
+            value: (j < self.len).then(|| unsafe { &mut *p }),
         }
     }
 }
