@@ -54,11 +54,19 @@ pub fn rows_per_block(ny: u32, blocks: u32) -> u32 {
     ny.div_ceil(blocks.max(1))
 }
 
+/// The sweeps [`jacobi_in_shared`] makes between two grid barriers when
+/// asked for `depth`: at least one, and no more than the field is high
+/// (deeper computes nothing more).
+#[inline(always)]
+pub fn sweeps_a_barrier(depth: u32, ny: u32) -> u32 {
+    depth.clamp(1, ny.max(1))
+}
+
 /// Bytes of dynamic shared memory [`jacobi_in_shared`] needs on a grid of
 /// `blocks` blocks: two buffers of `rows_per_block + 2 * depth` rows of
-/// `nx` values.
+/// `nx` values (`depth` as [`sweeps_a_barrier`] clips it).
 pub fn in_shared_bytes(nx: u32, ny: u32, blocks: u32, depth: u32) -> u64 {
-    let rows = rows_per_block(ny, blocks) as u64 + 2 * depth.max(1) as u64;
+    let rows = rows_per_block(ny, blocks) as u64 + 2 * sweeps_a_barrier(depth, ny) as u64;
     2 * rows * nx as u64 * core::mem::size_of::<f32>() as u64
 }
 
@@ -92,8 +100,7 @@ pub fn jacobi_in_shared(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps
     }
     let grid = this_grid();
     let block = this_thread_block();
-    // Deeper than the field is high computes nothing more.
-    let depth = depth.clamp(1, ny);
+    let depth = sweeps_a_barrier(depth, ny);
     let rows = rows_per_block(ny, grid.num_blocks());
     let band0 = grid.block_rank().saturating_mul(rows);
     let band1 = band0.saturating_add(rows).min(ny);

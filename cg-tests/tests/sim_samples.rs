@@ -117,21 +117,28 @@ fn jacobi_in_shared_memory_is_the_cpu_field_for_every_depth_and_shape() {
     }
 }
 
+/// One float less than `in_shared_bytes` traps: for a depth the kernel
+/// takes as asked, and for one deeper than the field is high (which both
+/// the kernel and the byte count clip to the height), so the count is
+/// exact in both.
 #[test]
 fn planted_jacobi_in_shared_memory_one_float_short_traps() {
-    let c = common::in_shared_cases()[0];
-    let init = random_f32((c.nx * c.ny) as usize, 5);
-    let (a, b) = (Buffer::from_slice(&init), Buffer::from_slice(&init));
-    let shape = Shape::new(c.blocks, c.threads)
-        .cooperative()
-        .with_dynamic_shared(c.shared_bytes() - 4);
-    let f = sim::launch(shape, || {
-        let (a, b): (Synced<f32>, Output<f32>) = (a.view(), b.view());
-        cg_sample_kernels::jacobi::jacobi_in_shared(a, b, c.nx, c.ny, c.sweeps, c.depth)
-    })
-    .unwrap_err();
-    assert_eq!(f.kind, cg_core::sim::FaultKind::Panic, "{f}");
-    assert!(f.message.contains("jacobi.rs"), "{f}");
+    let cases = common::in_shared_cases();
+    let deep = cases.iter().find(|c| c.depth > c.ny).expect("a deep case");
+    for c in [cases[0], *deep] {
+        let init = random_f32((c.nx * c.ny) as usize, 5);
+        let (a, b) = (Buffer::from_slice(&init), Buffer::from_slice(&init));
+        let shape = Shape::new(c.blocks, c.threads)
+            .cooperative()
+            .with_dynamic_shared(c.shared_bytes() - 4);
+        let f = sim::launch(shape, || {
+            let (a, b): (Synced<f32>, Output<f32>) = (a.view(), b.view());
+            cg_sample_kernels::jacobi::jacobi_in_shared(a, b, c.nx, c.ny, c.sweeps, c.depth)
+        })
+        .unwrap_err();
+        assert_eq!(f.kind, cg_core::sim::FaultKind::Panic, "{c:?}: {f}");
+        assert!(f.message.contains("jacobi.rs"), "{c:?}: {f}");
+    }
 }
 
 /// Small integers as `f32`: every sum of them is exact in any order, so
