@@ -1220,9 +1220,14 @@ impl<'a, T> Chunk<'a, T> {
         // the store (`&&` branched on the first compare; the async-copy
         // rows 0.5-1.6% slower, `docs/NOTES.md`).
         if (self.rank < self.len) & (self.start + self.rank < self.buffer) {
-            // SAFETY: as in `thread_element`.
+            // SAFETY: as in `thread_element` (element `start + rank`).
+            // Addressed from `ptr + rank`, which no chunk changes: the
+            // compiler keeps that base in a register, where from `ptr +
+            // (start + rank)` it reloaded the pointer after the barrier
+            // wait, on the store's path (vector addition on a barrier 3%
+            // faster, a pipeline 8 deep 1.6-1.9% slower; NOTES 2026-11-27).
             f(
-                unsafe { element_at(self.ptr, self.start + self.rank) },
+                unsafe { element_at(self.ptr.add(self.rank), self.start) },
                 self.rank,
             )
         }
