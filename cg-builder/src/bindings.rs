@@ -159,6 +159,10 @@ fn handle(k: &Kernel) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    let block_shape = match sig.options.block_size {
+        Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
+        None => quote!(::core::option::Option::None),
+    };
     let kind = match (sig.options.cooperative, sig.options.cluster) {
         _ if multi_grid => quote!(::cooperative_groups::LaunchKind::MultiGrid),
         (c, Some(ClusterShape::Fixed([x, y, z]))) => {
@@ -287,13 +291,22 @@ fn handle(k: &Kernel) -> TokenStream {
             /// `#[kernel(launch_bounds(..))]`, if it has one.
             pub const MAX_BLOCK_THREADS: ::core::option::Option<u32> = #max_threads;
 
+            /// The shape every block has, from the kernel's
+            /// `#[kernel(block_size(..))]`, if it has one.
+            pub const BLOCK_SHAPE: ::core::option::Option<[u32; 3]> = #block_shape;
+
             /// `function` with this kernel's launch requirements
             /// (`Function::requiring_grid_1d` for a `grid_1d` kernel,
-            /// `Function::requiring_block_threads_at_most` for launch bounds).
+            /// `Function::requiring_block_threads_at_most` for launch bounds,
+            /// `Function::requiring_block_shape` for a block size).
             fn required(function: ::cooperative_groups::Function) -> ::cooperative_groups::Function {
                 let function = if Self::GRID_1D { function.requiring_grid_1d() } else { function };
-                match Self::MAX_BLOCK_THREADS {
+                let function = match Self::MAX_BLOCK_THREADS {
                     ::core::option::Option::Some(n) => function.requiring_block_threads_at_most(n),
+                    ::core::option::Option::None => function,
+                };
+                match Self::BLOCK_SHAPE {
+                    ::core::option::Option::Some(shape) => function.requiring_block_shape(shape),
                     ::core::option::Option::None => function,
                 }
             }

@@ -124,17 +124,19 @@ pub fn check_cooperative(ptx: &str, sm: u32, kernels: &[KernelRecord]) -> Result
 }
 
 /// Directives that bound an entry point's block size or occupancy: the
-/// builder writes them from `#[kernel(launch_bounds(..))]`, so the
-/// compiler must not have written any.
+/// builder writes them from `#[kernel(launch_bounds(..))]` and
+/// `#[kernel(block_size(..))]`, so the compiler must not have written any.
 const LAUNCH_BOUND_DIRECTIVES: [&str; 4] = [".maxntid", ".reqntid", ".minnctapersm", ".maxnreg"];
 
 /// `ptx` (the module built for `sm_<sm>`, whose records are `kernels`) with
 /// each `#[kernel(launch_bounds(..))]` entry point's bounds written as PTX
 /// directives between its parameters and its body: `.maxntid N, 1, 1`
 /// and, when given, `.minnctapersm M`, what nvcc writes for
-/// `__launch_bounds__(N, M)`. `ptxas` reads them when it allots registers;
-/// the driver refuses larger blocks. An entry point that already has such
-/// a directive is an error (two sources of one bound).
+/// `__launch_bounds__(N, M)`. A `#[kernel(block_size(x, y, z))]` gets
+/// `.reqntid x, y, z` instead of `.maxntid` (PTX allows one of the two).
+/// `ptxas` reads them when it allots registers; the driver refuses larger
+/// blocks (and, under `.reqntid`, any other shape). An entry point that
+/// already has such a directive is an error (two sources of one bound).
 pub fn with_launch_bounds(
     ptx: &str,
     sm: u32,
@@ -145,9 +147,13 @@ pub fn with_launch_bounds(
     // the module's order.
     let mut inserts = Vec::new();
     for k in kernels {
-        let Some(bounds) = k.signature.options.launch_bounds else {
+        let (bounds, shape) = (
+            k.signature.options.launch_bounds,
+            k.signature.options.block_size,
+        );
+        if bounds.is_none() && shape.is_none() {
             continue;
-        };
+        }
         let name = k.signature.name.to_string();
         let entry = module.entry(&name).ok_or_else(|| {
             BuildError::Ptx(format!(
@@ -161,7 +167,8 @@ pub fn with_launch_bounds(
         }) {
             return Err(BuildError::Ptx(format!(
                 "{}:{}: the sm_{sm} entry point `{name}` already has a `{d}`, and its \
-                 #[kernel(launch_bounds(..))] would add another: leave one of them",
+                 #[kernel(launch_bounds(..))] or #[kernel(block_size(..))] would add another: \
+                 leave one of them",
                 k.file, k.line
             )));
         }
@@ -170,8 +177,12 @@ pub fn with_launch_bounds(
         })?;
         // `body` lies inside `ptx` (the parser hands out slices of it).
         let at = body.as_ptr() as usize - ptx.as_ptr() as usize;
-        let mut text = format!(".maxntid {}, 1, 1\n", bounds.max_threads);
-        if let Some(n) = bounds.min_blocks_per_sm {
+        let mut text = match (shape, bounds) {
+            (Some([x, y, z]), _) => format!(".reqntid {x}, {y}, {z}\n"),
+            (None, Some(b)) => format!(".maxntid {}, 1, 1\n", b.max_threads),
+            (None, None) => unreachable!("skipped above"),
+        };
+        if let Some(n) = bounds.and_then(|b| b.min_blocks_per_sm) {
             text += &format!(".minnctapersm {n}\n");
         }
         inserts.push((at, text));
@@ -367,6 +378,34 @@ mod tests {
             .to_string();
         assert!(
             e.contains("kernels/src/x.rs:3: the sm_90 entry point `coop` already has a `.maxntid`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_block_size_becomes_reqntid_beside_the_blocks_per_sm() {
+        let sized = COOP.replace(" param=", " launch_bounds=256,4 block_size=32,8,1 param=");
+        let plain = PLAIN.replace(" at=", " block_size=128,1,1 at=");
+        let ptx = module(&sized, &plain);
+        let out = with_launch_bounds(&ptx, 90, &records(&ptx, 90).unwrap()).unwrap();
+        let m = cg_ptx::Module::parse(&out);
+        assert_eq!(
+            m.entry("coop").unwrap().directives,
+            [".reqntid", ".minnctapersm"]
+        );
+        assert_eq!(m.entry("plain").unwrap().directives, [".reqntid"]);
+        assert_eq!(
+            out.replace(".reqntid 32, 8, 1\n.minnctapersm 4\n", "")
+                .replace(".reqntid 128, 1, 1\n", ""),
+            ptx
+        );
+        let ptx =
+            module(COOP, &plain).replace(".entry plain()\n", ".entry plain()\n.reqntid 64, 1, 1\n");
+        let e = with_launch_bounds(&ptx, 90, &records(&ptx, 90).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the sm_90 entry point `plain` already has a `.reqntid`"),
             "{e}"
         );
     }

@@ -201,6 +201,48 @@ pub mod __private {
         }
     }
 
+    /// What `#[kernel(block_size(x, y, z))]` starts its entry point with:
+    /// every block is `x * y * z` threads of that shape, so `blockDim` is
+    /// a constant, each `threadIdx` component is below it, and the block's
+    /// sizes, ranks and loops over them fold at compile time. On the
+    /// simulator the launch is checked instead.
+    ///
+    /// # Safety
+    /// Every launch of the kernel has blocks of exactly this shape (the
+    /// host handles check it: `Function::requiring_block_shape`; the PTX
+    /// entry's `.reqntid` makes the driver refuse any other).
+    #[inline(always)]
+    pub unsafe fn assume_block_shape(shape: [u32; 3]) {
+        #[cfg(not(any(target_arch = "nvptx64", feature = "sim")))]
+        let _ = shape;
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let [x, y, z] = crate::intrinsics::block_dim();
+            let [tx, ty, tz] = crate::intrinsics::thread_idx();
+            // SAFETY: the caller's contract; a thread's index is below the
+            // block's extent. One promise a component: LLVM folds a
+            // register's reads from an equality only when it stands alone.
+            unsafe {
+                core::hint::assert_unchecked(x == shape[0]);
+                core::hint::assert_unchecked(y == shape[1]);
+                core::hint::assert_unchecked(z == shape[2]);
+                core::hint::assert_unchecked(tx < shape[0] && ty < shape[1] && tz < shape[2]);
+            }
+        }
+        #[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
+        if cg_sim::device::inside() {
+            let block = cg_sim::device::block_dim();
+            assert!(
+                block == shape,
+                "a #[kernel(block_size({}, {}, {}))] launched with blocks of {block:?} threads: \
+                 launch blocks of exactly its shape",
+                shape[0],
+                shape[1],
+                shape[2]
+            );
+        }
+    }
+
     /// Where `#[kernel]` registers the host build of each entry point, for
     /// a simulated device to find by name (`cg_sim::registry`).
     #[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]

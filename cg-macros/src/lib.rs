@@ -43,6 +43,14 @@
 //!   `ptxas` allots registers for `min_blocks_per_sm` resident blocks of
 //!   `max_threads` (spilling if it must: read `ptxas -v`), and the host
 //!   handle refuses blocks of more than `max_threads` threads;
+//! * `block_size(x)`, `block_size(x, y)` or `block_size(x, y, z)`: every
+//!   launch's block has exactly this shape. The entry point starts by
+//!   telling the compiler so (`blockDim` is a constant, each `threadIdx`
+//!   component below it), so block sizes, thread ranks and loops over them
+//!   fold as a CUDA C++ template parameter would; the builder writes PTX's
+//!   `.reqntid x, y, z` (with `launch_bounds(x * y * z, m)` also
+//!   `.minnctapersm m`), and the host handle refuses a block of any other
+//!   shape;
 //! * `instances(name = <args>, ..)`: the instances of a generic kernel.
 //!
 //! A generic kernel is CUDA's explicitly instantiated template: each
@@ -226,6 +234,7 @@ fn entry_point(
     }
     let record = record::statement(sig, instance_of, at);
     let grid_1d = grid_1d_assumption(sig);
+    let block_shape = block_shape_assumption(sig);
     let name = &sig.name;
     let vis = &func.vis;
     let unsafety = &func.sig.unsafety;
@@ -240,6 +249,7 @@ fn entry_point(
         #vis #unsafety extern "ptx-kernel" fn #name(#(#ptx_params),*) {
             #record
             #grid_1d
+            #block_shape
             #(#rebuild)*
             #body
         }
@@ -258,6 +268,21 @@ fn grid_1d_assumption(sig: &KernelSignature) -> proc_macro2::TokenStream {
         }
     } else {
         quote!()
+    }
+}
+
+/// For a `#[kernel(block_size(x, y, z))]`: the statement that tells the
+/// compiler every block has that shape (what the host handle checks
+/// before launching, and the PTX's `.reqntid` makes the driver enforce).
+fn block_shape_assumption(sig: &KernelSignature) -> proc_macro2::TokenStream {
+    match sig.options.block_size {
+        Some([x, y, z]) => quote! {
+            // SAFETY: the host handle launches this kernel only with blocks
+            // of this shape (`#[kernel(block_size(..))]`).
+            #[allow(unused_unsafe)]
+            let () = unsafe { ::cg_core::__private::assume_block_shape([#x, #y, #z]) };
+        },
+        None => quote!(),
     }
 }
 
@@ -335,6 +360,7 @@ fn host_entry(
     let name = sig.name.to_string();
     let entry = format_ident!("__cg_sim_entry_{}", sig.name);
     let grid_1d = grid_1d_assumption(sig);
+    let block_shape = block_shape_assumption(sig);
     let call = match func.sig.unsafety {
         Some(_) => quote!(unsafe { #call }),
         None => call,
@@ -346,6 +372,7 @@ fn host_entry(
             #[doc(hidden)]
             unsafe fn #entry(__params: *const *mut ::core::ffi::c_void) {
                 #grid_1d
+                #block_shape
                 #(#reads)*
                 #call;
             }

@@ -63,6 +63,11 @@ pub struct KernelOptions {
     /// `#[kernel(launch_bounds(max_threads, min_blocks_per_sm))]`: CUDA's
     /// `__launch_bounds__`.
     pub launch_bounds: Option<LaunchBounds>,
+    /// `#[kernel(block_size(x, y, z))]`: every launch's block has exactly
+    /// this shape (PTX's `.reqntid`, checked by the host before each
+    /// launch), so `blockDim` is a constant in the kernel and its block
+    /// sizes, ranks and loops over them fold at compile time.
+    pub block_size: Option<[u32; 3]>,
 }
 
 /// What `#[kernel(launch_bounds(..))]` promises the PTX compiler, as CUDA's
@@ -553,6 +558,9 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
         } else if meta.path.is_ident("launch_bounds") {
             options.launch_bounds = Some(parse_launch_bounds(&meta)?);
             Ok(())
+        } else if meta.path.is_ident("block_size") {
+            options.block_size = Some(parse_block_size(&meta)?);
+            Ok(())
         } else if meta.path.is_ident("instances") {
             let span = meta.path.span();
             if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
@@ -570,7 +578,7 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
             Ok(())
         } else {
             Err(meta.error(
-                "unknown #[kernel] option: expected `cooperative`, `multi_grid`, `cluster(x, y, z)`, `grid_1d`, `launch_bounds(max_threads, min_blocks_per_sm)` or `instances(..)`",
+                "unknown #[kernel] option: expected `cooperative`, `multi_grid`, `cluster(x, y, z)`, `grid_1d`, `launch_bounds(max_threads, min_blocks_per_sm)`, `block_size(x, y, z)` or `instances(..)`",
             ))
         }
     });
@@ -590,7 +598,60 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
             ));
         }
     }
+    if let (Some(shape), Some(bounds)) = (options.block_size, options.launch_bounds) {
+        let threads = shape.iter().product::<u32>();
+        if bounds.max_threads != threads {
+            return Err(syn::Error::new(
+                attr.span(),
+                format!(
+                    "block_size({}, {}, {}) fixes every block at {threads} threads, but \
+                     launch_bounds({}, ..) says at most {}: give launch_bounds({threads}, ..) \
+                     (to ask for blocks per multiprocessor) or leave it out",
+                    shape[0], shape[1], shape[2], bounds.max_threads, bounds.max_threads
+                ),
+            ));
+        }
+    }
     Ok((options, instances))
+}
+
+/// `block_size(x)`, `block_size(x, y)` or `block_size(x, y, z)` (missing
+/// dimensions are 1), checked against CUDA's limits on a block: at most
+/// 1024 threads, 1024 along x and y and 64 along z.
+fn parse_block_size(meta: &syn::meta::ParseNestedMeta) -> syn::Result<[u32; 3]> {
+    const USAGE: &str = "block_size takes the shape every launch's block has, one to three \
+                         dimensions: block_size(256) or block_size(32, 8)";
+    if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
+        return Err(meta.error(USAGE));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let dims =
+        syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated(&content)?;
+    if dims.is_empty() || dims.len() > 3 {
+        return Err(meta.error(USAGE));
+    }
+    let mut shape = [1u32; 3];
+    for ((slot, lit), most) in shape.iter_mut().zip(dims.iter()).zip([1024, 1024, 64]) {
+        *slot = lit.base10_parse()?;
+        if !(1..=most).contains(slot) {
+            return Err(syn::Error::new(
+                lit.span(),
+                format!("a block dimension here takes a value in 1..={most} (CUDA's limit)"),
+            ));
+        }
+    }
+    let threads = shape.iter().map(|&d| u64::from(d)).product::<u64>();
+    if threads > 1024 {
+        return Err(syn::Error::new(
+            dims.span(),
+            format!(
+                "a block has at most 1024 threads, but block_size({}, {}, {}) is {threads}",
+                shape[0], shape[1], shape[2]
+            ),
+        ));
+    }
+    Ok(shape)
 }
 
 /// `launch_bounds(max_threads)` or `launch_bounds(max_threads,
@@ -958,6 +1019,72 @@ mod tests {
         ] {
             let e = record::decode(broken).unwrap().unwrap_err();
             assert!(e.contains("launch_bounds `"), "{e}");
+        }
+    }
+
+    #[test]
+    fn block_size_is_recorded_and_checked() {
+        let kernel = |attr: TokenStream| {
+            parse(
+                attr,
+                quote!(
+                    fn k() {}
+                ),
+            )
+        };
+        for (attr, shape, field) in [
+            (quote!(block_size(256)), [256, 1, 1], " block_size=256,1,1 "),
+            (
+                quote!(grid_1d, block_size(32, 8)),
+                [32, 8, 1],
+                " block_size=32,8,1 ",
+            ),
+            (
+                quote!(block_size(8, 8, 16), launch_bounds(1024, 2)),
+                [8, 8, 16],
+                " block_size=8,8,16 ",
+            ),
+        ] {
+            let k = kernel(attr).unwrap();
+            assert_eq!(k.options.block_size, Some(shape));
+            let text = record::comment(&k.entries()[0], None, 3, "x.rs");
+            assert!(text.contains(field), "{text}");
+            let back = record::decode(&text).unwrap().unwrap();
+            assert_eq!(back.signature.options, k.options);
+        }
+        let plain = kernel(quote!()).unwrap();
+        assert_eq!(plain.options.block_size, None);
+        assert!(!record::comment(&plain.entries()[0], None, 3, "x.rs").contains("block_size"));
+        for (attr, message) in [
+            (quote!(block_size), "block_size(256) or block_size(32, 8)"),
+            (quote!(block_size()), "block_size(256) or block_size(32, 8)"),
+            (
+                quote!(block_size(1, 2, 3, 4)),
+                "block_size(256) or block_size(32, 8)",
+            ),
+            (quote!(block_size(0)), "takes a value in 1..=1024"),
+            (quote!(block_size(2048)), "takes a value in 1..=1024"),
+            (quote!(block_size(1, 1, 65)), "takes a value in 1..=64"),
+            (
+                quote!(block_size(64, 32)),
+                "a block has at most 1024 threads, but block_size(64, 32, 1) is 2048",
+            ),
+            (
+                quote!(block_size(256), launch_bounds(512, 2)),
+                "block_size(256, 1, 1) fixes every block at 256 threads, but launch_bounds(512, \
+                 ..) says at most 512: give launch_bounds(256, ..)",
+            ),
+            (quote!(block_size(-1)), "invalid digit"),
+        ] {
+            let e = kernel(attr.clone()).unwrap_err().to_string();
+            assert!(e.contains(message), "{attr}: {e}");
+        }
+        for broken in [
+            "cg-kernel v1 name=k cooperative=0 cluster=none block_size=256 at=1:x.rs",
+            "cg-kernel v1 name=k cooperative=0 cluster=none block_size=4,x,1 at=1:x.rs",
+        ] {
+            let e = record::decode(broken).unwrap().unwrap_err();
+            assert!(e.contains("block_size `"), "{e}");
         }
     }
 

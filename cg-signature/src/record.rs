@@ -93,6 +93,9 @@ fn head(sig: &KernelSignature, instance_of: Option<&str>) -> String {
             out += &format!(",{n}");
         }
     }
+    if let Some([x, y, z]) = sig.options.block_size {
+        out += &format!(" block_size={x},{y},{z}");
+    }
     if let Some(i) = instance_of {
         out += &format!(" instance={}", escape(i));
     }
@@ -155,6 +158,14 @@ fn decode_fields(rest: &str) -> Result<KernelRecord, String> {
                     max_threads,
                     min_blocks_per_sm,
                 });
+            }
+            "block_size" => {
+                let bad = || format!("block_size `{value}`");
+                let d: Vec<u32> = value
+                    .split(',')
+                    .map(|d| d.parse().map_err(|_| bad()))
+                    .collect::<Result<_, _>>()?;
+                options.block_size = Some(d.try_into().map_err(|_| bad())?);
             }
             "cluster" => {
                 options.cluster = match value {

@@ -32,6 +32,19 @@ pub fn probe_launch_bounds(mut out: Output<u32>) {
     }
 }
 
+/// A kernel for blocks of exactly 16 x 4 x 2 threads: `out[i] =
+/// block.thread_rank() + 1000 * block.num_threads()` for the grid thread
+/// rank `i`, as [`probe_launch_bounds`], where the block's size is a
+/// constant of the compiled body.
+#[kernel(block_size(16, 4, 2))]
+pub fn probe_block_size(mut out: Output<u32>) {
+    let block = this_thread_block();
+    let seen = block.thread_rank() + 1000 * block.num_threads();
+    if let Some(o) = out.thread_element(&this_grid()) {
+        *o = seen;
+    }
+}
+
 /// `out[i] = warp.shfl_down(input[i], delta)` on 32-thread tiles, with `i`
 /// the grid thread rank.
 #[kernel]

@@ -234,6 +234,67 @@ fn a_grid_1d_kernel_refuses_a_grid_of_several_rows() {
     }
 }
 
+/// A `#[kernel(block_size(16, 4, 2))]` runs blocks of exactly that shape
+/// and refuses any other before the launch, naming the declaration and the
+/// shape to use, even a block of as many threads in another shape (the
+/// body computes ranks with the declared extents): on the simulator here,
+/// and on the GPU when there is one, where the driver's own limit for the
+/// function is the 128 threads of its `.reqntid`.
+#[test]
+fn a_kernel_with_a_block_size_refuses_every_other_block() {
+    use cg_tests::kernels::{Kernels, ProbeBlockSize};
+    use cooperative_groups::LaunchKind;
+    assert_eq!(ProbeBlockSize::BLOCK_SHAPE, Some([16, 4, 2]));
+    assert_eq!(cg_tests::kernels::ProbeGroups::BLOCK_SHAPE, None);
+    let mut gpus = vec![Gpu::simulator()];
+    if let Some(gpu) = common::real_gpu(
+        "a_kernel_with_a_block_size_refuses_every_other_block",
+        DRIVER,
+    ) {
+        gpus.push(gpu);
+    }
+    for gpu in gpus {
+        let k = Kernels::load(&gpu).unwrap();
+        let f = k.probe_block_size.function();
+        assert_eq!(f.required_block_shape(), Some([16, 4, 2]));
+        assert_eq!(f.max_threads_per_block(), 128);
+        let mut out = gpu.filled(3 * 128, u32::MAX).unwrap();
+        for block in [(128, 1, 1), (16, 8, 1), (16, 4, 1), (32, 4, 2), (4, 16, 2)] {
+            let e = k
+                .probe_block_size
+                .launch(LaunchConfig::new(3, block), &mut out)
+                .expect_err("a block of another shape");
+            assert!(matches!(e, Error::InvalidLaunch { .. }), "{e}");
+            let text = e.to_string();
+            assert!(
+                text.contains("probe_block_size")
+                    && text.contains(&format!("blocks of {block:?} threads"))
+                    && text.contains("declares block_size(16, 4, 2)")
+                    && text.contains("LaunchConfig::new(blocks, (16, 4, 2))"),
+                "{text}"
+            );
+        }
+        assert_eq!(out.to_vec().unwrap(), [u32::MAX; 3 * 128], "nothing ran");
+        k.probe_block_size
+            .launch(LaunchConfig::new(3, (16, 4, 2)), &mut out)
+            .unwrap();
+        let want: Vec<u32> = (0..3 * 128).map(|i| i % 128 + 128_000).collect();
+        assert_eq!(out.to_vec().unwrap(), want);
+        if !gpu.is_simulator() {
+            let raw = k
+                .module
+                .function("probe_block_size", LaunchKind::Plain)
+                .unwrap();
+            assert_eq!(raw.required_block_shape(), None);
+            assert_eq!(
+                raw.max_threads_per_block(),
+                128,
+                "the driver reads .reqntid"
+            );
+        }
+    }
+}
+
 /// A `#[kernel(launch_bounds(96, 4))]` runs blocks of up to 96 threads, of
 /// any shape, and refuses a larger block before the launch, naming the
 /// declaration: on the simulator here, and on the GPU when there is one,

@@ -311,8 +311,9 @@ fn launch_kinds_follow_the_kernel_declarations() {
 /// `#[kernel(launch_bounds(96, 4))]` is written into the PTX as nvcc
 /// writes `__launch_bounds__(96, 4)`: `.maxntid 96, 1, 1` and
 /// `.minnctapersm 4` between the entry point's parameters and its body, in
-/// every module; no other entry point of any module has a bound but the
-/// Jacobi sample that sweeps in shared memory (`launch_bounds(1024, 1)`).
+/// every module, and `#[kernel(block_size(16, 4, 2))]` as `.reqntid 16, 4,
+/// 2`; no other entry point of any module has a bound but the Jacobi
+/// sample that sweeps in shared memory (`launch_bounds(1024, 1)`).
 #[test]
 fn launch_bounds_are_ptx_directives_of_their_entry_point_only() {
     for m in all_modules() {
@@ -322,6 +323,7 @@ fn launch_bounds_are_ptx_directives_of_their_entry_point_only() {
             // both bounds.
             let want: &[&str] = match e.name {
                 "probe_launch_bounds" | "jacobi_in_shared" => &[".maxntid", ".minnctapersm"],
+                "probe_block_size" => &[".reqntid"],
                 _ => &[],
             };
             assert_eq!(e.directives, want, "sm_{} {}", m.sm, e.name);
@@ -338,6 +340,35 @@ fn launch_bounds_are_ptx_directives_of_their_entry_point_only() {
         .modules()
         .iter()
         .all(|m| m.source.contains(".entry probe_launch_bounds(")));
+    for m in PTX.modules() {
+        assert!(
+            m.source
+                .contains("\t.param .u64 probe_block_size_param_1\n)\n.reqntid 16, 4, 2\n{"),
+            "sm_{}",
+            m.sm
+        );
+    }
+}
+
+/// In a `#[kernel(block_size(..))]` the block's extents are constants:
+/// the block's size and each thread's rank in it fold, so the entry point
+/// never reads `%ntid` (the same body under `launch_bounds` reads it).
+#[test]
+fn a_block_size_kernel_reads_no_block_extent() {
+    for m in PTX.modules() {
+        let fixed = entry(m.source, "probe_block_size");
+        assert!(
+            fixed.contains("%tid.y") && fixed.contains("%tid.z"),
+            "sm_{}",
+            m.sm
+        );
+        assert!(!fixed.contains("%ntid"), "sm_{}: {fixed}", m.sm);
+        assert!(
+            entry(m.source, "probe_launch_bounds").contains("%ntid.x"),
+            "sm_{}",
+            m.sm
+        );
+    }
 }
 
 /// A `#[kernel(grid_1d)]` reads `blockIdx.x` alone: its block and thread

@@ -267,6 +267,7 @@ impl Module {
                 max_threads: gpu.info().limits.max_threads_per_block,
                 grid_1d: false,
                 declared_max_threads: None,
+                block_shape: None,
             });
         }
         let module = self.inner.module.cuda("looking up a CUDA function")?;
@@ -288,6 +289,7 @@ impl Module {
             max_threads: max_threads.max(0) as u32,
             grid_1d: false,
             declared_max_threads: None,
+            block_shape: None,
         })
     }
 }
@@ -462,6 +464,9 @@ pub struct Function {
     /// The most threads a block may have, as the kernel declared it
     /// ([`Function::requiring_block_threads_at_most`]).
     declared_max_threads: Option<u32>,
+    /// The shape every block must have, as the kernel declared it
+    /// ([`Function::requiring_block_shape`]).
+    block_shape: Option<[u32; 3]>,
 }
 
 /// What runs a [`Function`].
@@ -535,6 +540,25 @@ impl Function {
     /// if it did.
     pub fn declared_max_block_threads(&self) -> Option<u32> {
         self.declared_max_threads
+    }
+
+    /// The same function, launched only with blocks of exactly `shape`
+    /// threads (any other block is an [`Error::InvalidLaunch`] that names
+    /// the declaration, before it reaches the driver, on the simulator
+    /// too): what a `#[kernel(block_size(x, y, z))]` compiled its body
+    /// for, and what its generated handle asks for.
+    pub fn requiring_block_shape(mut self, shape: [u32; 3]) -> Self {
+        let threads = shape.iter().product::<u32>();
+        self.block_shape = Some(shape);
+        self.max_threads = self.max_threads.min(threads);
+        self
+    }
+
+    /// The shape every block must have
+    /// ([`requiring_block_shape`](Self::requiring_block_shape)), if the
+    /// kernel declared one.
+    pub fn required_block_shape(&self) -> Option<[u32; 3]> {
+        self.block_shape
     }
 
     /// Resident blocks per multiprocessor for this block size and dynamic
@@ -717,6 +741,18 @@ impl Function {
                 config.grid,
                 config.num_blocks()
             )));
+        }
+        if let Some([x, y, z]) = self.block_shape {
+            let block = config.block;
+            if (block.x, block.y, block.z) != (x, y, z) {
+                return Err(self.invalid(format!(
+                    "blocks of ({}, {}, {}) threads, but the kernel declares block_size({x}, {y}, \
+                     {z}): its body was compiled for blocks of exactly that shape; launch blocks \
+                     of that shape (LaunchConfig::new(blocks, ({x}, {y}, {z}))), or change the \
+                     #[kernel(block_size(..))]",
+                    block.x, block.y, block.z
+                )));
+            }
         }
         let threads = config.block_threads() as u32;
         if let Some(most) = self.declared_max_threads.filter(|&most| threads > most) {
