@@ -78,20 +78,41 @@ pub fn write_block_result(block: &ThreadBlock, block_sums: &mut Output<f32>, s: 
     block_sums.for_leader(block, |slot| *slot = s);
 }
 
+// ---- One chunk of `blockDim` elements per block ---------------------------
+//
+// The seed's three kernels, each twice: as the seed writes them, for any
+// block size, and as `#[kernel(block_size(256))]`, where `blockDim` is a
+// constant, so the tree's steps and the warps' count fold at compile time
+// (what CUDA C++ gets by writing the block size as a template parameter).
+// One body serves both.
+
+/// The warp-tile reduction's body: one partial sum per block.
+#[inline(always)]
+fn warp_tiles(input: &[f32], block_sums: &mut Output<f32>) {
+    let block = this_thread_block();
+    let totals = shared_array!(f32; 32);
+    let s = block_sum(&block, &totals, block_element(&block, input));
+    write_block_result(&block, block_sums, s);
+}
+
 /// Warp-tile reduction (the seed's approach 2): one partial sum per block,
 /// `block_sums[b] = sum(input[b * blockDim .. (b + 1) * blockDim])`.
 #[kernel(grid_1d)]
 pub fn block_reduce_warp(input: &[f32], mut block_sums: Output<f32>) {
-    let block = this_thread_block();
-    let totals = shared_array!(f32; 32);
-    let s = block_sum(&block, &totals, block_element(&block, input));
-    write_block_result(&block, &mut block_sums, s);
+    warp_tiles(input, &mut block_sums);
+}
+
+/// [`block_reduce_warp`] for blocks of exactly 256 threads.
+#[kernel(grid_1d, block_size(256))]
+pub fn block_reduce_warp_256(input: &[f32], mut block_sums: Output<f32>) {
+    warp_tiles(input, &mut block_sums);
 }
 
 /// The library's block collective, CUB's shape: `block_reduce_to_first` on
-/// scratch the kernel declares (one barrier; the sum in thread 0). Its
-/// twin is `cub::BlockReduce<float, 256>::Sum`.
-#[kernel(grid_1d)]
+/// scratch the kernel declares (one barrier; the sum in thread 0), for
+/// blocks of 256 threads. Its twin is `cub::BlockReduce<float, 256>::Sum`,
+/// whose block size is a template parameter.
+#[kernel(grid_1d, block_size(256))]
 pub fn block_reduce_library(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let scratch = block_scratch!(f32);
@@ -101,10 +122,10 @@ pub fn block_reduce_library(input: &[f32], mut block_sums: Output<f32>) {
     }
 }
 
-/// Classic shared-memory tree (the seed's approach 1), for blocks of up to
-/// 1024 threads (a power of two).
-#[kernel(grid_1d)]
-pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
+/// The classic tree's body, for blocks of up to 1024 threads (a power of
+/// two).
+#[inline(always)]
+fn classic_tree(input: &[f32], block_sums: &mut Output<f32>) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; 1024);
     // Every index below is under blockDim <= 1024, which the compiler
@@ -121,17 +142,26 @@ pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
         block.sync();
         s >>= 1;
     }
-    write_block_result(&block, &mut block_sums, sdata.get(0));
+    write_block_result(&block, block_sums, sdata.get(0));
 }
 
-/// Hierarchical tiles (the seed's approach 3): 4-thread tiles, then the
-/// eight tile leaders of each warp, then the block. Every lane takes part
-/// in every shuffle (a full-warp shuffle from a divergent branch, as the
-/// seed writes it, is undefined behaviour). The warp runs together, so its
-/// 4-lane tiles are [`WarpSegments`]: one full-warp shuffle serves all
-/// eight (CUDA's `thread_block_tile<4>` issues one per tile mask).
+/// Classic shared-memory tree (the seed's approach 1), for blocks of up to
+/// 1024 threads (a power of two).
 #[kernel(grid_1d)]
-pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
+    classic_tree(input, &mut block_sums);
+}
+
+/// [`block_reduce_classic`] for blocks of exactly 256 threads: the tree's
+/// eight steps unrolled.
+#[kernel(grid_1d, block_size(256))]
+pub fn block_reduce_classic_256(input: &[f32], mut block_sums: Output<f32>) {
+    classic_tree(input, &mut block_sums);
+}
+
+/// The hierarchical reduction's body.
+#[inline(always)]
+fn hierarchical_tiles(input: &[f32], block_sums: &mut Output<f32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
     let tile4 = warp.segments::<4>();
@@ -143,7 +173,24 @@ pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
     v += warp.shfl_down(v, 4);
     let totals = shared_array!(f32; 32);
     let s = sum_warp_totals(&block, &warp, &totals, v);
-    write_block_result(&block, &mut block_sums, s);
+    write_block_result(&block, block_sums, s);
+}
+
+/// Hierarchical tiles (the seed's approach 3): 4-thread tiles, then the
+/// eight tile leaders of each warp, then the block. Every lane takes part
+/// in every shuffle (a full-warp shuffle from a divergent branch, as the
+/// seed writes it, is undefined behaviour). The warp runs together, so its
+/// 4-lane tiles are [`WarpSegments`]: one full-warp shuffle serves all
+/// eight (CUDA's `thread_block_tile<4>` issues one per tile mask).
+#[kernel(grid_1d)]
+pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
+    hierarchical_tiles(input, &mut block_sums);
+}
+
+/// [`block_reduce_hierarchical`] for blocks of exactly 256 threads.
+#[kernel(grid_1d, block_size(256))]
+pub fn block_reduce_hierarchical_256(input: &[f32], mut block_sums: Output<f32>) {
+    hierarchical_tiles(input, &mut block_sums);
 }
 
 // ---- The same sums, several chunks per block ------------------------------
@@ -155,30 +202,34 @@ pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
 // every thread loads its element of each chunk first (all loads in
 // flight), then the block reduces the chunks together, through the same
 // barriers. Each chunk's sum has the bits of the one-chunk kernel's.
+// Their blocks are 256 threads (`block_size(256)`), so the tree's steps and
+// the warps' count are constants.
 
 /// Chunks of `blockDim` elements per block of the `*_chunks` kernels.
 pub const CHUNKS: usize = 8;
 
-/// Threads per block the `*_chunks` kernels accept at most: their shared
-/// memory holds `CHUNKS` values per thread of a 256-thread block.
-pub const CHUNKS_MAX_THREADS: u32 = 256;
+/// Threads per block of the `*_chunks` kernels (their
+/// `#[kernel(block_size(256))]`): their shared memory holds `CHUNKS`
+/// values per thread.
+pub const CHUNK_THREADS: u32 = 256;
 
 /// The distance between two chunks' slots of one thread in the classic
 /// tree's shared memory.
-const STRIDE: usize = CHUNKS_MAX_THREADS as usize;
+const STRIDE: usize = CHUNK_THREADS as usize;
 
 /// One value per chunk (a thread's elements, or a warp's totals).
 type Values = [f32; CHUNKS];
 
 /// This thread's element of each of the block's chunks (`CHUNKS *
 /// block_rank + k`, of `blockDim` elements each), all loads in flight; 0
-/// past the end. Stops the kernel on a block of more than
-/// [`CHUNKS_MAX_THREADS`] threads.
+/// past the end. Stops the kernel on a block of another size than
+/// [`CHUNK_THREADS`] (a check that folds away under the kernels'
+/// `block_size(256)`; it guards a direct call of the host build).
 #[inline(always)]
 fn chunk_elements(block: &ThreadBlock, input: &[f32]) -> Values {
     assert!(
-        block.num_threads() <= CHUNKS_MAX_THREADS,
-        "the *_chunks block reductions take blocks of at most 256 threads"
+        block.num_threads() == CHUNK_THREADS,
+        "the *_chunks block reductions take blocks of 256 threads"
     );
     let threads = block.num_threads() as usize;
     let first = block.group_index().x as usize * CHUNKS * threads + block.thread_rank() as usize;
@@ -245,17 +296,16 @@ fn sum_chunk_totals(
 
 /// [`block_reduce_classic`], `CHUNKS` chunks per block: one tree over
 /// every chunk at once (chunk `k`'s slot of thread `t` at `k * 256 + t`),
-/// the same barriers. Launch `ceil(n / (CHUNKS * blockDim))` blocks of at
-/// most [`CHUNKS_MAX_THREADS`] threads (a power of two); `block_sums`
+/// the same barriers. Launch `ceil(n / (CHUNKS * 256))` blocks of
+/// [`CHUNK_THREADS`] threads; `block_sums`
 /// holds one sum per `blockDim` elements.
-#[kernel(grid_1d)]
+#[kernel(grid_1d, block_size(256))]
 pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; CHUNKS * STRIDE);
     let v = chunk_elements(&block, input);
-    // `% 256` changes nothing (`chunk_elements` checked the block's size)
-    // and shows the compiler that the tree's indices are in bounds.
-    let tid = block.thread_rank() % CHUNKS_MAX_THREADS;
+    // Below 256 (`block_size(256)`): the tree's indices are in bounds.
+    let tid = block.thread_rank();
     for (k, &v) in v.iter().enumerate() {
         sdata.set(k * STRIDE + tid as usize, v);
     }
@@ -281,7 +331,7 @@ pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
 /// [`block_reduce_warp`], `CHUNKS` chunks per block (the warp sums of the
 /// chunks interleaved, one barrier for all of them). Launch as
 /// [`block_reduce_classic_chunks`].
-#[kernel(grid_1d)]
+#[kernel(grid_1d, block_size(256))]
 pub fn block_reduce_warp_chunks(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
@@ -293,7 +343,7 @@ pub fn block_reduce_warp_chunks(input: &[f32], mut block_sums: Output<f32>) {
 
 /// [`block_reduce_hierarchical`], `CHUNKS` chunks per block. Launch as
 /// [`block_reduce_classic_chunks`].
-#[kernel(grid_1d)]
+#[kernel(grid_1d, block_size(256))]
 pub fn block_reduce_hierarchical_chunks(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);

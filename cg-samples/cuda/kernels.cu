@@ -89,30 +89,91 @@ extern "C" __global__ void block_reduce_hierarchical(const float* input, u64 n, 
     write_block_result(block, block_sums, sum_warp_totals(block, warp, v));
 }
 
-// The same sums, CHUNKS chunks of blockDim elements per block: each thread
-// loads its element of every chunk first, the block reduces them together
-// (chunk k's values CHUNKS_MAX_THREADS or 32 floats apart in shared memory:
-// no bank conflicts).
+// The three kernels above for blocks of exactly FIXED_THREADS threads, as
+// CUDA C++ writes a block size known at compile time: a template constant
+// in place of blockDim (the tree's steps unrolled, the warps' count a
+// constant), one-dimensional thread indices, __launch_bounds__ for ptxas.
+// The twins of the Rust kernels declared #[kernel(block_size(256))].
+#define FIXED_THREADS 256
+
+template <unsigned THREADS>
+__device__ __forceinline__ float fixed_block_element(const float* input, u64 n) {
+    u64 i = (u64)blockIdx.x * THREADS + threadIdx.x;
+    return i < n ? input[i] : 0.0f;
+}
+
+template <unsigned THREADS>
+__device__ __forceinline__ float fixed_sum_warp_totals(cg::thread_block block, cg::thread_block_tile<32> warp, float v) {
+    __shared__ float partials[THREADS / 32];
+    if (threadIdx.x % 32 == 0) partials[threadIdx.x / 32] = v;
+    block.sync();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < THREADS / 32 ? partials[threadIdx.x] : 0.0f;
+        v = warp_sum(warp, v);
+    }
+    return v;
+}
+
+__device__ __forceinline__ void fixed_write_block_result(float* out, float s) {
+    if (threadIdx.x == 0) out[blockIdx.x] = s;
+}
+
+extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_warp_256(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    float v = warp_sum(warp, fixed_block_element<FIXED_THREADS>(input, n));
+    fixed_write_block_result(block_sums, fixed_sum_warp_totals<FIXED_THREADS>(block, warp, v));
+}
+
+extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_classic_256(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ float sdata[FIXED_THREADS];
+    unsigned tid = threadIdx.x;
+    sdata[tid] = fixed_block_element<FIXED_THREADS>(input, n);
+    block.sync();
+#pragma unroll
+    for (unsigned s = FIXED_THREADS / 2; s > 0; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        block.sync();
+    }
+    fixed_write_block_result(block_sums, sdata[0]);
+}
+
+extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_hierarchical_256(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    float v = fixed_block_element<FIXED_THREADS>(input, n);
+    v += __shfl_down_sync(0xffffffffu, v, 2, 4);
+    v += __shfl_down_sync(0xffffffffu, v, 1, 4);
+    v += warp.shfl_down(v, 16);
+    v += warp.shfl_down(v, 8);
+    v += warp.shfl_down(v, 4);
+    fixed_write_block_result(block_sums, fixed_sum_warp_totals<FIXED_THREADS>(block, warp, v));
+}
+
+// The same sums, CHUNKS chunks of FIXED_THREADS elements per block: each
+// thread loads its element of every chunk first, the block reduces them
+// together (chunk k's values FIXED_THREADS or 32 floats apart in shared
+// memory: no bank conflicts). Blocks of exactly FIXED_THREADS threads, as
+// the Rust kernels' block_size(256).
 #define CHUNKS 8
-#define CHUNKS_MAX_THREADS 256
 
 struct ChunkValues { float v[CHUNKS]; };
 
-__device__ __forceinline__ ChunkValues chunk_elements(cg::thread_block block, const float* input, u64 n) {
-    u64 threads = block.num_threads();
-    u64 first = (u64)block.group_index().x * CHUNKS * threads + block.thread_rank();
+__device__ __forceinline__ ChunkValues chunk_elements(const float* input, u64 n) {
+    u64 first = (u64)blockIdx.x * CHUNKS * FIXED_THREADS + threadIdx.x;
     ChunkValues c;
 #pragma unroll
     for (int k = 0; k < CHUNKS; k++) {
-        u64 i = first + k * threads;
+        u64 i = first + k * FIXED_THREADS;
         c.v[k] = i < n ? input[i] : 0.0f;
     }
     return c;
 }
 
-__device__ __forceinline__ void write_chunk_results(cg::thread_block block, float* out, u64 out_len, float s) {
-    u64 i = (u64)block.group_index().x * CHUNKS + block.thread_rank();
-    if (block.thread_rank() < CHUNKS && i < out_len) out[i] = s;
+__device__ __forceinline__ void write_chunk_results(float* out, u64 out_len, float s) {
+    u64 i = (u64)blockIdx.x * CHUNKS + threadIdx.x;
+    if (threadIdx.x < CHUNKS && i < out_len) out[i] = s;
 }
 
 __device__ __forceinline__ ChunkValues warp_sums(cg::thread_block_tile<32> warp, ChunkValues c) {
@@ -127,7 +188,7 @@ __device__ __forceinline__ ChunkValues warp_sums(cg::thread_block_tile<32> warp,
 // Chunk k's sum in lane k of the first warp.
 __device__ __forceinline__ float sum_chunk_totals(cg::thread_block block, cg::thread_block_tile<32> warp, ChunkValues c) {
     __shared__ float totals[CHUNKS][32];
-    unsigned lane = warp.thread_rank(), w = warp.meta_group_rank();
+    unsigned lane = threadIdx.x % 32, w = threadIdx.x / 32;
     if (lane == 0) {
 #pragma unroll
         for (int k = 0; k < CHUNKS; k++) totals[k][w] = c.v[k];
@@ -136,7 +197,7 @@ __device__ __forceinline__ float sum_chunk_totals(cg::thread_block block, cg::th
     float mine = 0.0f;
     if (w == 0) {
         ChunkValues t = {};
-        if (lane < warp.meta_group_size()) {
+        if (lane < FIXED_THREADS / 32) {
 #pragma unroll
             for (int k = 0; k < CHUNKS; k++) t.v[k] = totals[k][lane];
         }
@@ -150,15 +211,16 @@ __device__ __forceinline__ float sum_chunk_totals(cg::thread_block block, cg::th
     return mine;
 }
 
-extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_classic_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
+extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_classic_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     cg::thread_block block = cg::this_thread_block();
-    __shared__ float sdata[CHUNKS][CHUNKS_MAX_THREADS];
-    unsigned tid = block.thread_rank();
-    ChunkValues c = chunk_elements(block, input, n);
+    __shared__ float sdata[CHUNKS][FIXED_THREADS];
+    unsigned tid = threadIdx.x;
+    ChunkValues c = chunk_elements(input, n);
 #pragma unroll
     for (int k = 0; k < CHUNKS; k++) sdata[k][tid] = c.v[k];
     block.sync();
-    for (unsigned s = block.num_threads() / 2; s > 0; s >>= 1) {
+#pragma unroll
+    for (unsigned s = FIXED_THREADS / 2; s > 0; s >>= 1) {
         if (tid < s) {
             // Every load of the step before its first store (nvcc keeps the
             // load-add-store order per chunk otherwise: 374 us against 320
@@ -171,20 +233,20 @@ extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_cl
         }
         block.sync();
     }
-    write_chunk_results(block, block_sums, block_sums_len, tid < CHUNKS ? sdata[tid][0] : 0.0f);
+    write_chunk_results(block_sums, block_sums_len, tid < CHUNKS ? sdata[tid][0] : 0.0f);
 }
 
-extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_warp_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
+extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_warp_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    ChunkValues c = warp_sums(warp, chunk_elements(block, input, n));
-    write_chunk_results(block, block_sums, block_sums_len, sum_chunk_totals(block, warp, c));
+    ChunkValues c = warp_sums(warp, chunk_elements(input, n));
+    write_chunk_results(block_sums, block_sums_len, sum_chunk_totals(block, warp, c));
 }
 
-extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_hierarchical_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
+extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_hierarchical_chunks(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    ChunkValues c = chunk_elements(block, input, n);
+    ChunkValues c = chunk_elements(input, n);
 #pragma unroll
     for (int k = 0; k < CHUNKS; k++) c.v[k] += __shfl_down_sync(0xffffffffu, c.v[k], 2, 4);
 #pragma unroll
@@ -194,7 +256,7 @@ extern "C" __global__ void __launch_bounds__(CHUNKS_MAX_THREADS) block_reduce_hi
 #pragma unroll
         for (int k = 0; k < CHUNKS; k++) c.v[k] += warp.shfl_down(c.v[k], offset);
     }
-    write_chunk_results(block, block_sums, block_sums_len, sum_chunk_totals(block, warp, c));
+    write_chunk_results(block_sums, block_sums_len, sum_chunk_totals(block, warp, c));
 }
 
 // ---- grid_sum.rs -----------------------------------------------------------

@@ -380,26 +380,28 @@ fn sample_kernels_agree_with_the_gpu() {
     };
     let k = cg_samples::kernels::Kernels::load(&gpu).unwrap();
     let mut rng = common::rng(test);
-    // Block reductions over random floats: each kernel's order of additions
-    // decides every bit of its sums.
-    let (blocks, threads) = (6usize, 1024usize);
-    let input = common::random_f32(&mut rng, blocks * threads);
-    let input_buf = gpu.upload(&input).unwrap();
-    let cfg = LaunchConfig::new(blocks as u32, threads as u32);
-    let reductions = common::block_reductions();
-    for (name, kernel) in reductions {
+    // Block reductions over random floats, each in its largest blocks: each
+    // kernel's order of additions decides every bit of its sums.
+    let blocks = 6usize;
+    for (name, kernel, threads) in common::block_reductions() {
+        let input = common::random_f32(&mut rng, blocks * threads as usize);
+        let input_buf = gpu.upload(&input).unwrap();
+        let cfg = LaunchConfig::new(blocks as u32, threads);
         let mut sums = gpu.filled(blocks, f32::NAN).unwrap();
+        let (i, s) = (&input_buf, &mut sums);
         match name {
-            "block_reduce_warp" => k.block_reduce_warp.launch(cfg, &input_buf, &mut sums),
-            "block_reduce_library" => k.block_reduce_library.launch(cfg, &input_buf, &mut sums),
-            "block_reduce_classic" => k.block_reduce_classic.launch(cfg, &input_buf, &mut sums),
-            _ => k
-                .block_reduce_hierarchical
-                .launch(cfg, &input_buf, &mut sums),
+            "block_reduce_warp" => k.block_reduce_warp.launch(cfg, i, s),
+            "block_reduce_classic" => k.block_reduce_classic.launch(cfg, i, s),
+            "block_reduce_hierarchical" => k.block_reduce_hierarchical.launch(cfg, i, s),
+            "block_reduce_library" => k.block_reduce_library.launch(cfg, i, s),
+            "block_reduce_warp_256" => k.block_reduce_warp_256.launch(cfg, i, s),
+            "block_reduce_classic_256" => k.block_reduce_classic_256.launch(cfg, i, s),
+            "block_reduce_hierarchical_256" => k.block_reduce_hierarchical_256.launch(cfg, i, s),
+            other => panic!("no launch for {other}"),
         }
         .unwrap();
         let s = Buffer::<f32>::filled(blocks, f32::NAN);
-        sim::launch(Shape::new(blocks as u32, threads as u32), || {
+        sim::launch(Shape::new(blocks as u32, threads), || {
             kernel(&input, s.view())
         })
         .unwrap();

@@ -313,7 +313,17 @@ fn launch_kinds_follow_the_kernel_declarations() {
 /// `.minnctapersm 4` between the entry point's parameters and its body, in
 /// every module, and `#[kernel(block_size(16, 4, 2))]` as `.reqntid 16, 4,
 /// 2`; no other entry point of any module has a bound but the Jacobi
-/// sample that sweeps in shared memory (`launch_bounds(1024, 1)`).
+/// sample that sweeps in shared memory (`launch_bounds(1024, 1)`) and the
+/// samples' block reductions for blocks of 256 (`block_size(256)`: all but
+/// the seed's three).
+/// The samples' block reductions for blocks of any size: the seed's
+/// kernels as it writes them.
+const SEED_BLOCK_REDUCTIONS: [&str; 3] = [
+    "block_reduce_classic",
+    "block_reduce_warp",
+    "block_reduce_hierarchical",
+];
+
 #[test]
 fn launch_bounds_are_ptx_directives_of_their_entry_point_only() {
     for m in all_modules() {
@@ -324,6 +334,9 @@ fn launch_bounds_are_ptx_directives_of_their_entry_point_only() {
             let want: &[&str] = match e.name {
                 "probe_launch_bounds" | "jacobi_in_shared" => &[".maxntid", ".minnctapersm"],
                 "probe_block_size" => &[".reqntid"],
+                n if n.starts_with("block_reduce_") && !SEED_BLOCK_REDUCTIONS.contains(&n) => {
+                    &[".reqntid"]
+                }
                 _ => &[],
             };
             assert_eq!(e.directives, want, "sm_{} {}", m.sm, e.name);
@@ -368,6 +381,15 @@ fn a_block_size_kernel_reads_no_block_extent() {
             "sm_{}",
             m.sm
         );
+    }
+    for m in samples::PTX.modules() {
+        for name in ["block_reduce_classic_256", "block_reduce_warp_256"] {
+            assert!(
+                !entry(m.source, name).contains("%ntid"),
+                "sm_{} {name}",
+                m.sm
+            );
+        }
     }
 }
 

@@ -148,13 +148,15 @@ fn integer_f32(n: usize, seed: u64) -> Vec<f32> {
     (0..n).map(|_| rng.random_range(-8i32..=8) as f32).collect()
 }
 
+/// Each block reduction in its largest blocks: 1024 threads, or the 256
+/// of a `block_size(256)` kernel.
 #[test]
-fn block_reductions_in_blocks_of_1024_threads() {
-    let (blocks, threads) = (3usize, 1024usize);
-    let input = integer_f32(blocks * threads, 11);
-    let want: Vec<f32> = input.chunks(threads).map(|c| c.iter().sum()).collect();
-    let kernels = common::block_reductions();
-    for (name, kernel) in kernels {
+fn block_reductions_in_their_largest_blocks() {
+    let blocks = 3usize;
+    for (name, kernel, threads) in common::block_reductions() {
+        let threads = threads as usize;
+        let input = integer_f32(blocks * threads, 11);
+        let want: Vec<f32> = input.chunks(threads).map(|c| c.iter().sum()).collect();
         let sums = Buffer::<f32>::filled(blocks, f32::NAN);
         let start = Instant::now();
         sim::launch(Shape::new(blocks as u32, threads as u32), || {
@@ -171,6 +173,8 @@ fn block_reductions_in_blocks_of_1024_threads() {
     }
 }
 
+/// The chunked kernels and the kernels for blocks of exactly 256 threads
+/// (`block_size(256)`) give the bits of the seed's one-chunk kernels.
 #[test]
 fn block_reductions_of_several_chunks_per_block_have_the_one_chunk_bits() {
     use cg_sample_kernels::block_reduce as br;
@@ -180,16 +184,24 @@ fn block_reductions_of_several_chunks_per_block_have_the_one_chunk_bits() {
     let input = random_f32(n, 13);
     let chunks = n.div_ceil(threads);
     let blocks = chunks.div_ceil(br::CHUNKS) as u32;
-    let pairs: [(&str, common::BlockReduction, common::BlockReduction); 3] = [
+    type Kernel = common::BlockReduction;
+    let forms: [(&str, Kernel, Kernel, Kernel); 3] = [
         (
             "classic",
             br::block_reduce_classic,
+            br::block_reduce_classic_256,
             br::block_reduce_classic_chunks,
         ),
-        ("warp", br::block_reduce_warp, br::block_reduce_warp_chunks),
+        (
+            "warp",
+            br::block_reduce_warp,
+            br::block_reduce_warp_256,
+            br::block_reduce_warp_chunks,
+        ),
         (
             "hierarchical",
             br::block_reduce_hierarchical,
+            br::block_reduce_hierarchical_256,
             br::block_reduce_hierarchical_chunks,
         ),
     ];
@@ -199,15 +211,19 @@ fn block_reductions_of_several_chunks_per_block_have_the_one_chunk_bits() {
             .map(|report| report.all_defined().unwrap())
             .map(|_| sums.to_vec())
     };
-    for (name, one, several) in pairs {
+    for (name, one, fixed, several) in forms {
         let want = run(one, chunks as u32, threads as u32).unwrap();
         let got = run(several, blocks, threads as u32).unwrap();
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&got), bits(&want), "{name}");
+        let fixed = run(fixed, chunks as u32, threads as u32).unwrap();
+        assert_eq!(bits(&fixed), bits(&want), "{name}, block_size(256)");
         common::assert_sum_close(name, got[chunks - 1], &input[(chunks - 1) * threads..]);
-        // Blocks of more than 256 threads are refused, not misread.
-        let fault = run(several, 1, 512).unwrap_err().to_string();
-        assert!(fault.contains("at most 256 threads"), "{name}: {fault}");
+        // Blocks of another size are refused, not misread.
+        for threads in [512, 128] {
+            let fault = run(several, 1, threads).unwrap_err().to_string();
+            assert!(fault.contains("blocks of 256 threads"), "{name}: {fault}");
+        }
     }
 }
 

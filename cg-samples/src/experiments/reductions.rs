@@ -6,9 +6,10 @@
 
 use crate::bench::{self, Bench};
 use crate::kernels::{
-    BlockReduceClassic, BlockReduceClassicChunks, BlockReduceHierarchical,
-    BlockReduceHierarchicalChunks, BlockReduceLibrary, BlockReduceWarp, BlockReduceWarpChunks,
-    GridSum, GridSumVec4, SumAtomic, SumBlockPartials, SumLastBlock, SumPartials,
+    BlockReduceClassic, BlockReduceClassic256, BlockReduceClassicChunks, BlockReduceHierarchical,
+    BlockReduceHierarchical256, BlockReduceHierarchicalChunks, BlockReduceLibrary, BlockReduceWarp,
+    BlockReduceWarp256, BlockReduceWarpChunks, GridSum, GridSumVec4, SumAtomic, SumBlockPartials,
+    SumLastBlock, SumPartials,
 };
 use crate::results::{self, Row, Timing};
 use cg_sample_kernels::block_reduce::CHUNKS;
@@ -18,6 +19,12 @@ const _: () = assert!(CHUNKS == 8);
 use cooperative_groups::{DeviceBuffer, Error, LaunchConfig, LaunchKind};
 
 const THREADS: u32 = 256;
+
+// The `*_256` kernels' blocks are the rows' blocks.
+const _: () = assert!(matches!(
+    BlockReduceClassic256::BLOCK_SHAPE,
+    Some([THREADS, 1, 1])
+));
 
 /// A block-reduction kernel's typed handle, whatever its name.
 trait BlockReduce {
@@ -42,6 +49,9 @@ block_reduce_handles!(
     BlockReduceClassic,
     BlockReduceWarp,
     BlockReduceHierarchical,
+    BlockReduceClassic256,
+    BlockReduceWarp256,
+    BlockReduceHierarchical256,
     BlockReduceLibrary,
     BlockReduceClassicChunks,
     BlockReduceWarpChunks,
@@ -81,7 +91,7 @@ macro_rules! entry {
     };
 }
 
-/// Experiment 1: one partial sum per 256-thread block, seven ways.
+/// Experiment 1: one partial sum per 256-thread block, ten ways.
 pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
     eprintln!("block reductions, {THREADS} threads per block");
     for &log2 in log2s {
@@ -116,6 +126,30 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
                 BlockReduceHierarchical,
                 cfg,
                 None
+            ),
+            entry!(
+                b,
+                "block reduce: classic, block_size(256)",
+                block_reduce_classic_256,
+                BlockReduceClassic256,
+                cfg,
+                Some(0)
+            ),
+            entry!(
+                b,
+                "block reduce: warp tiles, block_size(256)",
+                block_reduce_warp_256,
+                BlockReduceWarp256,
+                cfg,
+                Some(1)
+            ),
+            entry!(
+                b,
+                "block reduce: hierarchical, block_size(256)",
+                block_reduce_hierarchical_256,
+                BlockReduceHierarchical256,
+                cfg,
+                Some(2)
             ),
             entry!(
                 b,

@@ -153,15 +153,33 @@ pub fn assert_sum_close(what: &str, got: f32, values: &[f32]) {
 /// element each.
 pub type BlockReduction = fn(&[f32], cg_core::output::Output<f32>);
 
-/// The samples' four block reductions, by name (the simulator's tests run
-/// each on the simulator and on the GPU).
-pub fn block_reductions() -> [(&'static str, BlockReduction); 4] {
+/// The samples' one-chunk block reductions, by name, with the most threads
+/// a block of each may have: the seed's three take any block size (up to
+/// 1024), the library's and the `*_256` kernels blocks of exactly 256
+/// (`block_size(256)`). The simulator's tests run each on the simulator
+/// and on the GPU.
+pub fn block_reductions() -> [(&'static str, BlockReduction, u32); 7] {
     use cg_sample_kernels::block_reduce as br;
     [
-        ("block_reduce_warp", br::block_reduce_warp),
-        ("block_reduce_library", br::block_reduce_library),
-        ("block_reduce_classic", br::block_reduce_classic),
-        ("block_reduce_hierarchical", br::block_reduce_hierarchical),
+        ("block_reduce_warp", br::block_reduce_warp, 1024),
+        ("block_reduce_classic", br::block_reduce_classic, 1024),
+        (
+            "block_reduce_hierarchical",
+            br::block_reduce_hierarchical,
+            1024,
+        ),
+        ("block_reduce_library", br::block_reduce_library, 256),
+        ("block_reduce_warp_256", br::block_reduce_warp_256, 256),
+        (
+            "block_reduce_classic_256",
+            br::block_reduce_classic_256,
+            256,
+        ),
+        (
+            "block_reduce_hierarchical_256",
+            br::block_reduce_hierarchical_256,
+            256,
+        ),
     ]
 }
 
