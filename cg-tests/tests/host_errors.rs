@@ -238,8 +238,8 @@ fn a_grid_1d_kernel_refuses_a_grid_of_several_rows() {
 /// and refuses any other before the launch, naming the declaration and the
 /// shape to use, even a block of as many threads in another shape (the
 /// body computes ranks with the declared extents): on the simulator here,
-/// and on the GPU when there is one, where the driver's own limit for the
-/// function is the 128 threads of its `.reqntid`.
+/// and on the GPU when there is one, where the driver refuses the launch of
+/// another shape too (`.reqntid`), without the handle's check.
 #[test]
 fn a_kernel_with_a_block_size_refuses_every_other_block() {
     use cg_tests::kernels::{Kernels, ProbeBlockSize};
@@ -281,16 +281,29 @@ fn a_kernel_with_a_block_size_refuses_every_other_block() {
         let want: Vec<u32> = (0..3 * 128).map(|i| i % 128 + 128_000).collect();
         assert_eq!(out.to_vec().unwrap(), want);
         if !gpu.is_simulator() {
+            // The same entry point looked up without its declaration: the
+            // handle's check is gone (and the driver's
+            // MAX_THREADS_PER_BLOCK does not read `.reqntid`), but the
+            // driver refuses the launch of another shape itself.
             let raw = k
                 .module
                 .function("probe_block_size", LaunchKind::Plain)
                 .unwrap();
             assert_eq!(raw.required_block_shape(), None);
-            assert_eq!(
-                raw.max_threads_per_block(),
-                128,
-                "the driver reads .reqntid"
-            );
+            let out = gpu.filled(3 * 128, u32::MAX).unwrap();
+            let (ptr, len) = (out.device_address(), out.len() as u64);
+            let mut params = [
+                &ptr as *const u64 as *mut std::ffi::c_void,
+                &len as *const u64 as *mut std::ffi::c_void,
+            ];
+            // SAFETY: the parameters match probe_block_size(Output<u32>),
+            // a pointer and a length; a block of 128 threads in one row
+            // would still write only its grid thread rank's element.
+            let e = unsafe { raw.launch(LaunchConfig::new(3, (128, 1, 1)), &mut params) }
+                .and_then(|()| gpu.synchronize())
+                .expect_err("the driver refuses a block of another shape than .reqntid");
+            println!("the driver on a block of (128, 1, 1): {e}");
+            assert_eq!(out.to_vec().unwrap(), [u32::MAX; 3 * 128], "nothing ran");
         }
     }
 }
