@@ -310,8 +310,7 @@ pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
         sdata.set(k * STRIDE + tid as usize, v);
     }
     block.sync();
-    let mut s = block.num_threads() / 2;
-    while s > 0 {
+    let step = |s: u32| {
         if tid < s {
             // Every load of the step before its first store: the
             // shared-memory accesses keep their order in the PTX.
@@ -323,8 +322,19 @@ pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
             }
         }
         block.sync();
-        s >>= 1;
-    }
+    };
+    // The tree's eight steps over 256 threads written out, as nvcc lays out
+    // its `#pragma unroll` (LLVM keeps a loop of this body rolled): each
+    // offset is a constant, so `tid + s` needs no bounds check.
+    const { assert!(CHUNK_THREADS == 256) };
+    step(128);
+    step(64);
+    step(32);
+    step(16);
+    step(8);
+    step(4);
+    step(2);
+    step(1);
     write_chunk_results(&block, &mut block_sums, |k| sdata.get(k % CHUNKS * STRIDE));
 }
 
