@@ -147,12 +147,14 @@ pub fn with_launch_bounds(
     // the module's order.
     let mut inserts = Vec::new();
     for k in kernels {
-        let (bounds, shape) = (
-            k.signature.options.launch_bounds,
-            k.signature.options.block_size,
-        );
-        if bounds.is_none() && shape.is_none() {
-            continue;
+        let bounds = k.signature.options.launch_bounds;
+        let mut text = match (k.signature.options.block_size, bounds) {
+            (Some([x, y, z]), _) => format!(".reqntid {x}, {y}, {z}\n"),
+            (None, Some(b)) => format!(".maxntid {}, 1, 1\n", b.max_threads),
+            (None, None) => continue,
+        };
+        if let Some(n) = bounds.and_then(|b| b.min_blocks_per_sm) {
+            text += &format!(".minnctapersm {n}\n");
         }
         let name = k.signature.name.to_string();
         let entry = module.entry(&name).ok_or_else(|| {
@@ -177,14 +179,6 @@ pub fn with_launch_bounds(
         })?;
         // `body` lies inside `ptx` (the parser hands out slices of it).
         let at = body.as_ptr() as usize - ptx.as_ptr() as usize;
-        let mut text = match (shape, bounds) {
-            (Some([x, y, z]), _) => format!(".reqntid {x}, {y}, {z}\n"),
-            (None, Some(b)) => format!(".maxntid {}, 1, 1\n", b.max_threads),
-            (None, None) => unreachable!("skipped above"),
-        };
-        if let Some(n) = bounds.and_then(|b| b.min_blocks_per_sm) {
-            text += &format!(".minnctapersm {n}\n");
-        }
         inserts.push((at, text));
     }
     inserts.sort_by_key(|(at, _)| *at);

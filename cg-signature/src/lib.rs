@@ -531,16 +531,11 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
                 options.cluster = Some(ClusterShape::Runtime);
                 return Ok(());
             }
-            let content;
-            syn::parenthesized!(content in meta.input);
-            let dims =
-                syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated(
-                    &content,
-                )?;
+            let dims = parse_dims(
+                &meta,
+                "cluster takes one to three dimensions: cluster(x, y, z)",
+            )?;
             let mut out = [1u32; 3];
-            if dims.is_empty() || dims.len() > 3 {
-                return Err(meta.error("cluster takes one to three dimensions: cluster(x, y, z)"));
-            }
             for (slot, lit) in out.iter_mut().zip(dims.iter()) {
                 *slot = lit.base10_parse()?;
                 if *slot == 0 {
@@ -619,18 +614,11 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
 /// dimensions are 1), checked against CUDA's limits on a block: at most
 /// 1024 threads, 1024 along x and y and 64 along z.
 fn parse_block_size(meta: &syn::meta::ParseNestedMeta) -> syn::Result<[u32; 3]> {
-    const USAGE: &str = "block_size takes the shape every launch's block has, one to three \
-                         dimensions: block_size(256) or block_size(32, 8)";
-    if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
-        return Err(meta.error(USAGE));
-    }
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let dims =
-        syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated(&content)?;
-    if dims.is_empty() || dims.len() > 3 {
-        return Err(meta.error(USAGE));
-    }
+    let dims = parse_dims(
+        meta,
+        "block_size takes the shape every launch's block has, one to three dimensions: \
+         block_size(256) or block_size(32, 8)",
+    )?;
     let mut shape = [1u32; 3];
     for ((slot, lit), most) in shape.iter_mut().zip(dims.iter()).zip([1024, 1024, 64]) {
         *slot = lit.base10_parse()?;
@@ -652,6 +640,26 @@ fn parse_block_size(meta: &syn::meta::ParseNestedMeta) -> syn::Result<[u32; 3]> 
         ));
     }
     Ok(shape)
+}
+
+/// The one to three integer literals of an option's parentheses
+/// (`cluster(x, y, z)`, `block_size(x, y, z)`), for the caller to read and
+/// check; `usage` is the error for anything but one to three.
+fn parse_dims(
+    meta: &syn::meta::ParseNestedMeta,
+    usage: &str,
+) -> syn::Result<syn::punctuated::Punctuated<syn::LitInt, syn::Token![,]>> {
+    if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
+        return Err(meta.error(usage));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let dims =
+        syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated(&content)?;
+    if dims.is_empty() || dims.len() > 3 {
+        return Err(meta.error(usage));
+    }
+    Ok(dims)
 }
 
 /// `launch_bounds(max_threads)` or `launch_bounds(max_threads,

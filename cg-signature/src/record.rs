@@ -78,7 +78,7 @@ fn head(sig: &KernelSignature, instance_of: Option<&str>) -> String {
         match sig.options.cluster {
             None => "none".to_string(),
             Some(ClusterShape::Runtime) => "runtime".to_string(),
-            Some(ClusterShape::Fixed([x, y, z])) => format!("{x},{y},{z}"),
+            Some(ClusterShape::Fixed(d)) => dims_text(d),
         }
     );
     if sig.options.multi_grid {
@@ -93,8 +93,8 @@ fn head(sig: &KernelSignature, instance_of: Option<&str>) -> String {
             out += &format!(",{n}");
         }
     }
-    if let Some([x, y, z]) = sig.options.block_size {
-        out += &format!(" block_size={x},{y},{z}");
+    if let Some(d) = sig.options.block_size {
+        out += &format!(" block_size={}", dims_text(d));
     }
     if let Some(i) = instance_of {
         out += &format!(" instance={}", escape(i));
@@ -111,6 +111,22 @@ fn head(sig: &KernelSignature, instance_of: Option<&str>) -> String {
         out += &format!(" param={}:{kind}:{}", p.name, escape(&ty));
     }
     out + " at="
+}
+
+/// Three dimensions as a record writes them (`cluster=`, `block_size=`).
+fn dims_text([x, y, z]: [u32; 3]) -> String {
+    format!("{x},{y},{z}")
+}
+
+/// The three dimensions of field `key`'s `value`, as [`dims_text`] wrote
+/// them.
+fn dims(key: &str, value: &str) -> Result<[u32; 3], String> {
+    let bad = || format!("{key} `{value}`");
+    let d: Vec<u32> = value
+        .split(',')
+        .map(|d| d.parse().map_err(|_| bad()))
+        .collect::<Result<_, _>>()?;
+    d.try_into().map_err(|_| bad())
 }
 
 /// Reads a comment of an entry point's body (without `//`): `None` when it
@@ -159,26 +175,12 @@ fn decode_fields(rest: &str) -> Result<KernelRecord, String> {
                     min_blocks_per_sm,
                 });
             }
-            "block_size" => {
-                let bad = || format!("block_size `{value}`");
-                let d: Vec<u32> = value
-                    .split(',')
-                    .map(|d| d.parse().map_err(|_| bad()))
-                    .collect::<Result<_, _>>()?;
-                options.block_size = Some(d.try_into().map_err(|_| bad())?);
-            }
+            "block_size" => options.block_size = Some(dims(key, value)?),
             "cluster" => {
                 options.cluster = match value {
                     "none" => None,
                     "runtime" => Some(ClusterShape::Runtime),
-                    dims => {
-                        let d: Vec<u32> = dims
-                            .split(',')
-                            .map(|d| d.parse().map_err(|_| format!("cluster `{dims}`")))
-                            .collect::<Result<_, _>>()?;
-                        let d: [u32; 3] = d.try_into().map_err(|_| format!("cluster `{dims}`"))?;
-                        Some(ClusterShape::Fixed(d))
-                    }
+                    d => Some(ClusterShape::Fixed(dims(key, d)?)),
                 }
             }
             "instance" => instance_of = Some(unescape(value)?),
