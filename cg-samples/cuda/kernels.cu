@@ -90,25 +90,23 @@ extern "C" __global__ void block_reduce_hierarchical(const float* input, u64 n, 
 }
 
 // The three kernels above for blocks of exactly FIXED_THREADS threads, as
-// CUDA C++ writes a block size known at compile time: a template constant
+// CUDA C++ writes a block size known at compile time: a compile-time constant
 // in place of blockDim (the tree's steps unrolled, the warps' count a
 // constant), one-dimensional thread indices, __launch_bounds__ for ptxas.
 // The twins of the Rust kernels declared #[kernel(block_size(256))].
 #define FIXED_THREADS 256
 
-template <unsigned THREADS>
 __device__ __forceinline__ float fixed_block_element(const float* input, u64 n) {
-    u64 i = (u64)blockIdx.x * THREADS + threadIdx.x;
+    u64 i = (u64)blockIdx.x * FIXED_THREADS + threadIdx.x;
     return i < n ? input[i] : 0.0f;
 }
 
-template <unsigned THREADS>
 __device__ __forceinline__ float fixed_sum_warp_totals(cg::thread_block block, cg::thread_block_tile<32> warp, float v) {
-    __shared__ float partials[THREADS / 32];
+    __shared__ float partials[FIXED_THREADS / 32];
     if (threadIdx.x % 32 == 0) partials[threadIdx.x / 32] = v;
     block.sync();
     if (threadIdx.x < 32) {
-        v = threadIdx.x < THREADS / 32 ? partials[threadIdx.x] : 0.0f;
+        v = threadIdx.x < FIXED_THREADS / 32 ? partials[threadIdx.x] : 0.0f;
         v = warp_sum(warp, v);
     }
     return v;
@@ -121,15 +119,15 @@ __device__ __forceinline__ void fixed_write_block_result(float* out, float s) {
 extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_warp_256(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    float v = warp_sum(warp, fixed_block_element<FIXED_THREADS>(input, n));
-    fixed_write_block_result(block_sums, fixed_sum_warp_totals<FIXED_THREADS>(block, warp, v));
+    float v = warp_sum(warp, fixed_block_element(input, n));
+    fixed_write_block_result(block_sums, fixed_sum_warp_totals(block, warp, v));
 }
 
 extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_classic_256(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     cg::thread_block block = cg::this_thread_block();
     __shared__ float sdata[FIXED_THREADS];
     unsigned tid = threadIdx.x;
-    sdata[tid] = fixed_block_element<FIXED_THREADS>(input, n);
+    sdata[tid] = fixed_block_element(input, n);
     block.sync();
 #pragma unroll
     for (unsigned s = FIXED_THREADS / 2; s > 0; s >>= 1) {
@@ -142,13 +140,13 @@ extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_classic
 extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_hierarchical_256(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    float v = fixed_block_element<FIXED_THREADS>(input, n);
+    float v = fixed_block_element(input, n);
     v += __shfl_down_sync(0xffffffffu, v, 2, 4);
     v += __shfl_down_sync(0xffffffffu, v, 1, 4);
     v += warp.shfl_down(v, 16);
     v += warp.shfl_down(v, 8);
     v += warp.shfl_down(v, 4);
-    fixed_write_block_result(block_sums, fixed_sum_warp_totals<FIXED_THREADS>(block, warp, v));
+    fixed_write_block_result(block_sums, fixed_sum_warp_totals(block, warp, v));
 }
 
 // The same sums, CHUNKS chunks of FIXED_THREADS elements per block: each
