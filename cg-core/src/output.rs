@@ -1322,11 +1322,7 @@ impl<'a, T> Iterator for Rounds<'a, T> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        let j = self.next;
-        if j >= self.end {
-            return None;
-        }
-        self.next = j + self.stride;
+        let j = self.step()?;
         Some(self.round(j))
     }
 
@@ -1335,17 +1331,65 @@ impl<'a, T> Iterator for Rounds<'a, T> {
     /// encode and test in every round.
     #[inline(always)]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
-        let mut acc = init;
-        let mut j = self.next;
-        while j < self.end {
-            acc = f(acc, self.round(j));
-            j += self.stride;
-        }
-        acc
+        self.fold_indices(init, |acc, j| f(acc, self.round(j)))
     }
 }
 
 impl<'a, T> Rounds<'a, T> {
+    /// The rounds with the element of `input` at each round's place in the
+    /// buffer (index `chunk.start() + round.index`), for the common
+    /// `out[i] = f(input[i])` of a block-wide loop: a round has the input
+    /// exactly where it has the element. The bounds are checked once,
+    /// here: the input must cover the chunk (truncate the output to the
+    /// input's length first), else the kernel stops with a failed check
+    /// naming the caller's line.
+    ///
+    /// ```ignore
+    /// chunk.block_rounds().reading(input).for_each(|round| {
+    ///     let (x, total) = block_inclusive_scan(&block, round.input.unwrap_or(0));
+    ///     if let Some(out) = round.value {
+    ///         *out = x;
+    ///     }
+    /// });
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn reading<'s, U: Copy>(self, input: &'s [U]) -> RoundsReading<'a, 's, T, U> {
+        crate::fault::check(
+            input.len() >= self.start + self.len,
+            "Rounds::reading: the input ends inside the chunk; truncate the output to the input's length first",
+        );
+        RoundsReading {
+            // The input at the chunk's start (inside it, checked above).
+            input: input.as_ptr().wrapping_add(self.start),
+            rounds: self,
+            _input: PhantomData,
+        }
+    }
+
+    /// This thread's next round index, if any.
+    #[inline(always)]
+    fn step(&mut self) -> Option<usize> {
+        let j = self.next;
+        if j >= self.end {
+            return None;
+        }
+        self.next = j + self.stride;
+        Some(j)
+    }
+
+    /// `f` over this thread's remaining round indices.
+    #[inline(always)]
+    fn fold_indices<B>(&self, init: B, mut f: impl FnMut(B, usize) -> B) -> B {
+        let mut acc = init;
+        let mut j = self.next;
+        while j < self.end {
+            acc = f(acc, j);
+            j += self.stride;
+        }
+        acc
+    }
+
     /// Round item for index `j` of the chunk (this thread's, below `end`).
     /// The index stays outside the `Option`: a kernel that reads its input
     /// at it tests the index itself, where an index inside the `Option`
@@ -1367,6 +1411,60 @@ impl<'a, T> Rounds<'a, T> {
             // SAFETY: in bounds; `j` is this thread's (its rank modulo the
             // block's size) in this block's chunk.
             value: (j < self.len).then(|| unsafe { &mut *p }),
+        }
+    }
+}
+
+/// A chunk in rounds, each with the input element at its place
+/// ([`Rounds::reading`]).
+pub struct RoundsReading<'a, 's, T, U> {
+    rounds: Rounds<'a, T>,
+    input: *const U,
+    _input: PhantomData<&'s [U]>,
+}
+
+/// One round of [`Rounds::reading`] for one thread: `input` and `value`
+/// are both present (the round is inside the chunk and the input) or both
+/// absent.
+pub struct RoundReading<'a, T, U> {
+    /// This thread's index in the chunk this round.
+    pub index: usize,
+    /// The input element at the round's place in the buffer.
+    pub input: Option<U>,
+    /// Element `index` of the chunk.
+    pub value: Option<&'a mut T>,
+}
+
+impl<'a, T, U: Copy> Iterator for RoundsReading<'a, '_, T, U> {
+    type Item = RoundReading<'a, T, U>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        let j = self.rounds.step()?;
+        Some(self.round(j))
+    }
+
+    /// Internal iteration, as [`Rounds`]'.
+    #[inline(always)]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
+        self.rounds
+            .fold_indices(init, |acc, j| f(acc, self.round(j)))
+    }
+}
+
+impl<'a, T, U: Copy> RoundsReading<'a, '_, T, U> {
+    /// Round item for index `j` of the chunk (this thread's, below `end`).
+    #[inline(always)]
+    fn round(&self, j: usize) -> RoundReading<'a, T, U> {
+        let Round { index, value } = self.rounds.round(j);
+        RoundReading {
+            index,
+            // SAFETY: `j < len` puts `start + j` inside the input too
+            // (`reading` checked that the input covers the chunk); read
+            // under the same test as the element's, so that one compare
+            // serves both.
+            input: (j < self.rounds.len).then(|| unsafe { *self.input.add(j) }),
+            value,
         }
     }
 }

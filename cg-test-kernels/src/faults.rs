@@ -64,6 +64,22 @@ pub fn fault_tile_size(out: *mut u32, size: u32) {
     unsafe { *out.add(i) = tile.thread_rank() };
 }
 
+/// Reads, in a block's rounds, an input shorter than the chunk: the check
+/// of `Rounds::reading` stops the kernel, naming this line.
+#[kernel]
+pub fn fault_rounds_reading(input: &[u32], mut out: Output<u32>) {
+    let block = this_thread_block();
+    if let Some(c) = out.block_chunk(&block, 64) {
+        c.block_rounds()
+            .reading(input) // FAULT: reading
+            .for_each(|round| {
+                if let (Some(v), Some(x)) = (round.input, round.value) {
+                    *x = v;
+                }
+            });
+    }
+}
+
 /// Releases a stage of a pipeline that holds none: cg-core's pipeline
 /// check stops the kernel, naming this line.
 #[kernel]

@@ -103,6 +103,40 @@ pub fn output_probe(pattern: u32, a: u32, b: u32, mut out: Output<u32>) {
     }
 }
 
+/// Through `block_chunk(chunk)` and `block_rounds().reading(input)`, with
+/// a block barrier in every round (every thread takes every round): each
+/// element of a block's chunk gets its input + 1, or `u32::MAX` where the
+/// round's input and element do not come together or the index is not
+/// the round's. `truncate` (0 or 1): whether the output is first cut to
+/// the input's length (without it, an input that ends inside a chunk is a
+/// failed check).
+#[kernel]
+pub fn rounds_reading_probe(input: &[u32], chunk: u32, truncate: u32, mut out: Output<u32>) {
+    let block = this_thread_block();
+    if truncate != 0 {
+        out.truncate(input.len());
+    }
+    let (nt, t) = (block.num_threads() as usize, block.thread_rank() as usize);
+    if let Some(c) = out.block_chunk(&block, chunk as usize) {
+        let mut k = 0;
+        c.block_rounds().reading(input).for_each(|round| {
+            block.sync();
+            match (round.input, round.value) {
+                (Some(v), Some(x)) => {
+                    *x = if round.index == k * nt + t {
+                        v.wrapping_add(1)
+                    } else {
+                        u32::MAX
+                    }
+                }
+                (None, Some(x)) => *x = u32::MAX,
+                _ => {}
+            }
+            k += 1;
+        });
+    }
+}
+
 /// The barrier phases, each reading what other blocks wrote before it:
 /// `a[i] = 3i + 1`; `sync`; `b[i] = a[i] + a[(i + 1) % n]`; `sync_swap`;
 /// `a[i] = b[n - 1 - i]`; `(a, b).sync` (one barrier); `b[i] = a[i] ^ 0xffff`.
@@ -288,6 +322,47 @@ pub fn cost_chunks_raw(x: &[f32], out: *mut f32) {
             unsafe { *out.add(i) = 2.0 * x[i] };
         }
         start += grid.num_blocks() as usize * size;
+    }
+}
+
+/// Per block, a chunk of `chunk` elements in rounds of one element a
+/// thread, a block barrier in each round (a collective's place), `out[i] =
+/// 3 * x[i]`, through `Rounds::reading`.
+#[kernel]
+pub fn cost_rounds_reading(x: &[u32], chunk: u32, mut out: Output<u32>) {
+    let block = this_thread_block();
+    out.truncate(x.len());
+    if let Some(c) = out.block_chunk(&block, chunk as usize) {
+        c.block_rounds().reading(x).for_each(|round| {
+            let v = round.input.unwrap_or(0);
+            block.sync();
+            if let Some(y) = round.value {
+                *y = v.wrapping_mul(3);
+            }
+        });
+    }
+}
+
+/// [`cost_rounds_reading`] through a raw pointer.
+#[kernel]
+pub fn cost_rounds_raw(x: &[u32], chunk: u32, out: *mut u32) {
+    let block = this_thread_block();
+    let (nt, t) = (block.num_threads() as usize, block.thread_rank() as usize);
+    let (n, chunk) = (x.len(), chunk as usize);
+    let start = this_grid().block_rank() as usize * chunk;
+    if start < n && chunk > 0 {
+        let end = (start + chunk).min(n);
+        let stop = start + (end - start).div_ceil(nt) * nt;
+        let mut i = start + t;
+        while i < stop {
+            let v = if i < end { x[i] } else { 0 };
+            block.sync();
+            if i < end {
+                // SAFETY: `out` is as long as `x`; each element one thread's.
+                unsafe { *out.add(i) = v.wrapping_mul(3) };
+            }
+            i += nt;
+        }
     }
 }
 

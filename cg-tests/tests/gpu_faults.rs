@@ -133,6 +133,14 @@ fn a_pipeline_protocol_error_names_the_check_and_the_callers_line() {
 }
 
 #[test]
+fn a_short_input_for_block_rounds_reading_names_the_check() {
+    run_child(
+        "a_short_input_for_block_rounds_reading_names_the_check",
+        "child_rounds_reading_check",
+    );
+}
+
+#[test]
 fn a_reset_is_refused_while_a_kernel_still_runs() {
     run_child(
         "a_reset_is_refused_while_a_kernel_still_runs",
@@ -733,6 +741,32 @@ fn child_pipeline_check() {
         },
     );
     passed("child_pipeline_check");
+}
+
+#[test]
+#[ignore = "child process of a_short_input_for_block_rounds_reading_names_the_check"]
+fn child_rounds_reading_check() {
+    let gpu = child_gpu();
+    let k = Kernels::load(&gpu).unwrap();
+    let x = gpu.filled(40, 1u32).unwrap();
+    let mut out = gpu.filled(200, 0u32).unwrap();
+    k.fault_rounds_reading
+        .launch(LaunchConfig::new(2, 32), &x, &mut out)
+        .unwrap();
+    let err = out.to_vec().expect_err("an input that ends inside a chunk");
+    saw("the check of Rounds::reading", &err);
+    expect_panic(
+        &err,
+        &Expected {
+            kernel: "fault_rounds_reading",
+            file: "cg-test-kernels/src/faults.rs",
+            at: fault_site("reading", "reading"),
+            stopped_in: None,
+            check: true,
+            message: "Rounds::reading: the input ends inside the chunk; truncate the output to the input's length first",
+        },
+    );
+    passed("child_rounds_reading_check");
 }
 
 #[test]

@@ -361,3 +361,83 @@ fn safe_patterns_and_raw_pointers_give_the_same_results() {
         );
     }
 }
+
+/// `block_rounds().reading(input)` (`rounds_reading_probe`): in every
+/// 1-D shape, for chunks shorter than, as long as and longer than a
+/// block, outputs shorter and longer than the input (cut to it first),
+/// each element of a block's chunk holds its input + 1 and every other
+/// element keeps the poison; the rounds' results agree with the same
+/// loop through a raw pointer. On the simulator, an input that ends
+/// inside a chunk is the check's fault, naming it.
+#[test]
+fn block_rounds_reading_hands_each_element_its_input() {
+    let gpu = gpu_or_return!("block_rounds_reading_hands_each_element_its_input");
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng("gpu_outputs reading");
+    for cfg in shapes().into_iter().filter(|c| c.grid.y * c.block.y == 1) {
+        let (blocks, threads) = (cfg.num_blocks() as usize, cfg.block.x as usize);
+        for chunk in [1, threads / 2 + 3, threads, 2 * threads + 5] {
+            let covered = blocks * chunk;
+            for (len, inputs) in [
+                (covered, covered),
+                (covered + 9, covered / 2 + 1),
+                (covered / 3 + 1, covered + 40),
+            ] {
+                let input: Vec<u32> = (0..inputs).map(|_| rng.random::<u32>() >> 1).collect();
+                let x = gpu.upload(&input).unwrap();
+                let mut out = gpu.upload(&vec![POISON; len]).unwrap();
+                k.rounds_reading_probe
+                    .launch(cfg, &x, chunk as u32, 1, &mut out)
+                    .unwrap();
+                let got = out.to_vec().unwrap();
+                let mut want = vec![POISON; len];
+                for (i, w) in want
+                    .iter_mut()
+                    .enumerate()
+                    .take(len.min(inputs).min(covered))
+                {
+                    *w = input[i] + 1;
+                }
+                if let Some(i) = (0..len).find(|&i| got[i] != want[i]) {
+                    panic!(
+                        "chunks of {chunk}, {len} outputs, {inputs} inputs, grid {:?} x block {:?}: element {i} is {:#x}, expected {:#x}",
+                        cfg.grid, cfg.block, got[i], want[i]
+                    );
+                }
+                // The same loop through a raw pointer.
+                let mut safe = gpu.upload(&vec![POISON; inputs]).unwrap();
+                let mut raw = gpu.upload(&vec![POISON; inputs]).unwrap();
+                k.cost_rounds_reading
+                    .launch(cfg, &x, chunk as u32, &mut safe)
+                    .unwrap();
+                k.cost_rounds_raw
+                    .launch(cfg, &x, chunk as u32, &mut raw)
+                    .unwrap();
+                assert_eq!(
+                    safe.to_vec().unwrap(),
+                    raw.to_vec().unwrap(),
+                    "chunks of {chunk}, {inputs} inputs, grid {:?} x block {:?}: reading against raw pointers",
+                    cfg.grid,
+                    cfg.block
+                );
+            }
+        }
+    }
+    if gpu.is_simulator() {
+        // An output longer than the input, not cut: the first block's
+        // chunk runs past the input's end. (On a GPU the check's fault
+        // report is gpu_faults' `a_short_input_for_block_rounds_reading_names_the_check`.)
+        let x = gpu.upload(&[1u32; 40]).unwrap();
+        let mut out = gpu.upload(&[POISON; 200]).unwrap();
+        let err = k
+            .rounds_reading_probe
+            .launch(LaunchConfig::new(2, 32), &x, 64, 0, &mut out)
+            .and_then(|()| gpu.synchronize())
+            .expect_err("an input that ends inside a chunk");
+        assert!(
+            err.to_string()
+                .contains("Rounds::reading: the input ends inside the chunk"),
+            "{err}"
+        );
+    }
+}

@@ -980,9 +980,10 @@ fn cost_class(op: &str) -> &str {
 
 /// The safe output patterns against the same loops through raw pointers
 /// (the grid stride, the stencil sweep inside a loop of grid barriers, a
-/// block's chunks, a stencil sweep in shared memory): loop by loop, the
-/// safe form has no instruction the raw one lacks, and no more of any
-/// ([`cost_class`]: a joined test in place of a branch counts as one).
+/// block's chunks, its rounds reading an input, a stencil sweep in
+/// shared memory): loop by loop, the safe form has no instruction the raw
+/// one lacks, and no more of any ([`cost_class`]: a joined test in place
+/// of a branch counts as one).
 #[test]
 fn safe_output_patterns_cost_nothing_in_their_loops() {
     for m in by_arch() {
@@ -992,6 +993,7 @@ fn safe_output_patterns_cost_nothing_in_their_loops() {
             ("cost_stencil_safe", "cost_stencil_raw"),
             ("cost_stencil_walk", "cost_stencil_raw"),
             ("cost_chunks_safe", "cost_chunks_raw"),
+            ("cost_rounds_reading", "cost_rounds_raw"),
             ("cost_shared_stencil_safe", "cost_shared_stencil_raw"),
         ] {
             let (s, r) = (
