@@ -222,14 +222,11 @@ pub fn grid_prefix_sum(input: &[u32], mut block_totals: Output<u32>, mut out: Ou
     let chunk = n.div_ceil(nb).div_ceil(bt) * bt;
     let mut carry = 0u32;
     if let Some(mine) = out.block_chunk(&block, chunk) {
-        let start = mine.start();
         // Every thread takes every round: the scan inside is collective.
-        // (`for_each`: internal iteration, one test per round. A slice of
-        // the chunk's inputs would need no test of its own, but holds 8
-        // more registers through the scan: the grid would lose blocks.)
-        mine.block_rounds().for_each(|round| {
-            let v = input.get(start + round.index).copied().unwrap_or(0);
-            let (x, total) = block_inclusive_scan(&block, v);
+        // (`reading`: the input at each round's place, checked once for
+        // the chunk; `for_each`: internal iteration, one test per round.)
+        mine.block_rounds().reading(input).for_each(|round| {
+            let (x, total) = block_inclusive_scan(&block, round.input.unwrap_or(0));
             if let Some(out) = round.value {
                 *out = carry.wrapping_add(x);
             }
