@@ -751,7 +751,7 @@ fn child_rounds_reading_check() {
     let x = gpu.filled(40, 1u32).unwrap();
     let mut out = gpu.filled(200, 0u32).unwrap();
     k.fault_rounds_reading
-        .launch(LaunchConfig::new(2, 32), &x, &mut out)
+        .launch(LaunchConfig::new(1, 32), &x, &mut out)
         .unwrap();
     let err = out.to_vec().expect_err("an input that ends inside a chunk");
     saw("the check of Rounds::reading", &err);

@@ -1,6 +1,7 @@
 //! Experiment 4: what one barrier costs, in nanoseconds: `grid.sync()`,
 //! block `sync()` and warp-tile `sync()`, each timed over 0 and `ITERS`
-//! barriers in one launch of the full cooperative grid.
+//! barriers in one launch of the full cooperative grid (`QUICK_ITERS`
+//! with `--quick`, a smoke run that also runs under compute-sanitizer).
 
 use crate::bench::Bench;
 use crate::kernels::{BarrierCostBlock, BarrierCostGrid, BarrierCostTile};
@@ -8,6 +9,10 @@ use crate::results::Row;
 use cooperative_groups::{DeviceBuffer, Error, LaunchConfig, LaunchKind};
 
 const ITERS: u32 = 1000;
+
+/// Barriers a launch with `--quick`: under racecheck 1,000 grid barriers
+/// on both grids took more than 120 s.
+const QUICK_ITERS: u32 = 50;
 
 trait BarrierLoop {
     fn run(&self, cfg: LaunchConfig, iters: u32, out: &mut DeviceBuffer<u32>) -> Result<(), Error>;
@@ -41,6 +46,7 @@ pub fn barrier_costs(b: &mut Bench) -> Result<(), Error> {
     let cfg = f.cooperative_config(256, 0)?;
     let sms = b.gpu.info().multiprocessors;
     let lean = LaunchConfig::new(sms.min(f.max_cooperative_blocks(1024, 0)?), 1024);
+    let iters = if b.opts.quick { QUICK_ITERS } else { ITERS };
     // SAFETY: the twins have the Rust kernels' parameters.
     let twins: [Option<Box<dyn BarrierLoop>>; 3] = unsafe {
         [
@@ -96,10 +102,10 @@ pub fn barrier_costs(b: &mut Bench) -> Result<(), Error> {
         let per = |h: &dyn BarrierLoop| -> Result<(f64, bool), Error> {
             let mut out = b.gpu.filled(1, u32::MAX)?;
             let (t0, _) = b.time_pair(|| h.run(cfg, 0, &mut out), crate::bench::NO_TWIN)?;
-            let (t1, _) = b.time_pair(|| h.run(cfg, ITERS, &mut out), crate::bench::NO_TWIN)?;
+            let (t1, _) = b.time_pair(|| h.run(cfg, iters, &mut out), crate::bench::NO_TWIN)?;
             Ok((
-                (t1.ms - t0.ms) * 1e6 / ITERS as f64,
-                out.to_vec()? == [ITERS],
+                (t1.ms - t0.ms) * 1e6 / iters as f64,
+                out.to_vec()? == [iters],
             ))
         };
         let (rust_ns, mut ok) = per(rust)?;
