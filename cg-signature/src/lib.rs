@@ -531,8 +531,9 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
                 options.cluster = Some(ClusterShape::Runtime);
                 return Ok(());
             }
-            let dims = parse_dims(
+            let dims = parse_literals(
                 &meta,
+                3,
                 "cluster takes one to three dimensions: cluster(x, y, z)",
             )?;
             let mut out = [1u32; 3];
@@ -614,8 +615,9 @@ fn parse_options(attr: TokenStream) -> syn::Result<(KernelOptions, WrittenInstan
 /// dimensions are 1), checked against CUDA's limits on a block: at most
 /// 1024 threads, 1024 along x and y and 64 along z.
 fn parse_block_size(meta: &syn::meta::ParseNestedMeta) -> syn::Result<[u32; 3]> {
-    let dims = parse_dims(
+    let dims = parse_literals(
         meta,
+        3,
         "block_size takes the shape every launch's block has, one to three dimensions: \
          block_size(256) or block_size(32, 8)",
     )?;
@@ -642,11 +644,13 @@ fn parse_block_size(meta: &syn::meta::ParseNestedMeta) -> syn::Result<[u32; 3]> 
     Ok(shape)
 }
 
-/// The one to three integer literals of an option's parentheses
-/// (`cluster(x, y, z)`, `block_size(x, y, z)`), for the caller to read and
-/// check; `usage` is the error for anything but one to three.
-fn parse_dims(
+/// The one to `most` integer literals of an option's parentheses
+/// (`cluster(x, y, z)`, `block_size(x, y, z)`, `launch_bounds(t, b)`), for
+/// the caller to read and check; `usage` is the error for no parentheses
+/// or a count outside 1..=`most`.
+fn parse_literals(
     meta: &syn::meta::ParseNestedMeta,
+    most: usize,
     usage: &str,
 ) -> syn::Result<syn::punctuated::Punctuated<syn::LitInt, syn::Token![,]>> {
     if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
@@ -654,12 +658,12 @@ fn parse_dims(
     }
     let content;
     syn::parenthesized!(content in meta.input);
-    let dims =
+    let literals =
         syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated(&content)?;
-    if dims.is_empty() || dims.len() > 3 {
+    if literals.is_empty() || literals.len() > most {
         return Err(meta.error(usage));
     }
-    Ok(dims)
+    Ok(literals)
 }
 
 /// `launch_bounds(max_threads)` or `launch_bounds(max_threads,
@@ -669,13 +673,7 @@ fn parse_launch_bounds(meta: &syn::meta::ParseNestedMeta) -> syn::Result<LaunchB
     const USAGE: &str = "launch_bounds takes the most threads a block has and, optionally, the \
                          blocks per multiprocessor to make room for: launch_bounds(512) or \
                          launch_bounds(512, 3)";
-    if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
-        return Err(meta.error(USAGE));
-    }
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let args =
-        syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated(&content)?;
+    let args = parse_literals(meta, 2, USAGE)?;
     let values: Vec<(u32, Span)> = args
         .iter()
         .map(|lit| Ok((lit.base10_parse::<u32>()?, lit.span())))
