@@ -4,6 +4,7 @@
 //! with `--quick`, a smoke run that also runs under compute-sanitizer).
 
 use crate::bench::Bench;
+use crate::experiments::jacobi::{persistent_grids, PersistentGrids};
 use crate::kernels::{BarrierCostBlock, BarrierCostGrid, BarrierCostTile};
 use crate::results::Row;
 use cooperative_groups::{DeviceBuffer, Error, LaunchConfig, LaunchKind};
@@ -42,10 +43,10 @@ type Run<'a> = (
 /// where the fastest persistent Jacobi runs).
 pub fn barrier_costs(b: &mut Bench) -> Result<(), Error> {
     eprintln!("barrier costs");
-    let f = b.k.barrier_cost_grid.function();
-    let cfg = f.cooperative_config(256, 0)?;
-    let sms = b.gpu.info().multiprocessors;
-    let lean = LaunchConfig::new(sms.min(f.max_cooperative_blocks(1024, 0)?), 1024);
+    // The persistent Jacobi kernels' full and lean grids.
+    let PersistentGrids {
+        full: cfg, lean, ..
+    } = persistent_grids(b.k.barrier_cost_grid.function())?;
     let iters = if b.opts.quick { QUICK_ITERS } else { ITERS };
     // SAFETY: the twins have the Rust kernels' parameters.
     let twins: [Option<Box<dyn BarrierLoop>>; 3] = unsafe {
