@@ -111,6 +111,12 @@
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o gbv docs/probes/grid_barrier_variants.cu -lcuda
 //   ./gbv            # all variants
 //   ./gbv split_red  # only the variants whose name contains "split_red"
+//   SLEEPS=0,50 SPACINGS=4096,8192 ./gbv placement
+//                    # the 8-counter barrier with its counters at fixed offsets
+//                    # of one 64 MiB pool, per spacing (default 4096, 8192,
+//                    # 65536, 4352 bytes) and per __nanosleep between polls
+//                    # (default 0), at 1056x256 and 132x1024; then CUDA's
+//                    # grid.sync() (log: grid-barrier-placement-h200-2026-11-27.txt)
 //
 // Output: per variant and shape
 //   variant=<name> shape=<blocks>x<threads> ns_per_barrier=<x> mismatches=<n>
@@ -260,6 +266,7 @@ struct Args {
     u32 stride;       // distance between two counters, in u64
     u32 K;            // number of arrival counters (1..32)
     u64* sink;        // never written in practice: keeps atom results live
+    u32 sleep_ns;     // split counters: __nanosleep between two polls (0: none)
 };
 
 // The spin guard (see the header; only with SPIN_GUARD=1): after SPIN_LIMIT
@@ -372,8 +379,10 @@ struct SplitBarrier {
     u64 step;     // warp 0, lane < K: blocks arriving on the polled counter
     u64 acc;      // thread 0: sum of the atom results (kept live)
     u32 K;
+    u32 sleep_ns;
     Guard guard;
-    __device__ explicit SplitBarrier(const Args& a) : target(0), step(0), acc(0), K(a.K), guard(a.timeouts) {
+    __device__ explicit SplitBarrier(const Args& a)
+        : target(0), step(0), acc(0), K(a.K), sleep_ns(a.sleep_ns), guard(a.timeouts) {
         const u32 n = gridDim.x;
         mine = a.counters + (size_t)(blockIdx.x % K) * a.stride;
         polled = mine;
@@ -398,6 +407,7 @@ struct SplitBarrier {
             for (;;) {
                 if (!done) done = ld_acquire_gpu_u64(polled) >= target;
                 if (__all_sync(0xffffffffu, done)) break;
+                if (sleep_ns) __nanosleep(sleep_ns);
                 if (SPIN_GUARD && guard.expired(polls, threadIdx.x == 0)) break;
             }
         }
@@ -707,6 +717,11 @@ static bool fits(Kernel k, int blocks, int threads, int cluster, int sms, std::s
     return true;
 }
 
+// Placement sweep (argv[1] == "placement"): the split counters at a chosen
+// address inside one pool, instead of a cudaMalloc of their own.
+static u64* g_counters_at = nullptr;
+static u32 g_sleep_ns = 0;  // Args::sleep_ns of the sweep's runs
+
 // Device buffers of one variant run.
 struct Buffers {
     u32* data = nullptr;
@@ -722,7 +737,7 @@ struct Buffers {
         cudaFree(data);
         cudaFree(counts);
         cudaFree(word);
-        cudaFree(counters);
+        if (counters != g_counters_at) cudaFree(counters);
         cudaFree(sink);
         if (ev0) cudaEventDestroy(ev0);
         if (ev1) cudaEventDestroy(ev1);
@@ -799,7 +814,8 @@ static void run_variant(const Variant& v, const Shape& s, int sms) {
     buf.data_bytes = 2 * (size_t)blocks * sizeof(u32);
     buf.counter_bytes = (size_t)(std::max(v.K, 1u) + 2) * v.stride * sizeof(u64);  // (+ top and flag)
     if (!CK(cudaMalloc(&buf.data, buf.data_bytes)) || !CK(cudaMalloc(&buf.counts, 2 * sizeof(u32))) ||
-        !CK(cudaMalloc(&buf.word, sizeof(u32))) || !CK(cudaMalloc(&buf.counters, buf.counter_bytes)) ||
+        !CK(cudaMalloc(&buf.word, sizeof(u32))) ||
+        !(g_counters_at ? (buf.counters = g_counters_at, true) : CK(cudaMalloc(&buf.counters, buf.counter_bytes))) ||
         !CK(cudaMalloc(&buf.sink, sizeof(u64))) || !CK(cudaMemset(buf.counts, 0, 2 * sizeof(u32))) ||
         !CK(cudaEventCreate(&buf.ev0)) || !CK(cudaEventCreate(&buf.ev1)))
         return;
@@ -813,6 +829,7 @@ static void run_variant(const Variant& v, const Shape& s, int sms) {
     a.stride = v.stride;
     a.K = std::max(v.K, 1u);
     a.sink = buf.sink;
+    a.sleep_ns = g_sleep_ns;
 
     // One launch of k with `iters` barriers, its time in *ms (when ms is not
     // null). The flip word and the split counters are zeroed first, outside
@@ -1004,6 +1021,51 @@ int main(int argc, char** argv) {
     fflush(stdout);
 
     const int sms = prop.multiProcessorCount;
+    if (filter && std::string(filter) == "placement") {
+        // The same barrier (8 counters, 8 lanes polling, atom arrival) with
+        // its counters at offsets inside one 64 MiB pool, for spacings of 4,
+        // 8 and 64 KiB and 4 KiB + 256 B: does its cost depend on where the
+        // counters land, and does some spacing not?
+        const size_t pool_bytes = 64u << 20;
+        char* pool = nullptr;
+        if (cudaMalloc(&pool, pool_bytes) != cudaSuccess) {
+            printf("placement: cudaMalloc of the pool failed\n");
+            return 1;
+        }
+        printf("placement pool=%p\n", (void*)pool);
+        const size_t offsets[] = {0,        512,       2048,      64 << 10, 256 << 10, 1 << 20,
+                                  2 << 20,  (2 << 20) + (64 << 10), 3 << 20, 5 << 20, 17 << 20, 33 << 20, 0};
+        const char* sleeps_env = getenv("SLEEPS");  // e.g. "0,32,100": a sweep per value
+        std::vector<u32> sleeps;
+        for (const char* q = sleeps_env ? sleeps_env : "0"; *q;) {
+            sleeps.push_back((u32)strtoul(q, (char**)&q, 10));
+            if (*q == ',') ++q;
+        }
+        const char* spacings_env = getenv("SPACINGS");  // e.g. "4096,8192"
+        std::vector<u32> spacings;
+        for (const char* q = spacings_env ? spacings_env : "4096,8192,65536,4352"; *q;) {
+            spacings.push_back((u32)strtoul(q, (char**)&q, 10));
+            if (*q == ',') ++q;
+        }
+        for (u32 sleep : sleeps)
+            for (u32 spacing : spacings)
+                for (const Shape& s : {SHAPES[0], SHAPES[1]})
+                    for (size_t off : offsets) {
+                        Variant v = make_variant<SplitBarrier<false>>("split_atom_K8", 8, spacing);
+                        v.name += "_s" + std::to_string(spacing) + "_at" + std::to_string(off) + "_sleep" +
+                                  std::to_string(sleep);
+                        g_counters_at = reinterpret_cast<u64*>(pool + off);
+                        g_sleep_ns = sleep;
+                        run_variant(v, s, sms);
+                    }
+        g_sleep_ns = 0;
+        g_counters_at = nullptr;
+        {
+            Variant v = make_variant<CgBarrier>("cg_grid_sync");
+            for (const Shape& s : {SHAPES[0], SHAPES[1]}) run_variant(v, s, sms);
+        }
+        return 0;
+    }
     probe_workspace(sms);
     fflush(stdout);
 
