@@ -1057,19 +1057,23 @@ fn split_grid_barrier_orders_writes_across_blocks() {
     }
 }
 
-/// The grid barrier for every shape, one launch after another in one
-/// module: grids of 1 to thousands of blocks, blocks of 1 to 1024 threads,
-/// 2-D and 3-D grids and blocks, up to 300 barriers a launch (what a
-/// barrier keeping state between launches, or a phase count that wraps,
-/// would get wrong). The simulator holds at most 128 blocks at once: there
-/// the larger grids are left out, and said so.
+/// The grid barrier counts on counters in a module global that keeps its
+/// values from launch to launch, so every shape must leave them ready for
+/// any other: a grid of 384 blocks of 8 threads or more spreads its
+/// arrivals over those 8 counters, any other grid arrives on the driver's
+/// word (reset at every launch). Grids on both
+/// sides of the limit, blocks of fewer threads than counters, 2-D
+/// and 3-D grids and blocks, one after another in one module, with more
+/// than 256 barriers in a launch (the phase byte wraps). The simulator
+/// holds at most 128 blocks at once: there the larger grids are left out,
+/// and said so.
 #[test]
 fn grid_barrier_holds_for_every_shape_one_after_another() {
     let gpu = gpu_or_return!("grid_barrier_holds_for_every_shape_one_after_another");
     let k = Kernels::load(&gpu).unwrap();
     let f = k.api_grid_split_barrier.function();
     let most = |threads: u32| f.cooperative_config(threads, 0).unwrap().grid.x;
-    // A count of blocks that is no multiple of 8 on any GPU.
+    // Blocks that do not share the counters evenly: no multiple of 8.
     let odd = most(96) - 1;
     type Shape = (u32, u32, u32);
     let shapes: [(Shape, Shape, u32); 18] = [

@@ -308,6 +308,54 @@ fn launch_kinds_follow_the_kernel_declarations() {
     assert_eq!(samples::BarrierCostTile::KIND, LaunchKind::Plain);
 }
 
+/// A large grid's `grid.sync()` counts its arrivals on one module global
+/// of its own: 4 KiB aligned, 32 KiB (8 counters 4 KiB apart), zero when
+/// the module loads (no initializer); a smaller grid's on the driver's
+/// workspace (`%envreg1`, `%envreg2`, read for the cooperative-launch
+/// check too). A block arrives with one `atom.add.release.gpu`, the first
+/// warp's polling lanes learn the phase by `shfl.sync.idx` from thread 0
+/// and poll with `ld.acquire.gpu`.
+#[test]
+fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
+    for m in all_modules() {
+        let module = Module::parse(m.source);
+        let counters: Vec<_> = module
+            .globals
+            .iter()
+            .filter(|g| g.align == Some(4096))
+            .collect();
+        assert_eq!(counters.len(), 1, "sm_{}: {counters:?}", m.sm);
+        let c = counters[0];
+        assert_eq!(
+            (c.space, c.ty, c.len, c.init, c.linkage),
+            (
+                ".global",
+                ".b8",
+                cg_ptx::Length::Elements(32768),
+                None,
+                None
+            ),
+            "sm_{}",
+            m.sm
+        );
+        for name in ["grid_sum", "grid_prefix_sum", "api_grid_split_barrier"] {
+            let Some(f) = module.entry(name) else {
+                continue;
+            };
+            let body = f.body.unwrap();
+            for insn in [
+                c.name,
+                "atom.add.release.gpu.u32",
+                "shfl.sync.idx.b32",
+                "ld.acquire.gpu.u32",
+                "%envreg1",
+            ] {
+                assert!(body.contains(insn), "sm_{} {name}: no {insn}", m.sm);
+            }
+        }
+    }
+}
+
 /// `#[kernel(launch_bounds(96, 4))]` is written into the PTX as nvcc
 /// writes `__launch_bounds__(96, 4)`: `.maxntid 96, 1, 1` and
 /// `.minnctapersm 4` between the entry point's parameters and its body, in
