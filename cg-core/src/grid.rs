@@ -11,14 +11,19 @@
 //! (CUDA 12's `grid_group::barrier_arrive`); `sync()` is the two in a row.
 //!
 //! A grid of 384 blocks or more (of 8 threads or more) counts its
-//! arrivals on 8 counters of its own, 4 KiB apart (in different L2
-//! slices) in a module global that is never reset, so that the blocks'
-//! atomics do not queue on one line as they do in CUDA's design (one word
-//! of the driver's workspace): 1.12 µs a barrier at 1,056 blocks on an
-//! H200 against CUDA's 2.2. A smaller grid counts them on that word alone,
-//! with the same protocol (there the arrivals do not queue, and one line
-//! polled is cheaper than eight; the driver resets the word at every
-//! launch).
+//! arrivals on 8 counters of its own in a module global, so that the
+//! blocks' atomics do not queue on one line as they do in CUDA's design
+//! (one word of the driver's workspace): about 1 µs a barrier at 1,056
+//! blocks on an H200 against CUDA's 2.2. The counters must lie in
+//! different L2 slices, and which slice an address falls in depends on
+//! its physical placement: 4 KiB apart they collide at some placements, 8
+//! KiB apart at others (1.6-1.8 µs then). So their spacing is the
+//! module's: a `.const` word that the host sets after loading the module,
+//! to whichever of [`layout::SPACINGS`] runs the library's own kernel
+//! ([`layout::CALIBRATE_ENTRY`]) fastest there. A smaller grid counts its
+//! arrivals on the driver's word alone, with the same protocol (there the
+//! arrivals do not queue, and one line polled is cheaper than eight; the
+//! driver resets the word at every launch).
 //!
 //! `bar.sync 0`; thread 0 of block `b` does `atom.add.release.gpu` on
 //! counter `b % n` (`n` = 8, or 1: the word), the first block of each
@@ -53,14 +58,47 @@ use crate::{fault, intrinsics};
 /// module's region); a small grid's arrive on the driver's word alone.
 pub(crate) const BARRIER_COUNTERS: u32 = 8;
 
-/// 32-bit words from one barrier counter to the next: 4 KiB, so that
-/// each lies in another L2 slice (at 128 bytes apart the arrivals still
-/// queue: 1.75 against 1.22 µs at 1,056 blocks, `docs/NOTES.md`).
-pub(crate) const BARRIER_COUNTER_STRIDE: usize = 1024;
-
-/// 32-bit words of the barrier counters' region.
+/// 32-bit words of the barrier counters' region: 8 counters at the
+/// widest spacing.
 #[cfg_attr(not(any(target_arch = "nvptx64", feature = "sim")), allow(dead_code))]
-pub(crate) const BARRIER_COUNTER_WORDS: usize = BARRIER_COUNTERS as usize * BARRIER_COUNTER_STRIDE;
+pub(crate) const BARRIER_COUNTER_WORDS: usize =
+    BARRIER_COUNTERS as usize * layout::SPACINGS[layout::SPACINGS.len() - 1] as usize;
+
+/// What the host needs to know of the grid barrier's counters: the
+/// module's symbols, the spacings it chooses among and the kernel it
+/// times them with. The choice changes the barrier's cost only, never its
+/// result.
+pub mod layout {
+    /// The module global of the counters (zero when the module loads;
+    /// `BARRIER_COUNTERS` counters from its start, `spacing` words
+    /// apart). The host zeroes it when it changes the spacing.
+    pub const COUNTERS_SYMBOL: &str = "cg_grid_barrier";
+    /// The module's `.const` `u32`: the spacing, in 32-bit words, between
+    /// two counters. [`SPACINGS`]`[0]` until the host writes another.
+    pub const SPACING_SYMBOL: &str = "cg_grid_barrier_spacing";
+    /// The spacings the host chooses among, in 32-bit words: 4, 8 and 12
+    /// KiB. At 128 bytes the counters share slices everywhere (1.75
+    /// against 1.22 µs at 1,056 blocks); at 4 and at 8 KiB each collides at
+    /// some placements, never both at one (`docs/NOTES.md`).
+    pub const SPACINGS: [u32; 3] = [1024, 2048, 3072];
+    /// The start of the name of the library's own entry points:
+    /// `#[kernel]` adds one, `cg_grid_barrier_calibrate__<kernel>(iters:
+    /// u32)`, beside every `cooperative` or `multi_grid` kernel. Each runs
+    /// `iters` grid barriers over its whole grid: what the host times for
+    /// each spacing (launched cooperatively with a grid of 384 blocks or
+    /// more, so that it uses the counters).
+    pub const CALIBRATE_ENTRY: &str = "cg_grid_barrier_calibrate__";
+}
+
+/// The body of the entry points named by [`layout::CALIBRATE_ENTRY`]:
+/// `iters` grid barriers.
+#[inline(always)]
+pub(crate) fn calibration(iters: u32) {
+    let grid = this_grid();
+    for _ in 0..iters {
+        grid.sync();
+    }
+}
 
 /// What one barrier adds to each counter: the phase is the top byte.
 const PHASE_STEP: u32 = 1 << 24;
@@ -239,7 +277,7 @@ impl GridGroup {
     fn barrier_counter(first: *mut u32, k: u32) -> *mut u32 {
         // `wrapping_add`: `sync` computes every thread's address, also of
         // the threads past the counters, which never use it.
-        first.wrapping_add(k as usize * BARRIER_COUNTER_STRIDE)
+        first.wrapping_add(k as usize * intrinsics::grid_barrier_spacing() as usize)
     }
 
     /// This block's arrival: its counter (`b % n` of the `n` counters) and

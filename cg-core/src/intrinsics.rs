@@ -429,14 +429,33 @@ pub(crate) fn grid_workspace() -> u64 {
 }
 
 // The grid barrier's arrival counters on the GPU: one module global (zero
-// when the module loads), never reset (`grid.rs` says why that is enough);
-// aligned to 4 KiB, so that counters `BARRIER_COUNTER_STRIDE` words apart
-// fall in different L2 slices.
+// when the module loads, and whenever the host changes their spacing;
+// `grid.rs` says why that is enough), aligned to 4 KiB; and their spacing,
+// a `.const` word the host writes after loading the module.
 #[cfg(target_arch = "nvptx64")]
 core::arch::global_asm!(
     ".global .align 4096 .b8 cg_grid_barrier[{bytes}];",
-    bytes = const crate::grid::BARRIER_COUNTER_WORDS * 4
+    ".const .align 4 .u32 cg_grid_barrier_spacing = {spacing};",
+    bytes = const crate::grid::BARRIER_COUNTER_WORDS * 4,
+    spacing = const crate::grid::layout::SPACINGS[0],
 );
+
+/// The spacing of the grid barrier's counters, in 32-bit words: the
+/// module's `.const` word on the GPU (through an asm statement with
+/// effects, read where the barrier needs it: not kept in a register
+/// through a kernel's loop); the first spacing on the simulator.
+#[inline(always)]
+pub(crate) fn grid_barrier_spacing() -> u32 {
+    device!("ld.const.u32 cg_grid_barrier_spacing", {
+        let r: u32;
+        // SAFETY: reads the module's `.const` word declared above.
+        unsafe {
+            asm!("ld.const.u32 {r}, [cg_grid_barrier_spacing];", r = out(reg32) r,
+                 options(readonly, nostack, preserves_flags))
+        };
+        r
+    }, sim: { crate::grid::layout::SPACINGS[0] })
+}
 
 /// The generic address of the grid barrier's first arrival counter: the
 /// module global `cg_grid_barrier` on the GPU; on the simulator a zeroed

@@ -165,6 +165,12 @@ impl Bench {
             info.multiprocessors,
             info.l2_bytes >> 20
         );
+        if let Some(words) = k.module.grid_barrier_spacing() {
+            eprintln!(
+                "grid barrier counters {} KiB apart (chosen when the module loaded)",
+                words * 4 / 1024
+            );
+        }
         let evict = gpu.filled((2 * info.l2_bytes as usize / 4).max(1 << 20), 1u32)?;
         let sink = RefCell::new(gpu.filled(1, 0u32)?);
         Ok(Self {

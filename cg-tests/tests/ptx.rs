@@ -309,16 +309,64 @@ fn launch_kinds_follow_the_kernel_declarations() {
 }
 
 /// A large grid's `grid.sync()` counts its arrivals on one module global
-/// of its own: 4 KiB aligned, 32 KiB (8 counters 4 KiB apart), zero when
-/// the module loads (no initializer); a smaller grid's on the driver's
-/// workspace (`%envreg1`, `%envreg2`, read for the cooperative-launch
-/// check too). A block arrives with one `atom.add.release.gpu`, the first
-/// warp's polling lanes learn the phase by `shfl.sync.idx` from thread 0
-/// and poll with `ld.acquire.gpu`.
+/// of its own: 4 KiB aligned, 96 KiB (8 counters at the widest of the
+/// spacings, 12 KiB), zero when the module loads (no initializer); a
+/// smaller grid's on the driver's workspace (`%envreg1`, `%envreg2`, read
+/// for the cooperative-launch check too). The counters' spacing is the
+/// module's `.const` word, the first spacing until the host writes another,
+/// read by each barrier. A block arrives with one `atom.add.release.gpu`,
+/// the first warp's polling lanes learn the phase by `shfl.sync.idx` from
+/// thread 0 and poll with `ld.acquire.gpu`. Beside every kernel that
+/// reaches a grid barrier, the library's entry point the host times the
+/// spacings with.
 #[test]
 fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
+    use cg_core::grid::layout::{CALIBRATE_ENTRY, SPACINGS, SPACING_SYMBOL};
     for m in all_modules() {
         let module = Module::parse(m.source);
+        let spacing: Vec<_> = module
+            .globals
+            .iter()
+            .filter(|g| g.name == SPACING_SYMBOL)
+            .collect();
+        assert_eq!(spacing.len(), 1, "sm_{}: {spacing:?}", m.sm);
+        let first = SPACINGS[0].to_string();
+        assert_eq!(
+            (spacing[0].space, spacing[0].ty, spacing[0].init),
+            (".const", ".u32", Some(first.as_str())),
+            "sm_{}",
+            m.sm
+        );
+        let coop: std::collections::BTreeSet<&str> = module
+            .entries_reaching(|f| f.comments().any(|c| c == "cg-core: grid.sync"))
+            .into_iter()
+            .collect();
+        for entry in coop.iter().filter(|e| !e.starts_with(CALIBRATE_ENTRY)) {
+            let calibrate = format!("{CALIBRATE_ENTRY}{entry}");
+            assert!(
+                coop.contains(calibrate.as_str()),
+                "sm_{}: {entry} reaches grid.sync() but the module has no {calibrate}",
+                m.sm
+            );
+        }
+        for e in module
+            .entries()
+            .filter(|e| e.name.starts_with(CALIBRATE_ENTRY))
+        {
+            let kernel = &e.name[CALIBRATE_ENTRY.len()..];
+            assert!(
+                module.entry(kernel).is_some(),
+                "sm_{}: {} of no kernel",
+                m.sm,
+                e.name
+            );
+            assert!(
+                coop.contains(e.name),
+                "sm_{}: {} has no grid barrier",
+                m.sm,
+                e.name
+            );
+        }
         let counters: Vec<_> = module
             .globals
             .iter()
@@ -331,7 +379,7 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
             (
                 ".global",
                 ".b8",
-                cg_ptx::Length::Elements(32768),
+                cg_ptx::Length::Elements(8 * 4 * SPACINGS[SPACINGS.len() - 1] as usize),
                 None,
                 None
             ),
@@ -345,6 +393,7 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
             let body = f.body.unwrap();
             for insn in [
                 c.name,
+                SPACING_SYMBOL,
                 "atom.add.release.gpu.u32",
                 "shfl.sync.idx.b32",
                 "ld.acquire.gpu.u32",

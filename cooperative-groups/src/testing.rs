@@ -160,3 +160,20 @@ pub fn gpus_for_test(test: &str, n: usize) -> Option<GpuSet> {
         Err(e) => panic!("opening {n} GPUs as a set for `{test}` failed: {e}"),
     }
 }
+
+/// Gives `module`'s grid barrier counters the spacing `spacing` (one of
+/// `cg_core::grid::layout::SPACINGS`, in 32-bit words) instead of the one
+/// timed fastest when it loaded, with the counters zeroed: for tests that
+/// check the barrier at every spacing. Panics on another spacing; a CUDA
+/// error is returned.
+pub fn set_grid_barrier_spacing(module: &crate::Module, spacing: u32) -> Result<(), Error> {
+    assert!(
+        cg_core::grid::layout::SPACINGS.contains(&spacing),
+        "{spacing} is not one of the grid barrier's spacings {:?}",
+        cg_core::grid::layout::SPACINGS
+    );
+    crate::grid_barrier::set_spacing(module, spacing)?;
+    module.gpu().synchronize()?;
+    *module.grid_barrier_spacing_slot() = Some(spacing);
+    Ok(())
+}
