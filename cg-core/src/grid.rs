@@ -47,7 +47,10 @@
 //! and `sync()` traps (the launch fails) instead of hanging. That guard is
 //! best effort:
 //! after a cooperative launch in the same process the driver can leave a
-//! workspace in place; the host API is what makes the misuse impossible.
+//! workspace in place (and loading a module with cooperative kernels
+//! launches the timing kernel cooperatively, unless
+//! `CG_GRID_BARRIER_SPACING` fixes the spacing); the host API is what
+//! makes the misuse impossible.
 
 use crate::group::{sealed_groups, Dim3, GroupSync};
 use crate::intrinsics::ShflMode;
