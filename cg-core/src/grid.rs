@@ -11,19 +11,19 @@
 //! (CUDA 12's `grid_group::barrier_arrive`); `sync()` is the two in a row.
 //!
 //! A grid of 384 blocks or more (of 8 threads or more) counts its
-//! arrivals on 8 counters of its own in a module global, so that the
-//! blocks' atomics do not queue on one line as they do in CUDA's design
-//! (one word of the driver's workspace): about 1 µs a barrier at 1,056
-//! blocks on an H200 against CUDA's 2.2. The counters must lie in
+//! arrivals on 8 counters of its own in a module global, 4 KiB apart, so
+//! that the blocks' atomics do not queue on one line as they do in CUDA's
+//! design (one word of the driver's workspace): about 1.25 µs a barrier at
+//! 1,056 blocks on an H200 against CUDA's 2.2. The counters must lie in
 //! different L2 slices, and which slice an address falls in depends on
-//! its physical placement: 4 KiB apart they collide at some placements, 8
-//! KiB apart at others (1.6-1.8 µs then). So their spacing is the
-//! module's: a `.const` word that the host sets after loading the module,
-//! to whichever of [`layout::SPACINGS`] runs the library's own kernel
-//! ([`layout::CALIBRATE_ENTRY`]) fastest there. A smaller grid counts its
-//! arrivals on the driver's word alone, with the same protocol (there the
-//! arrivals do not queue, and one line polled is cheaper than eight; the
-//! driver resets the word at every launch).
+//! where it lies in physical memory: at some placements two of the 8
+//! collide (1.6-1.8 µs a barrier then). So where the 8 start in the
+//! module's region is the module's: a `.const` word that the host sets
+//! after loading the module, to whichever of [`layout::OFFSETS`] runs the
+//! library's own kernel ([`layout::CALIBRATE_ENTRY`]) fastest there. A
+//! smaller grid counts its arrivals on the driver's word alone, with the
+//! same protocol (there the arrivals do not queue, and one line polled is
+//! cheaper than eight; the driver resets the word at every launch).
 //!
 //! `bar.sync 0`; thread 0 of block `b` does `atom.add.release.gpu` on
 //! counter `b % n` (`n` = 8, or 1: the word), the first block of each
@@ -49,7 +49,7 @@
 //! after a cooperative launch in the same process the driver can leave a
 //! workspace in place (and loading a module with cooperative kernels
 //! launches the timing kernel cooperatively, unless
-//! `CG_GRID_BARRIER_SPACING` fixes the spacing); the host API is what
+//! `CG_GRID_BARRIER_OFFSET` fixes where the counters start); the host API is what
 //! makes the misuse impossible.
 
 use crate::group::{sealed_groups, Dim3, GroupSync};
@@ -61,34 +61,40 @@ use crate::{fault, intrinsics};
 /// module's region); a small grid's arrive on the driver's word alone.
 pub(crate) const BARRIER_COUNTERS: u32 = 8;
 
-/// 32-bit words of the barrier counters' region: 8 counters at the
-/// widest spacing.
+/// 32-bit words from one barrier counter to the next: 4 KiB (at 128 bytes
+/// apart the counters share L2 slices: 1.75 against 1.22 µs at 1,056
+/// blocks, `docs/NOTES.md`).
+pub(crate) const BARRIER_COUNTER_STRIDE: usize = 1024;
+
+/// 32-bit words of the barrier counters' region: 8 counters from the
+/// farthest of the offsets.
 #[cfg_attr(not(any(target_arch = "nvptx64", feature = "sim")), allow(dead_code))]
 pub(crate) const BARRIER_COUNTER_WORDS: usize =
-    BARRIER_COUNTERS as usize * layout::SPACINGS[layout::SPACINGS.len() - 1] as usize;
+    (layout::OFFSETS[layout::OFFSETS.len() - 1] as usize) / 4
+        + BARRIER_COUNTERS as usize * BARRIER_COUNTER_STRIDE;
 
 /// What the host needs to know of the grid barrier's counters: the
-/// module's symbols, the spacings it chooses among and the kernel it
-/// times them with. The choice changes the barrier's cost only, never its
+/// module's symbols, the offsets it chooses among and the kernel it times
+/// them with. The choice changes the barrier's cost only, never its
 /// result.
 pub mod layout {
-    /// The module global of the counters (zero when the module loads;
-    /// `BARRIER_COUNTERS` counters from its start, `spacing` words
-    /// apart). The host zeroes it when it changes the spacing.
+    /// The module global of the counters' region (zero when the module
+    /// loads; 8 counters 4 KiB apart from `offset` bytes into it). The host
+    /// zeroes it when it changes the offset.
     pub const COUNTERS_SYMBOL: &str = "cg_grid_barrier";
-    /// The module's `.const` `u32`: the spacing, in 32-bit words, between
-    /// two counters. [`SPACINGS`]`[0]` until the host writes another.
-    pub const SPACING_SYMBOL: &str = "cg_grid_barrier_spacing";
-    /// The spacings the host chooses among, in 32-bit words: 4, 8 and 12
-    /// KiB. At 128 bytes the counters share slices everywhere (1.75
-    /// against 1.22 µs at 1,056 blocks); at 4 and at 8 KiB each collides at
-    /// some placements, never both at one (`docs/NOTES.md`).
-    pub const SPACINGS: [u32; 3] = [1024, 2048, 3072];
+    /// The module's `.const` `u32`: the offset, in bytes, of the first
+    /// counter in the region. [`OFFSETS`]`[0]` until the host writes
+    /// another.
+    pub const OFFSET_SYMBOL: &str = "cg_grid_barrier_offset";
+    /// The offsets the host chooses among, in bytes: 0, 32 and 64 KiB. At
+    /// each physical placement measured, counters 4 KiB apart collided in
+    /// an L2 slice at about one placement in twelve (`docs/NOTES.md`).
+    pub const OFFSETS: [u32; 3] = [0, 32 << 10, 64 << 10];
     /// The start of the name of the library's own entry points:
     /// `#[kernel]` adds one, `cg_grid_barrier_calibrate__<kernel>(iters:
     /// u32)`, beside every `cooperative` or `multi_grid` kernel. Each runs
     /// `iters` grid barriers over its whole grid: what the host times for
-    /// each spacing (launched cooperatively with a grid of 384 blocks or
+    /// each offset (launched cooperatively with a grid of 384 blocks or
     /// more, so that it uses the counters).
     pub const CALIBRATE_ENTRY: &str = "cg_grid_barrier_calibrate__";
 }
@@ -280,7 +286,7 @@ impl GridGroup {
     fn barrier_counter(first: *mut u32, k: u32) -> *mut u32 {
         // `wrapping_add`: `sync` computes every thread's address, also of
         // the threads past the counters, which never use it.
-        first.wrapping_add(k as usize * intrinsics::grid_barrier_spacing() as usize)
+        first.wrapping_add(k as usize * BARRIER_COUNTER_STRIDE)
     }
 
     /// This block's arrival: its counter (`b % n` of the `n` counters) and

@@ -429,49 +429,45 @@ pub(crate) fn grid_workspace() -> u64 {
 }
 
 // The grid barrier's arrival counters on the GPU: one module global (zero
-// when the module loads, and whenever the host changes their spacing;
-// `grid.rs` says why that is enough), aligned to 4 KiB; and their spacing,
-// a `.const` word the host writes after loading the module.
+// when the module loads, and whenever the host changes where the counters
+// start; `grid.rs` says why that is enough), aligned to 4 KiB; and that
+// start, a `.const` word the host writes after loading the module.
 #[cfg(target_arch = "nvptx64")]
 core::arch::global_asm!(
     ".global .align 4096 .b8 cg_grid_barrier[{bytes}];",
-    ".const .align 4 .u32 cg_grid_barrier_spacing = {spacing};",
+    ".const .align 4 .u32 cg_grid_barrier_offset = {offset};",
     bytes = const crate::grid::BARRIER_COUNTER_WORDS * 4,
-    spacing = const crate::grid::layout::SPACINGS[0],
+    offset = const crate::grid::layout::OFFSETS[0],
 );
 
-/// The spacing of the grid barrier's counters, in 32-bit words: the
-/// module's `.const` word on the GPU (through an asm statement with
-/// effects, read where the barrier needs it: not kept in a register
-/// through a kernel's loop); the first spacing on the simulator.
-#[inline(always)]
-pub(crate) fn grid_barrier_spacing() -> u32 {
-    device!("ld.const.u32 cg_grid_barrier_spacing", {
-        let r: u32;
-        // SAFETY: reads the module's `.const` word declared above.
-        unsafe {
-            asm!("ld.const.u32 {r}, [cg_grid_barrier_spacing];", r = out(reg32) r,
-                 options(readonly, nostack, preserves_flags))
-        };
-        r
-    }, sim: { crate::grid::layout::SPACINGS[0] })
-}
-
 /// The generic address of the grid barrier's first arrival counter: the
-/// module global `cg_grid_barrier` on the GPU; on the simulator a zeroed
-/// region of the launch.
+/// module global `cg_grid_barrier` plus the module's offset on the GPU; on
+/// the simulator a zeroed region of the launch.
 #[inline(always)]
 pub(crate) fn grid_barrier_counters() -> *mut u32 {
     device!("the grid barrier's counters", {
         // An asm statement with effects, not a constant address: LLVM
         // would hoist the counters' addresses out of a kernel's loop of
         // barriers and keep them live all through it (13 registers more
-        // in `jacobi_multi_gpu`).
+        // in `jacobi_multi_gpu`). The offset is added inside it, so that
+        // the barrier holds one address, as with a fixed one.
         let r: u64;
-        // SAFETY: takes the address of the module global above.
+        // SAFETY: takes the address of the module global above and reads
+        // the module's `.const` word.
         unsafe {
-            asm!("mov.u64 {r}, cg_grid_barrier;\n\tcvta.global.u64 {r}, {r};", r = out(reg64) r,
-                 options(nomem, nostack, preserves_flags))
+            asm!(
+                "{{",
+                ".reg .u32 %cg_off;",
+                ".reg .u64 %cg_off64;",
+                "mov.u64 {r}, cg_grid_barrier;",
+                "cvta.global.u64 {r}, {r};",
+                "ld.const.u32 %cg_off, [cg_grid_barrier_offset];",
+                "cvt.u64.u32 %cg_off64, %cg_off;",
+                "add.u64 {r}, {r}, %cg_off64;",
+                "}}",
+                r = out(reg64) r,
+                options(readonly, nostack, preserves_flags)
+            )
         };
         r as *mut u32
     }, sim: { cg_sim::device::grid_barrier_counters(crate::grid::BARRIER_COUNTER_WORDS) as *mut u32 })

@@ -260,8 +260,8 @@ fn entry_point(
 
 /// For a kernel that may reach a grid barrier (`cooperative` or
 /// `multi_grid`): the library's entry point that the host times, after
-/// loading the module, to choose the spacing of the module's grid barrier
-/// counters (`cg_core::grid::layout`). Named after the kernel: a module
+/// loading the module, to choose where the module's grid barrier counters
+/// start (`cg_core::grid::layout`). Named after the kernel: a module
 /// has one per such kernel, and the host runs any one of them.
 fn grid_barrier_calibration(sig: &KernelSignature) -> proc_macro2::TokenStream {
     if !(sig.options.cooperative || sig.options.multi_grid) {

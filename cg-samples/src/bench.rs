@@ -165,10 +165,11 @@ impl Bench {
             info.multiprocessors,
             info.l2_bytes >> 20
         );
-        if let Some(words) = k.module.grid_barrier_spacing() {
+        if let Some(offset) = k.module.grid_barrier_offset() {
             eprintln!(
-                "grid barrier counters {} KiB apart (chosen when the module loaded)",
-                words * 4 / 1024
+                "grid barrier counters from {} KiB into their region (chosen when the module \
+                 loaded)",
+                offset >> 10
             );
         }
         let evict = gpu.filled((2 * info.l2_bytes as usize / 4).max(1 << 20), 1u32)?;

@@ -1117,34 +1117,35 @@ fn grid_barrier_holds_for_every_shape_one_after_another() {
 }
 
 #[test]
-fn grid_barrier_holds_at_every_counter_spacing() {
-    let gpu = gpu_or_return!("grid_barrier_holds_at_every_counter_spacing");
+fn grid_barrier_holds_at_every_counter_offset() {
+    let gpu = gpu_or_return!("grid_barrier_holds_at_every_counter_offset");
     let k = Kernels::load(&gpu).unwrap();
-    use cg_core::grid::layout::SPACINGS;
+    use cg_core::grid::layout::OFFSETS;
     if gpu.is_simulator() {
-        assert_eq!(k.module.grid_barrier_spacing(), None);
+        assert_eq!(k.module.grid_barrier_offset(), None);
         eprintln!(
-            "{}: grid barrier counter spacings: the simulator has no L2 slices and no spacing              to choose; run on a GPU",
+            "{}: grid barrier counter offsets: the simulator has no L2 slices and no offset to \
+             choose; run on a GPU",
             cooperative_groups::testing::NOT_RUN_NOTICE
         );
         return;
     }
-    // The load timed every spacing and kept one (a GPU of 48 SMs or more
+    // The load timed every offset and kept one (a GPU of 48 SMs or more
     // runs the 384 blocks of 256 threads that use the counters).
-    let chosen = k.module.grid_barrier_spacing();
+    let chosen = k.module.grid_barrier_offset();
     if gpu.info().multiprocessors >= 48 {
-        let chosen = chosen.expect("a spacing chosen when the module loaded");
-        assert!(SPACINGS.contains(&chosen), "chosen spacing {chosen}");
-        println!("grid barrier counters: {} words apart", chosen);
+        let chosen = chosen.expect("an offset chosen when the module loaded");
+        assert!(OFFSETS.contains(&chosen), "chosen offset {chosen}");
+        println!("grid barrier counters from byte {chosen} of their region");
     }
     let f = k.api_grid_split_barrier.function();
     let most = |threads: u32| f.cooperative_config(threads, 0).unwrap().grid.x;
     // Both sides of the 384 blocks from which the counters are used, and
-    // the largest grids, at each spacing, each launch after another
-    // spacing's (the counters are zeroed when the spacing changes).
-    for spacing in SPACINGS.into_iter().chain([SPACINGS[0]]) {
-        cooperative_groups::testing::set_grid_barrier_spacing(&k.module, spacing).unwrap();
-        assert_eq!(k.module.grid_barrier_spacing(), Some(spacing));
+    // the largest grids, at each offset, each launch after another
+    // offset's (the counters are zeroed when the offset changes).
+    for offset in OFFSETS.into_iter().chain([OFFSETS[0]]) {
+        cooperative_groups::testing::set_grid_barrier_offset(&k.module, offset).unwrap();
+        assert_eq!(k.module.grid_barrier_offset(), Some(offset));
         for (grid, block, rounds) in [
             (most(256), 256, 40),
             (385, 8, 200),
@@ -1159,7 +1160,7 @@ fn grid_barrier_holds_at_every_counter_spacing() {
                 cfg,
                 n,
                 rounds,
-                &format!("{grid} x {block}, spacing {spacing}"),
+                &format!("{grid} x {block}, counters from byte {offset}"),
             );
         }
     }

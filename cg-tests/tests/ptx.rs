@@ -309,11 +309,11 @@ fn launch_kinds_follow_the_kernel_declarations() {
 }
 
 /// A large grid's `grid.sync()` counts its arrivals on one module global
-/// of its own: 4 KiB aligned, 96 KiB (8 counters at the widest of the
-/// spacings, 12 KiB), zero when the module loads (no initializer); a
-/// smaller grid's on the driver's workspace (`%envreg1`, `%envreg2`, read
-/// for the cooperative-launch check too). The counters' spacing is the
-/// module's `.const` word, the first spacing until the host writes another,
+/// of its own: 4 KiB aligned, 96 KiB (8 counters 4 KiB apart from the
+/// farthest offset, 64 KiB), zero when the module loads (no initializer);
+/// a smaller grid's on the driver's workspace (`%envreg1`, `%envreg2`, read
+/// for the cooperative-launch check too). Where the counters start is the
+/// module's `.const` word, the first offset until the host writes another,
 /// read by each barrier. A block arrives with one `atom.add.release.gpu`,
 /// the first warp's polling lanes learn the phase by `shfl.sync.idx` from
 /// thread 0 and poll with `ld.acquire.gpu`. Beside every kernel that
@@ -321,18 +321,18 @@ fn launch_kinds_follow_the_kernel_declarations() {
 /// spacings with.
 #[test]
 fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
-    use cg_core::grid::layout::{CALIBRATE_ENTRY, SPACINGS, SPACING_SYMBOL};
+    use cg_core::grid::layout::{CALIBRATE_ENTRY, OFFSETS, OFFSET_SYMBOL};
     for m in all_modules() {
         let module = Module::parse(m.source);
-        let spacing: Vec<_> = module
+        let offset: Vec<_> = module
             .globals
             .iter()
-            .filter(|g| g.name == SPACING_SYMBOL)
+            .filter(|g| g.name == OFFSET_SYMBOL)
             .collect();
-        assert_eq!(spacing.len(), 1, "sm_{}: {spacing:?}", m.sm);
-        let first = SPACINGS[0].to_string();
+        assert_eq!(offset.len(), 1, "sm_{}: {offset:?}", m.sm);
+        let first = OFFSETS[0].to_string();
         assert_eq!(
-            (spacing[0].space, spacing[0].ty, spacing[0].init),
+            (offset[0].space, offset[0].ty, offset[0].init),
             (".const", ".u32", Some(first.as_str())),
             "sm_{}",
             m.sm
@@ -379,7 +379,7 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
             (
                 ".global",
                 ".b8",
-                cg_ptx::Length::Elements(8 * 4 * SPACINGS[SPACINGS.len() - 1] as usize),
+                cg_ptx::Length::Elements(OFFSETS[OFFSETS.len() - 1] as usize + 8 * 4096),
                 None,
                 None
             ),
@@ -393,7 +393,7 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
             let body = f.body.unwrap();
             for insn in [
                 c.name,
-                SPACING_SYMBOL,
+                OFFSET_SYMBOL,
                 "atom.add.release.gpu.u32",
                 "shfl.sync.idx.b32",
                 "ld.acquire.gpu.u32",

@@ -96,9 +96,9 @@ struct ModuleInner {
     /// Whether the module has the multi-grid workspace (`cg_multi_grid`),
     /// and what was last written to it.
     multi_grid: Option<Mutex<Option<[u64; 2]>>>,
-    /// The spacing of its grid barrier counters, where the host chose one
+    /// Where its grid barrier counters start, where the host chose it
     /// (`grid_barrier`).
-    grid_barrier_spacing: Mutex<Option<u32>>,
+    grid_barrier_offset: Mutex<Option<u32>>,
     gpu: Gpu,
 }
 
@@ -161,7 +161,7 @@ impl Module {
                     entries,
                     strings: None,
                     multi_grid: None,
-                    grid_barrier_spacing: Mutex::new(None),
+                    grid_barrier_offset: Mutex::new(None),
                     gpu: gpu.clone(),
                 }),
             });
@@ -223,29 +223,29 @@ impl Module {
                 entries,
                 strings,
                 multi_grid,
-                grid_barrier_spacing: Mutex::new(None),
+                grid_barrier_offset: Mutex::new(None),
                 gpu: gpu.clone(),
             }),
         };
-        let spacing = crate::grid_barrier::choose_spacing(&loaded)?;
-        *loaded.grid_barrier_spacing_slot() = spacing;
+        let offset = crate::grid_barrier::choose_offset(&loaded)?;
+        *loaded.grid_barrier_offset_slot() = offset;
         Ok(loaded)
     }
 
-    /// The spacing, in 32-bit words, of the module's grid barrier counters
-    /// (`cg_core::grid::layout`): the fastest of the spacings timed after
-    /// the module loaded, or the one `CG_GRID_BARRIER_SPACING` fixes
+    /// Where the module's grid barrier counters start in their region, in
+    /// bytes (`cg_core::grid::layout`): the fastest of the offsets timed
+    /// after the module loaded, or the one `CG_GRID_BARRIER_OFFSET` fixes
     /// (untimed). `None` where none was set: a module without a
     /// `cooperative` or `multi_grid` kernel, a GPU too small to run the 384
     /// blocks from which a grid barrier uses the counters, the simulator.
-    pub fn grid_barrier_spacing(&self) -> Option<u32> {
-        *self.grid_barrier_spacing_slot()
+    pub fn grid_barrier_offset(&self) -> Option<u32> {
+        *self.grid_barrier_offset_slot()
     }
 
-    /// Where the module's chosen spacing is kept.
-    pub(crate) fn grid_barrier_spacing_slot(&self) -> std::sync::MutexGuard<'_, Option<u32>> {
+    /// Where the module's chosen offset is kept.
+    pub(crate) fn grid_barrier_offset_slot(&self) -> std::sync::MutexGuard<'_, Option<u32>> {
         self.inner
-            .grid_barrier_spacing
+            .grid_barrier_offset
             .lock()
             .unwrap_or_else(|e| e.into_inner())
     }

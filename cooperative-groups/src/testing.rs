@@ -161,19 +161,19 @@ pub fn gpus_for_test(test: &str, n: usize) -> Option<GpuSet> {
     }
 }
 
-/// Gives `module`'s grid barrier counters the spacing `spacing` (one of
-/// `cg_core::grid::layout::SPACINGS`, in 32-bit words) instead of the one
-/// timed fastest when it loaded, with the counters zeroed: for tests that
-/// check the barrier at every spacing. Panics on another spacing; a CUDA
-/// error is returned.
-pub fn set_grid_barrier_spacing(module: &crate::Module, spacing: u32) -> Result<(), Error> {
+/// Starts `module`'s grid barrier counters at `offset` (one of
+/// `cg_core::grid::layout::OFFSETS`, in bytes) instead of where they ran
+/// fastest when it loaded, with the counters zeroed: for tests that check
+/// the barrier at every offset. Panics on another offset; a CUDA error is
+/// returned.
+pub fn set_grid_barrier_offset(module: &crate::Module, offset: u32) -> Result<(), Error> {
     assert!(
-        cg_core::grid::layout::SPACINGS.contains(&spacing),
-        "{spacing} is not one of the grid barrier's spacings {:?}",
-        cg_core::grid::layout::SPACINGS
+        cg_core::grid::layout::OFFSETS.contains(&offset),
+        "{offset} is not one of the grid barrier's offsets {:?}",
+        cg_core::grid::layout::OFFSETS
     );
-    crate::grid_barrier::set_spacing(module, spacing)?;
+    crate::grid_barrier::set_offset(module, offset)?;
     module.gpu().synchronize()?;
-    *module.grid_barrier_spacing_slot() = Some(spacing);
+    *module.grid_barrier_offset_slot() = Some(offset);
     Ok(())
 }
