@@ -722,6 +722,18 @@ static bool fits(Kernel k, int blocks, int threads, int cluster, int sms, std::s
 static u64* g_counters_at = nullptr;
 static u32 g_sleep_ns = 0;  // Args::sleep_ns of the sweep's runs
 
+// The comma-separated numbers of the environment variable `name`, or of
+// `fallback` where it is unset.
+static std::vector<u32> env_list(const char* name, const char* fallback) {
+    const char* text = getenv(name);
+    std::vector<u32> out;
+    for (const char* q = text ? text : fallback; *q;) {
+        out.push_back((u32)strtoul(q, (char**)&q, 10));
+        if (*q == ',') ++q;
+    }
+    return out;
+}
+
 // Device buffers of one variant run.
 struct Buffers {
     u32* data = nullptr;
@@ -1035,18 +1047,8 @@ int main(int argc, char** argv) {
         printf("placement pool=%p\n", (void*)pool);
         const size_t offsets[] = {0,        512,       2048,      64 << 10, 256 << 10, 1 << 20,
                                   2 << 20,  (2 << 20) + (64 << 10), 3 << 20, 5 << 20, 17 << 20, 33 << 20, 0};
-        const char* sleeps_env = getenv("SLEEPS");  // e.g. "0,32,100": a sweep per value
-        std::vector<u32> sleeps;
-        for (const char* q = sleeps_env ? sleeps_env : "0"; *q;) {
-            sleeps.push_back((u32)strtoul(q, (char**)&q, 10));
-            if (*q == ',') ++q;
-        }
-        const char* spacings_env = getenv("SPACINGS");  // e.g. "4096,8192"
-        std::vector<u32> spacings;
-        for (const char* q = spacings_env ? spacings_env : "4096,8192,65536,4352"; *q;) {
-            spacings.push_back((u32)strtoul(q, (char**)&q, 10));
-            if (*q == ',') ++q;
-        }
+        const std::vector<u32> sleeps = env_list("SLEEPS", "0");  // e.g. "0,32,100": a sweep per value
+        const std::vector<u32> spacings = env_list("SPACINGS", "4096,8192,65536,4352");
         for (u32 sleep : sleeps)
             for (u32 spacing : spacings)
                 for (const Shape& s : {SHAPES[0], SHAPES[1]})
