@@ -117,6 +117,12 @@
 //                    # 65536, 4352 bytes) and per __nanosleep between polls
 //                    # (default 0), at 1056x256 and 132x1024; then CUDA's
 //                    # grid.sync() (log: grid-barrier-placement-h200-2026-11-27.txt)
+//   OFFSETS=0,1048576 SPACINGS=4096 ./gbv phase
+//                    # the library's phase barrier (PoolPhaseBarrier), with
+//                    # its phase from each of four sources, beside the split
+//                    # counters, at offsets of one
+//                    # pool, 1056x256 and 132x1024 (also K = 1, the word
+//                    # alone, there); then CUDA's grid.sync()
 //
 // Output: per variant and shape
 //   variant=<name> shape=<blocks>x<threads> ns_per_barrier=<x> mismatches=<n>
@@ -209,6 +215,18 @@ __device__ __forceinline__ u32 atom_add_acq_rel_gpu_u32(u32* p, u32 v) {
     u32 old;
     asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
     return old;
+}
+
+__device__ __forceinline__ u32 atom_add_release_gpu_global_u32(u32* p, u32 v) {
+    u32 old;
+    asm volatile("atom.add.release.gpu.global.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+
+__device__ __forceinline__ u32 ld_acquire_gpu_global_u32(const u32* p) {
+    u32 v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
 }
 
 __device__ __forceinline__ void st_release_gpu_u32(u32* p, u32 v) {
@@ -472,6 +490,94 @@ struct PhaseBarrier {
         __syncthreads();
     }
     __device__ void finish(const Args&) {}
+};
+
+// 7: the phase counters of 6 at an address of the host's (Args::counters,
+// Args::stride apart), each lane of warp 0 below K spinning on its own
+// counter and leaving when its top byte is no longer the phase (no vote; the
+// block's bar.sync joins them). Where the phase comes from (MODE):
+//   TOKEN    thread 0's atom result, passed on by shfl: the library's barrier;
+//   SPEC     the same, but each lane issues its first poll before the shfl,
+//            so that the poll travels with the atom;
+//   PREREAD  thread 0 reads its own counter (ld.relaxed.gpu) before the
+//            block's bar.sync: no other block can complete this barrier on
+//            that counter before this block arrives, and every block has
+//            seen the last one complete, so its top byte is the phase; the
+//            atom's result is then not waited for (kept live in `acc`);
+//   CARRIED  the phase kept from the previous barrier (the top byte that
+//            lane blockIdx % K last polled on its counter, the block's own,
+//            is the next barrier's phase; read once at the start): what a
+//            barrier with state across calls would cost.
+// K = 1: thread 0 alone, on one word (CUDA's protocol for TOKEN). GLOBAL:
+// the atom and the polls in the .global state space (ATOMG, LDG) instead of
+// generic addresses (ATOM, LD) as the library's and CUDA's sync.h spell them.
+//   VOTE     TOKEN, but polled as SplitBarrier polls: the whole of warp 0
+//            in one loop, a lane whose counter is done polls no more, and
+//            the loop ends when __all_sync says every lane is done.
+enum PhaseMode { TOKEN, SPEC, PREREAD, CARRIED, VOTE };
+template <u32 K, PhaseMode MODE, bool GLOBAL = false>
+struct PoolPhaseBarrier {
+    static __device__ __forceinline__ u32 atom(u32* p, u32 v) {
+        return GLOBAL ? atom_add_release_gpu_global_u32(p, v) : atom_add_release_gpu_u32(p, v);
+    }
+    static __device__ __forceinline__ u32 poll(const u32* p) {
+        return GLOBAL ? ld_acquire_gpu_global_u32(p) : ld_acquire_gpu_u32(p);
+    }
+    u32* mine;
+    const u32* polled;
+    u32 add;
+    u32 acc;    // PREREAD, CARRIED: sum of the atom results (kept live)
+    u32 phase;  // CARRIED: the next barrier's phase
+    __device__ explicit PoolPhaseBarrier(const Args& a) : acc(0), phase(0) {
+        const u32 stride = a.stride * 2;  // Args::stride is in u64
+        const u32 n = gridDim.x, g = blockIdx.x % K;
+        const u32 size = n / K + (g < n % K ? 1 : 0);
+        u32* base = reinterpret_cast<u32*>(a.counters);
+        mine = base + g * stride;
+        polled = base + (threadIdx.x % K) * stride;
+        add = blockIdx.x < K ? PHASE_STEP - (size - 1) : 1u;
+        if (MODE == CARRIED) phase = ld_relaxed_gpu_u32(mine) >> 24;
+    }
+    __device__ __forceinline__ void sync() {
+        u32 before = 0;
+        if (MODE == PREREAD && threadIdx.x == 0) before = ld_relaxed_gpu_u32(mine);
+        __syncthreads();
+        if (MODE == VOTE) {
+            if (threadIdx.x < 32) {
+                u32 old = 0;
+                if (threadIdx.x == 0) old = atom(mine, add);
+                const u32 p = __shfl_sync(~0u, old, 0) >> 24;
+                bool done = threadIdx.x >= K;
+#pragma unroll 1
+                for (;;) {
+                    if (!done) done = (poll(polled) >> 24) != p;
+                    if (__all_sync(~0u, done)) break;
+                }
+            }
+        } else if (threadIdx.x < K) {
+            u32 old = 0;
+            if (threadIdx.x == 0) old = atom(mine, add);
+            u32 v = MODE == SPEC || MODE == CARRIED ? poll(polled) : 0;
+            const u32 mask = K == 32 ? ~0u : (1u << K) - 1;
+            u32 p;
+            if (MODE == CARRIED) {
+                p = phase;
+            } else if (MODE == PREREAD) {
+                p = (K == 1 ? before : __shfl_sync(mask, before, 0)) >> 24;
+            } else {
+                p = (K == 1 ? old : __shfl_sync(mask, old, 0)) >> 24;
+            }
+            if (MODE == TOKEN || MODE == PREREAD) v = poll(polled);
+#pragma unroll 1
+            while ((v >> 24) == p) v = poll(polled);
+            if (MODE == CARRIED) phase = __shfl_sync(mask, v, blockIdx.x % K) >> 24;
+            acc += old;  // after the spin: the atom's return is not waited for before it
+        }
+        __syncthreads();
+    }
+    __device__ void finish(const Args& a) {
+        if (threadIdx.x == 0 && acc == ~0u) *a.sink = acc;  // never true
+    }
 };
 
 // 5: cluster barrier, one flip-bit arrival per cluster on Args::word, cluster
@@ -1066,6 +1172,48 @@ int main(int argc, char** argv) {
             Variant v = make_variant<CgBarrier>("cg_grid_sync");
             for (const Shape& s : {SHAPES[0], SHAPES[1]}) run_variant(v, s, sms);
         }
+        return 0;
+    }
+    if (filter && std::string(filter) == "phase") {
+        // The library's phase barrier, its phase from each of four sources
+        // (PoolPhaseBarrier), beside the split counters of the placement
+        // sweep, at the same offsets of one pool; then CUDA's grid.sync().
+        const size_t pool_bytes = 64u << 20;
+        char* pool = nullptr;
+        if (cudaMalloc(&pool, pool_bytes) != cudaSuccess) {
+            printf("phase: cudaMalloc of the pool failed\n");
+            return 1;
+        }
+        printf("phase pool=%p\n", (void*)pool);
+        const std::vector<u32> offsets = env_list("OFFSETS", "0,1048576,2097152,3145728,5242880,17825792");
+        const std::vector<u32> spacings = env_list("SPACINGS", "4096");
+        for (u32 spacing : spacings)
+            for (const Shape& s : {SHAPES[0], SHAPES[1]})
+                for (u32 off : offsets) {
+                    const std::string at = "_s" + std::to_string(spacing) + "_at" + std::to_string(off);
+                    std::vector<Variant> vs = {
+                        make_variant<SplitBarrier<false>>("split_atom_K8" + at, 8, spacing),
+                        make_variant<PoolPhaseBarrier<8, TOKEN>>("phase_K8" + at, 8, spacing),
+                        make_variant<PoolPhaseBarrier<8, SPEC>>("phase_K8_spec" + at, 8, spacing),
+                        make_variant<PoolPhaseBarrier<8, PREREAD>>("phase_K8_preread" + at, 8, spacing),
+                        make_variant<PoolPhaseBarrier<8, CARRIED>>("phase_K8_carried" + at, 8, spacing),
+                        make_variant<PoolPhaseBarrier<8, TOKEN, true>>("phase_K8_global" + at, 8, spacing),
+                        make_variant<PoolPhaseBarrier<8, VOTE>>("phase_K8_vote" + at, 8, spacing),
+                        make_variant<PoolPhaseBarrier<8, VOTE, true>>("phase_K8_vote_global" + at, 8, spacing),
+                        make_variant<PoolPhaseBarrier<8, PREREAD, true>>("phase_K8_preread_global" + at, 8, spacing)};
+                    if (s.threads == 1024) {
+                        vs.push_back(make_variant<PoolPhaseBarrier<1, TOKEN>>("phase_K1" + at, 1, spacing));
+                        vs.push_back(make_variant<PoolPhaseBarrier<1, SPEC>>("phase_K1_spec" + at, 1, spacing));
+                        vs.push_back(make_variant<PoolPhaseBarrier<1, PREREAD>>("phase_K1_preread" + at, 1, spacing));
+                        vs.push_back(make_variant<PoolPhaseBarrier<1, CARRIED>>("phase_K1_carried" + at, 1, spacing));
+                        vs.push_back(make_variant<PoolPhaseBarrier<1, TOKEN, true>>("phase_K1_global" + at, 1, spacing));
+                    }
+                    g_counters_at = reinterpret_cast<u64*>(pool + off);
+                    for (const Variant& v : vs) run_variant(v, s, sms);
+                }
+        g_counters_at = nullptr;
+        Variant v = make_variant<CgBarrier>("cg_grid_sync");
+        for (const Shape& s : {SHAPES[0], SHAPES[1]}) run_variant(v, s, sms);
         return 0;
     }
     probe_workspace(sms);
