@@ -428,6 +428,65 @@ pub(crate) fn grid_workspace() -> u64 {
     }, sim: { cg_sim::device::grid_workspace() })
 }
 
+// The grid barrier's arrival counters on the GPU: one module global (zero
+// when the module loads, and whenever the host changes where the counters
+// start; `grid.rs` says why that is enough), aligned to 4 KiB; and that
+// start, a `.const` word the host writes after loading the module.
+#[cfg(target_arch = "nvptx64")]
+core::arch::global_asm!(
+    ".global .align 4096 .b8 cg_grid_barrier[{bytes}];",
+    ".const .align 4 .u32 cg_grid_barrier_offset = {offset};",
+    bytes = const crate::grid::BARRIER_COUNTER_WORDS * 4,
+    offset = const crate::grid::layout::OFFSETS[0],
+);
+
+/// The generic address of the grid barrier's first arrival counter: the
+/// module global `cg_grid_barrier` plus the module's offset on the GPU; on
+/// the simulator a zeroed region of the launch.
+#[inline(always)]
+pub(crate) fn grid_barrier_counters() -> *mut u32 {
+    device!("the grid barrier's counters", {
+        // An asm statement with effects, not a constant address: LLVM
+        // would hoist the counters' addresses out of a kernel's loop of
+        // barriers and keep them live all through it (13 registers more
+        // in `jacobi_multi_gpu`). The offset is added inside it, so that
+        // the barrier holds one address, as with a fixed one.
+        let r: u64;
+        // SAFETY: takes the address of the module global above and reads
+        // the module's `.const` word.
+        unsafe {
+            asm!(
+                "{{",
+                ".reg .u32 %cg_off;",
+                ".reg .u64 %cg_off64;",
+                "mov.u64 {r}, cg_grid_barrier;",
+                "cvta.global.u64 {r}, {r};",
+                "ld.const.u32 %cg_off, [cg_grid_barrier_offset];",
+                "cvt.u64.u32 %cg_off64, %cg_off;",
+                "add.u64 {r}, {r}, %cg_off64;",
+                "}}",
+                r = out(reg64) r,
+                options(readonly, nostack, preserves_flags)
+            )
+        };
+        r as *mut u32
+    }, sim: { cg_sim::device::grid_barrier_counters(crate::grid::BARRIER_COUNTER_WORDS) as *mut u32 })
+}
+
+/// `v`, through an asm statement with effects: the compiler cannot move
+/// what is computed from it out of a loop. For values a barrier needs only
+/// when it runs (a persistent kernel would otherwise keep them live, in
+/// registers, through its whole loop of barriers).
+#[inline(always)]
+pub(crate) fn kept_in_place(v: u32) -> u32 {
+    device!("mov.u32", {
+        let r: u32;
+        // SAFETY: a register move.
+        unsafe { asm!("mov.u32 {r}, {v};", r = out(reg32) r, v = in(reg32) v, options(nomem, nostack, preserves_flags)) };
+        r
+    }, sim: { v })
+}
+
 /// The comment `// cg-core: grid.sync` in the PTX, where a grid barrier is
 /// reached: cg-builder follows the calls to it to find the kernels that
 /// must be launched cooperatively. No instruction.

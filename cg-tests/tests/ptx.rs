@@ -308,6 +308,103 @@ fn launch_kinds_follow_the_kernel_declarations() {
     assert_eq!(samples::BarrierCostTile::KIND, LaunchKind::Plain);
 }
 
+/// A large grid's `grid.sync()` counts its arrivals on one module global
+/// of its own: 4 KiB aligned, 96 KiB (8 counters 4 KiB apart from the
+/// farthest offset, 64 KiB), zero when the module loads (no initializer);
+/// a smaller grid's on the driver's workspace (`%envreg1`, `%envreg2`, read
+/// for the cooperative-launch check too). Where the counters start is the
+/// module's `.const` word, the first offset until the host writes another,
+/// read by each barrier. A block arrives with one `atom.add.release.gpu`,
+/// the first warp's polling lanes learn the phase by `shfl.sync.idx` from
+/// thread 0 and poll with `ld.acquire.gpu`. Beside every kernel that
+/// reaches a grid barrier, the library's entry point the host times the
+/// spacings with.
+#[test]
+fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
+    use cg_core::grid::layout::{CALIBRATE_ENTRY, OFFSETS, OFFSET_SYMBOL};
+    for m in all_modules() {
+        let module = Module::parse(m.source);
+        let offset: Vec<_> = module
+            .globals
+            .iter()
+            .filter(|g| g.name == OFFSET_SYMBOL)
+            .collect();
+        assert_eq!(offset.len(), 1, "sm_{}: {offset:?}", m.sm);
+        let first = OFFSETS[0].to_string();
+        assert_eq!(
+            (offset[0].space, offset[0].ty, offset[0].init),
+            (".const", ".u32", Some(first.as_str())),
+            "sm_{}",
+            m.sm
+        );
+        let coop: std::collections::BTreeSet<&str> = module
+            .entries_reaching(|f| f.comments().any(|c| c == "cg-core: grid.sync"))
+            .into_iter()
+            .collect();
+        for entry in coop.iter().filter(|e| !e.starts_with(CALIBRATE_ENTRY)) {
+            let calibrate = format!("{CALIBRATE_ENTRY}{entry}");
+            assert!(
+                coop.contains(calibrate.as_str()),
+                "sm_{}: {entry} reaches grid.sync() but the module has no {calibrate}",
+                m.sm
+            );
+        }
+        for e in module
+            .entries()
+            .filter(|e| e.name.starts_with(CALIBRATE_ENTRY))
+        {
+            let kernel = &e.name[CALIBRATE_ENTRY.len()..];
+            assert!(
+                module.entry(kernel).is_some(),
+                "sm_{}: {} of no kernel",
+                m.sm,
+                e.name
+            );
+            assert!(
+                coop.contains(e.name),
+                "sm_{}: {} has no grid barrier",
+                m.sm,
+                e.name
+            );
+        }
+        let counters: Vec<_> = module
+            .globals
+            .iter()
+            .filter(|g| g.align == Some(4096))
+            .collect();
+        assert_eq!(counters.len(), 1, "sm_{}: {counters:?}", m.sm);
+        let c = counters[0];
+        assert_eq!(
+            (c.space, c.ty, c.len, c.init, c.linkage),
+            (
+                ".global",
+                ".b8",
+                cg_ptx::Length::Elements(OFFSETS[OFFSETS.len() - 1] as usize + 8 * 4096),
+                None,
+                None
+            ),
+            "sm_{}",
+            m.sm
+        );
+        for name in ["grid_sum", "grid_prefix_sum", "api_grid_split_barrier"] {
+            let Some(f) = module.entry(name) else {
+                continue;
+            };
+            let body = f.body.unwrap();
+            for insn in [
+                c.name,
+                OFFSET_SYMBOL,
+                "atom.add.release.gpu.u32",
+                "shfl.sync.idx.b32",
+                "ld.acquire.gpu.u32",
+                "%envreg1",
+            ] {
+                assert!(body.contains(insn), "sm_{} {name}: no {insn}", m.sm);
+            }
+        }
+    }
+}
+
 /// `#[kernel(launch_bounds(96, 4))]` is written into the PTX as nvcc
 /// writes `__launch_bounds__(96, 4)`: `.maxntid 96, 1, 1` and
 /// `.minnctapersm 4` between the entry point's parameters and its body, in
