@@ -10,20 +10,22 @@
 //! `barrier_arrive()`/`barrier_wait(token)` split the barrier in two halves
 //! (CUDA 12's `grid_group::barrier_arrive`); `sync()` is the two in a row.
 //!
-//! A grid of 384 blocks or more (of 8 threads or more) counts its
-//! arrivals on 8 counters of its own in a module global, 4 KiB apart, so
+//! A grid of 8 blocks or more (of 8 threads or more) counts its
+//! arrivals on 8 counters of its own in a module global, 8 KiB apart, so
 //! that the blocks' atomics do not queue on one line as they do in CUDA's
-//! design (one word of the driver's workspace): about 1.25 µs a barrier at
+//! design (one word of the driver's workspace): about 1.0 µs a barrier at
 //! 1,056 blocks on an H200 against CUDA's 2.2. The counters must lie in
 //! different L2 slices, and which slice an address falls in depends on
 //! where it lies in physical memory: at some placements two of the 8
-//! collide (1.6-1.8 µs a barrier then). So where the 8 start in the
-//! module's region is the module's: a `.const` word that the host sets
-//! after loading the module, to whichever of [`layout::OFFSETS`] runs the
+//! collide (1.8 µs a barrier then). So where the 8 start in the
+//! module's region is the module's: a `.global` word that the host sets
+//! after loading the module (the barrier reads it with `ld.global.nc`; a
+//! `.const` word of the module's own would cost each of its kernels 0.12
+//! µs a launch from a CUDA graph), to whichever of [`layout::OFFSETS`] runs the
 //! library's own kernel ([`layout::CALIBRATE_ENTRY`]) fastest there. A
-//! smaller grid counts its arrivals on the driver's word alone, with the
-//! same protocol (there the arrivals do not queue, and one line polled is
-//! cheaper than eight; the driver resets the word at every launch).
+//! grid of fewer than 8 blocks, or of blocks of fewer than 8 threads,
+//! counts its arrivals on the driver's word alone, with the same protocol
+//! (the driver resets the word at every launch).
 //!
 //! `bar.sync 0`; thread 0 of block `b` does `atom.add.release.gpu` on
 //! counter `b % n` (`n` = 8, or 1: the word), the first block of each
@@ -32,9 +34,11 @@
 //! flip-bit trick with an 8-bit phase in the top byte and the low 24 bits
 //! back where they were.
 //! The block's phase is the top byte of what its atom returned; lane `k <
-//! n` of its first warp (the phase passed on by `shfl.sync`) spins
-//! (`ld.acquire.gpu`) on counter `k` until its top byte is another phase;
-//! `bar.sync 0`. Between barriers each counter's low 24 bits are where
+//! n` of its first warp (the phase passed on by `shfl.sync`) polls
+//! (`ld.acquire.gpu`) counter `k` until its top byte is another phase, the
+//! `n` lanes in one loop that ends when `vote.sync.all` says all are done
+//! (a lane done polls no more; lanes spinning each on their own diverge
+//! and cost 1.5 µs a barrier at 1,056 blocks); `bar.sync 0`. Between barriers each counter's low 24 bits are where
 //! they started, whatever the grid's size, so launches of any shape follow
 //! one another without a reset; and a counter can be at most two phases
 //! ahead of a block that has not yet seen a barrier complete (it cannot
@@ -61,10 +65,11 @@ use crate::{fault, intrinsics};
 /// module's region); a small grid's arrive on the driver's word alone.
 pub(crate) const BARRIER_COUNTERS: u32 = 8;
 
-/// 32-bit words from one barrier counter to the next: 4 KiB (at 128 bytes
+/// 32-bit words from one barrier counter to the next: 8 KiB (at 128 bytes
 /// apart the counters share L2 slices: 1.75 against 1.22 µs at 1,056
-/// blocks, `docs/NOTES.md`).
-pub(crate) const BARRIER_COUNTER_STRIDE: usize = 1024;
+/// blocks; 4 KiB apart they take 1.13 µs, 8 KiB apart 1.00, at good
+/// placements; `docs/NOTES.md`).
+pub(crate) const BARRIER_COUNTER_STRIDE: usize = 2048;
 
 /// 32-bit words of the barrier counters' region: 8 counters from the
 /// farthest of the offsets.
@@ -79,24 +84,31 @@ pub(crate) const BARRIER_COUNTER_WORDS: usize =
 /// result.
 pub mod layout {
     /// The module global of the counters' region (zero when the module
-    /// loads; 8 counters 4 KiB apart from `offset` bytes into it). The host
+    /// loads; 8 counters 8 KiB apart from `offset` bytes into it). The host
     /// zeroes it when it changes the offset.
     pub const COUNTERS_SYMBOL: &str = "cg_grid_barrier";
-    /// The module's `.const` `u32`: the offset, in bytes, of the first
+    /// The module's `.global` `u32`: the offset, in bytes, of the first
     /// counter in the region. [`OFFSETS`]`[0]` until the host writes
     /// another.
     pub const OFFSET_SYMBOL: &str = "cg_grid_barrier_offset";
     /// The offsets the host chooses among, in bytes: 0, 32 and 64 KiB. At
-    /// each physical placement measured, counters 4 KiB apart collided in
-    /// an L2 slice at about one placement in twelve (`docs/NOTES.md`).
+    /// the physical placements measured, counters 8 KiB apart collided in
+    /// an L2 slice at about one placement in four (`docs/NOTES.md`).
     pub const OFFSETS: [u32; 3] = [0, 32 << 10, 64 << 10];
     /// The start of the name of the library's own entry points:
     /// `#[kernel]` adds one, `cg_grid_barrier_calibrate__<kernel>(iters:
     /// u32)`, beside every `cooperative` or `multi_grid` kernel. Each runs
     /// `iters` grid barriers over its whole grid: what the host times for
-    /// each offset (launched cooperatively with a grid of 384 blocks or
-    /// more, so that it uses the counters).
+    /// each offset (launched cooperatively on the largest grid of 256
+    /// threads a block, so that it uses the counters).
     pub const CALIBRATE_ENTRY: &str = "cg_grid_barrier_calibrate__";
+    /// The fewest blocks (of 8 threads or more) whose barrier spreads its
+    /// arrivals over the 8 counters, one counter's worth; a smaller grid
+    /// arrives on the driver's word alone. Measured on an H200
+    /// (`docs/NOTES.md`): at 1,056 blocks the counters take about 1.0 µs
+    /// a barrier against the word's 2.2, and at 132 blocks of 1024 threads
+    /// 0.92 against 0.92-0.95 (CUDA's `grid.sync()` 1.0).
+    pub const SPREAD_FROM_BLOCKS: u32 = super::BARRIER_COUNTERS;
 }
 
 /// The body of the entry points named by [`layout::CALIBRATE_ENTRY`]:
@@ -111,14 +123,6 @@ pub(crate) fn calibration(iters: u32) {
 
 /// What one barrier adds to each counter: the phase is the top byte.
 const PHASE_STEP: u32 = 1 << 24;
-
-/// The smallest grid whose barrier spreads its arrivals over the 8
-/// counters; a smaller one arrives on the driver's word. Measured on an
-/// H200 (`docs/NOTES.md`): at 1,056 blocks the counters take 1.12 µs a
-/// barrier against the word's 2.11 (the 512² Jacobi sweeps 26% less
-/// time); at 132 blocks of 1024 threads the word alone takes 933 ns and
-/// the 8 counters 1098 (CUDA's own code on the word, 870).
-const SPREAD_FROM_BLOCKS: u32 = 384;
 
 /// All blocks of the launch. Obtain it with [`this_grid`].
 ///
@@ -254,7 +258,7 @@ impl GridGroup {
     }
 
     /// The counters a barrier of this grid uses: the first and the log2 of
-    /// their number. From 384 blocks of at least 8 threads, the module's 8
+    /// their number. From 8 blocks of at least 8 threads, the module's 8
     /// spread ones; below, the barrier word of the driver's workspace alone
     /// (the caller has checked the launch with
     /// [`check_cooperative`](Self::check_cooperative)). One code path for
@@ -262,7 +266,7 @@ impl GridGroup {
     /// persistent kernels up to 12 registers.
     #[inline(always)]
     fn barrier_counters(&self) -> (*mut u32, u32) {
-        let spread = self.num_blocks() >= SPREAD_FROM_BLOCKS
+        let spread = self.num_blocks() >= layout::SPREAD_FROM_BLOCKS
             && Dim3::from(intrinsics::block_dim()).volume() >= BARRIER_COUNTERS;
         // Through an opaque move, as everything a barrier computes: the
         // compiler must not keep it from one barrier of a loop to the next
@@ -347,8 +351,24 @@ impl GridGroup {
             }
         };
         let counter = Self::barrier_counter(first, rank);
-        // SAFETY: the caller's contract.
-        unsafe { while (intrinsics::ld_acquire_gpu(counter) ^ old) >> 24 == 0 {} }
+        // The lanes poll together, a lane whose counter is done no more,
+        // until `vote.sync.all` says every counter is: lanes spinning each
+        // on their own diverge as the counters finish one by one, and
+        // diverged lanes issue their polls one by one (1.52-1.55 against
+        // 0.99-1.02 µs a barrier at 1,056 blocks on an H200,
+        // `docs/NOTES.md`).
+        let lanes = u32::MAX >> (32 - (1 << shift));
+        let mut done = false;
+        loop {
+            // SAFETY: the caller's contract.
+            let polled = unsafe { intrinsics::ld_acquire_gpu_unless(done, counter) };
+            done |= (polled ^ old) >> 24 != 0;
+            // SAFETY: the caller's contract: the lanes of `lanes` are all
+            // here, and each loops until this vote says all are done.
+            if unsafe { intrinsics::vote_all(done, lanes) } {
+                break;
+            }
+        }
     }
 
     /// `grid.barrier_arrive()`: the first half of a split grid barrier. The
@@ -391,10 +411,11 @@ impl GridGroup {
 
     /// `grid.barrier_wait(token)`: the second half of a split grid barrier.
     /// Lane `k` of the block's first warp, for each counter `k` the grid
-    /// uses (8, or 1 below 384 blocks), spins (`ld.acquire.gpu`) on it until
-    /// the barrier's last arrival on it moves it to the next phase (the
-    /// phase of thread 0's `token`, passed on by `shfl.sync`); then the block
-    /// synchronizes (`bar.sync`).
+    /// uses (8, or 1 below 8 blocks or 8 threads a block), polls
+    /// (`ld.acquire.gpu`) it until the barrier's last arrival on it moves
+    /// it to the next phase (the phase of thread 0's `token`, passed on by
+    /// `shfl.sync`), the lanes together until `vote.sync.all` says every
+    /// counter has moved; then the block synchronizes (`bar.sync`).
     #[inline(always)]
     #[track_caller]
     pub fn barrier_wait(&self, token: GridArrivalToken) {

@@ -269,6 +269,39 @@ pub(crate) unsafe fn vote_all(pred: bool, mask: u32) -> bool {
     }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::All, mask, pred as u64, 0, 0).value != 0 })
 }
 
+/// `ld.acquire.gpu.u32` of `ptr` unless `skip`, predicated on it (0 when
+/// skipped): the grid barrier's poll, in a loop whose lanes stop polling
+/// one by one. Predicated rather than branched around in Rust: with the
+/// branch, `jacobi_multi_gpu` takes 44 registers instead of 32 (and no
+/// longer runs 8 blocks of 256 threads a SM).
+///
+/// # Safety
+/// `ptr` must be a valid, 4-byte-aligned global address (where not
+/// `skip`).
+#[inline(always)]
+pub(crate) unsafe fn ld_acquire_gpu_unless(skip: bool, ptr: *const u32) -> u32 {
+    device!("ld.acquire.gpu.u32", {
+        let v: u32;
+        asm!(
+            "{{",
+            ".reg .pred %cg_s;",
+            "setp.ne.u32 %cg_s, {s}, 0;",
+            "mov.u32 {v}, 0;",
+            "@!%cg_s ld.acquire.gpu.u32 {v}, [{p}];",
+            "}}",
+            v = out(reg32) v, s = in(reg32) skip as u32, p = in(reg64) ptr, options(nostack));
+        v
+    }, sim: {
+        if skip {
+            0
+        } else {
+            let v = sim::load::<u32>(atom::Place::Global(ptr as u64));
+            sim::after(atom::Sem::Acquire);
+            v
+        }
+    })
+}
+
 /// `match.any.sync.b32`: the lanes of `mask` whose `value` equals this
 /// lane's.
 ///
@@ -431,11 +464,14 @@ pub(crate) fn grid_workspace() -> u64 {
 // The grid barrier's arrival counters on the GPU: one module global (zero
 // when the module loads, and whenever the host changes where the counters
 // start; `grid.rs` says why that is enough), aligned to 4 KiB; and that
-// start, a `.const` word the host writes after loading the module.
+// start, a `.global` word the host writes after loading the module (read
+// with `ld.global.nc`: it does not change while a kernel runs; a `.const`
+// word, a constant bank of the module's own, costs every kernel of the
+// module 0.12 µs a launch from a CUDA graph, `docs/NOTES.md`).
 #[cfg(target_arch = "nvptx64")]
 core::arch::global_asm!(
     ".global .align 4096 .b8 cg_grid_barrier[{bytes}];",
-    ".const .align 4 .u32 cg_grid_barrier_offset = {offset};",
+    ".global .align 4 .u32 cg_grid_barrier_offset = {offset};",
     bytes = const crate::grid::BARRIER_COUNTER_WORDS * 4,
     offset = const crate::grid::layout::OFFSETS[0],
 );
@@ -453,7 +489,7 @@ pub(crate) fn grid_barrier_counters() -> *mut u32 {
         // the barrier holds one address, as with a fixed one.
         let r: u64;
         // SAFETY: takes the address of the module global above and reads
-        // the module's `.const` word.
+        // the module's offset word.
         unsafe {
             asm!(
                 "{{",
@@ -461,7 +497,7 @@ pub(crate) fn grid_barrier_counters() -> *mut u32 {
                 ".reg .u64 %cg_off64;",
                 "mov.u64 {r}, cg_grid_barrier;",
                 "cvta.global.u64 {r}, {r};",
-                "ld.const.u32 %cg_off, [cg_grid_barrier_offset];",
+                "ld.global.nc.u32 %cg_off, [cg_grid_barrier_offset];",
                 "cvt.u64.u32 %cg_off64, %cg_off;",
                 "add.u64 {r}, {r}, %cg_off64;",
                 "}}",
@@ -554,23 +590,6 @@ pub(crate) unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
     }, sim: {
         sim::before(atom::Sem::Release);
         sim::rmw::<u32>(atom::Place::Global(ptr as u64), |o| o.wrapping_add(v))
-    })
-}
-
-/// `ld.acquire.gpu.u32`.
-///
-/// # Safety
-/// `ptr` must be a valid, 4-byte-aligned global address.
-#[inline(always)]
-pub(crate) unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
-    device!("ld.acquire.gpu.u32", {
-        let v: u32;
-        asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) ptr, options(nostack));
-        v
-    }, sim: {
-        let v = sim::load::<u32>(atom::Place::Global(ptr as u64));
-        sim::after(atom::Sem::Acquire);
-        v
     })
 }
 

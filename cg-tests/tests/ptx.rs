@@ -309,14 +309,16 @@ fn launch_kinds_follow_the_kernel_declarations() {
 }
 
 /// A large grid's `grid.sync()` counts its arrivals on one module global
-/// of its own: 4 KiB aligned, 96 KiB (8 counters 4 KiB apart from the
+/// of its own: 4 KiB aligned, 128 KiB (8 counters 8 KiB apart from the
 /// farthest offset, 64 KiB), zero when the module loads (no initializer);
 /// a smaller grid's on the driver's workspace (`%envreg1`, `%envreg2`, read
 /// for the cooperative-launch check too). Where the counters start is the
-/// module's `.const` word, the first offset until the host writes another,
-/// read by each barrier. A block arrives with one `atom.add.release.gpu`,
-/// the first warp's polling lanes learn the phase by `shfl.sync.idx` from
-/// thread 0 and poll with `ld.acquire.gpu`. Beside every kernel that
+/// module's `.global` word (not `.const`: a constant bank of the module's
+/// own slows its graph launches), the first offset until the host writes
+/// another, read by each barrier with `ld.global.nc`. A block arrives with
+/// one `atom.add.release.gpu`, the first warp's polling lanes learn the
+/// phase by `shfl.sync.idx` from thread 0, poll with `ld.acquire.gpu` and
+/// stay together by `vote.sync.all`. Beside every kernel that
 /// reaches a grid barrier, the library's entry point the host times the
 /// spacings with.
 #[test]
@@ -333,7 +335,7 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
         let first = OFFSETS[0].to_string();
         assert_eq!(
             (offset[0].space, offset[0].ty, offset[0].init),
-            (".const", ".u32", Some(first.as_str())),
+            (".global", ".u32", Some(first.as_str())),
             "sm_{}",
             m.sm
         );
@@ -379,7 +381,7 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
             (
                 ".global",
                 ".b8",
-                cg_ptx::Length::Elements(OFFSETS[OFFSETS.len() - 1] as usize + 8 * 4096),
+                cg_ptx::Length::Elements(OFFSETS[OFFSETS.len() - 1] as usize + 8 * 8192),
                 None,
                 None
             ),
@@ -394,7 +396,9 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
             for insn in [
                 c.name,
                 OFFSET_SYMBOL,
+                "ld.global.nc.u32",
                 "atom.add.release.gpu.u32",
+                "vote.sync.all.pred",
                 "shfl.sync.idx.b32",
                 "ld.acquire.gpu.u32",
                 "%envreg1",

@@ -1,6 +1,6 @@
 //! Where a module's grid barrier counters start, chosen after it loads.
 //!
-//! A grid of 384 blocks or more arrives on 8 counters of the module, 4 KiB
+//! A grid of 8 blocks or more arrives on 8 counters of the module, 8 KiB
 //! apart (`cg_core::grid`). They must fall in different L2 slices, and
 //! which slice an address falls in depends on where the module's global
 //! lies in physical memory: at some placements two of the 8 collide, and a
@@ -12,11 +12,14 @@
 
 use crate::launch::LaunchKind;
 use crate::{Error, EventTimer, Module};
-use cg_core::grid::layout::{CALIBRATE_ENTRY, COUNTERS_SYMBOL, OFFSETS, OFFSET_SYMBOL};
+use cg_core::grid::layout::{
+    CALIBRATE_ENTRY, COUNTERS_SYMBOL, OFFSETS, OFFSET_SYMBOL, SPREAD_FROM_BLOCKS,
+};
 use std::ffi::c_void;
 
-/// Threads per block of the timed launches: 256, so that a GPU of 48 SMs
-/// or more runs the 384 blocks from which the counters are used.
+/// Threads per block of the timed launches: 256, on the largest grid the
+/// GPU holds: several blocks a SM, whose atomics queue where two counters
+/// share an L2 slice (at one block a SM every placement costs the same).
 const THREADS: u32 = 256;
 
 /// Grid barriers per timed launch: about 0.1-0.2 ms each.
@@ -25,21 +28,18 @@ const BARRIERS: u32 = 100;
 /// Timed launches per offset (the median counts), after one untimed.
 const RUNS: usize = 3;
 
-/// The fewest blocks whose barrier uses the counters
-/// (`cg_core::grid`'s `SPREAD_FROM_BLOCKS`).
-const SPREAD_FROM_BLOCKS: u32 = 384;
-
 /// The variable that fixes the offset instead of timing the candidates:
 /// one of [`OFFSETS`] (in bytes). For reproducible measurements, and for
 /// runs under compute-sanitizer, where the dozen timed launches of every
 /// module load would take minutes.
 pub const OFFSET_VAR: &str = "CG_GRID_BARRIER_OFFSET";
 
-/// Times each offset on `module` and leaves the fastest in its `.const`
+/// Times each offset on `module` and leaves the fastest in its `.global`
 /// word, with the counters zeroed; with [`OFFSET_VAR`] set, that offset
 /// untimed. `None` where none was set: the module has no cooperative
-/// kernel (no calibration entry), or the GPU cannot run the 384 blocks
-/// from which the counters are used (the module's first offset stays).
+/// kernel (no calibration entry), or the GPU cannot run the
+/// [`SPREAD_FROM_BLOCKS`] blocks from which the counters are used (the
+/// module's first offset stays).
 pub(crate) fn choose_offset(module: &Module) -> Result<Option<u32>, Error> {
     let Some(entry) = module
         .entry_points()
@@ -82,7 +82,7 @@ pub(crate) fn choose_offset(module: &Module) -> Result<Option<u32>, Error> {
     Ok(Some(offset))
 }
 
-/// Writes `offset` to the module's `.const` word and zeroes its counters'
+/// Writes `offset` to the module's `.global` offset word and zeroes its counters'
 /// region (counters from another offset share words with these, at other
 /// phases), queued on the GPU's stream behind any launch before.
 pub(crate) fn set_offset(module: &Module, offset: u32) -> Result<(), Error> {

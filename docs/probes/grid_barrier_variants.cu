@@ -514,7 +514,10 @@ struct PhaseBarrier {
 //   VOTE     TOKEN, but polled as SplitBarrier polls: the whole of warp 0
 //            in one loop, a lane whose counter is done polls no more, and
 //            the loop ends when __all_sync says every lane is done.
-enum PhaseMode { TOKEN, SPEC, PREREAD, CARRIED, VOTE };
+//   VOTE_ALL VOTE, but every lane polls at every round, done or not (one
+//            basic block: the library's loop, which keeps the registers of
+//            the kernels it is inlined in where they were).
+enum PhaseMode { TOKEN, SPEC, PREREAD, CARRIED, VOTE, VOTE_ALL };
 template <u32 K, PhaseMode MODE, bool GLOBAL = false>
 struct PoolPhaseBarrier {
     static __device__ __forceinline__ u32 atom(u32* p, u32 v) {
@@ -552,6 +555,19 @@ struct PoolPhaseBarrier {
                 for (;;) {
                     if (!done) done = (poll(polled) >> 24) != p;
                     if (__all_sync(~0u, done)) break;
+                }
+            }
+        } else if (MODE == VOTE_ALL) {
+            if (threadIdx.x < K) {
+                const u32 mask = K == 32 ? ~0u : (1u << K) - 1;
+                u32 old = 0;
+                if (threadIdx.x == 0) old = atom(mine, add);
+                const u32 p = (K == 1 ? old : __shfl_sync(mask, old, 0)) >> 24;
+                bool done = false;
+#pragma unroll 1
+                for (;;) {
+                    done |= (poll(polled) >> 24) != p;
+                    if (__all_sync(mask, done)) break;
                 }
             }
         } else if (threadIdx.x < K) {
@@ -1200,6 +1216,7 @@ int main(int argc, char** argv) {
                         make_variant<PoolPhaseBarrier<8, TOKEN, true>>("phase_K8_global" + at, 8, spacing),
                         make_variant<PoolPhaseBarrier<8, VOTE>>("phase_K8_vote" + at, 8, spacing),
                         make_variant<PoolPhaseBarrier<8, VOTE, true>>("phase_K8_vote_global" + at, 8, spacing),
+                        make_variant<PoolPhaseBarrier<8, VOTE_ALL>>("phase_K8_vote_all" + at, 8, spacing),
                         make_variant<PoolPhaseBarrier<8, PREREAD, true>>("phase_K8_preread_global" + at, 8, spacing)};
                     if (s.threads == 1024) {
                         vs.push_back(make_variant<PoolPhaseBarrier<1, TOKEN>>("phase_K1" + at, 1, spacing));
@@ -1207,6 +1224,7 @@ int main(int argc, char** argv) {
                         vs.push_back(make_variant<PoolPhaseBarrier<1, PREREAD>>("phase_K1_preread" + at, 1, spacing));
                         vs.push_back(make_variant<PoolPhaseBarrier<1, CARRIED>>("phase_K1_carried" + at, 1, spacing));
                         vs.push_back(make_variant<PoolPhaseBarrier<1, TOKEN, true>>("phase_K1_global" + at, 1, spacing));
+                        vs.push_back(make_variant<PoolPhaseBarrier<1, VOTE_ALL>>("phase_K1_vote_all" + at, 1, spacing));
                     }
                     g_counters_at = reinterpret_cast<u64*>(pool + off);
                     for (const Variant& v : vs) run_variant(v, s, sms);
