@@ -111,10 +111,24 @@ pub mod layout {
     pub const SPREAD_FROM_BLOCKS: u32 = super::BARRIER_COUNTERS;
 }
 
+/// What a `cooperative` or `multi_grid` kernel starts with (`#[kernel]`
+/// writes the call): the block keeps where the module's counters start in
+/// a shared word, read by every barrier (`bar.sync` at the end).
+///
+/// # Safety
+/// Every thread of the block calls it, first thing.
+#[inline(always)]
+pub(crate) unsafe fn prologue() {
+    // SAFETY: the caller's contract.
+    unsafe { intrinsics::grid_barrier_prologue() }
+}
+
 /// The body of the entry points named by [`layout::CALIBRATE_ENTRY`]:
 /// `iters` grid barriers.
 #[inline(always)]
 pub(crate) fn calibration(iters: u32) {
+    // SAFETY: every thread of the block, first thing.
+    unsafe { prologue() };
     let grid = this_grid();
     for _ in 0..iters {
         grid.sync();
