@@ -10,22 +10,26 @@
 //! `barrier_arrive()`/`barrier_wait(token)` split the barrier in two halves
 //! (CUDA 12's `grid_group::barrier_arrive`); `sync()` is the two in a row.
 //!
-//! A grid of 8 blocks or more (of 8 threads or more) counts its
+//! A grid of 384 blocks or more (of 8 threads or more) counts its
 //! arrivals on 8 counters of its own in a module global, 8 KiB apart, so
 //! that the blocks' atomics do not queue on one line as they do in CUDA's
-//! design (one word of the driver's workspace): about 1.0 µs a barrier at
+//! design (one word of the driver's workspace): about 1.07 µs a barrier at
 //! 1,056 blocks on an H200 against CUDA's 2.2. The counters must lie in
 //! different L2 slices, and which slice an address falls in depends on
 //! where it lies in physical memory: at some placements two of the 8
 //! collide (1.8 µs a barrier then). So where the 8 start in the
 //! module's region is the module's: a `.global` word that the host sets
-//! after loading the module (the barrier reads it with `ld.global.nc`; a
-//! `.const` word of the module's own would cost each of its kernels 0.12
-//! µs a launch from a CUDA graph), to whichever of [`layout::OFFSETS`] runs the
-//! library's own kernel ([`layout::CALIBRATE_ENTRY`]) fastest there. A
-//! grid of fewer than 8 blocks, or of blocks of fewer than 8 threads,
-//! counts its arrivals on the driver's word alone, with the same protocol
-//! (the driver resets the word at every launch).
+//! after loading the module (a `.const` word of the module's own would
+//! cost each of its kernels 0.12 µs a launch from a CUDA graph), to
+//! whichever of [`layout::OFFSETS`] runs the library's own kernel
+//! ([`layout::CALIBRATE_ENTRY`]) fastest there. The kernel's prologue
+//! (`#[kernel]` writes it) reads the word once and keeps the first
+//! counter's address in a shared word of the block, which each barrier
+//! reads: the global word itself would cost an L2 round trip a barrier,
+//! as the barrier's `ld.acquire` leaves the L1 cold. A smaller grid, or a
+//! grid of blocks of fewer than 8 threads, counts its arrivals on the
+//! driver's word alone, with the same protocol (the driver resets the word
+//! at every launch).
 //!
 //! `bar.sync 0`; thread 0 of block `b` does `atom.add.release.gpu` on
 //! counter `b % n` (`n` = 8, or 1: the word), the first block of each
@@ -103,12 +107,13 @@ pub mod layout {
     /// threads a block, so that it uses the counters).
     pub const CALIBRATE_ENTRY: &str = "cg_grid_barrier_calibrate__";
     /// The fewest blocks (of 8 threads or more) whose barrier spreads its
-    /// arrivals over the 8 counters, one counter's worth; a smaller grid
-    /// arrives on the driver's word alone. Measured on an H200
-    /// (`docs/NOTES.md`): at 1,056 blocks the counters take about 1.0 µs
-    /// a barrier against the word's 2.2, and at 132 blocks of 1024 threads
-    /// 0.92 against 0.92-0.95 (CUDA's `grid.sync()` 1.0).
-    pub const SPREAD_FROM_BLOCKS: u32 = super::BARRIER_COUNTERS;
+    /// arrivals over the 8 counters; a smaller grid arrives on the
+    /// driver's word alone. Measured on an H200 (`docs/NOTES.md`): at
+    /// 1,056 blocks of 256 threads the counters take 1065 ns a barrier
+    /// against the word's 2122 (CUDA's `grid.sync()` 2219); at 132 blocks
+    /// of 1024 threads, where the arrivals do not queue, 1064 against 872
+    /// (CUDA's 1003).
+    pub const SPREAD_FROM_BLOCKS: u32 = 384;
 }
 
 /// What a `cooperative` or `multi_grid` kernel starts with (`#[kernel]`
@@ -272,7 +277,7 @@ impl GridGroup {
     }
 
     /// The counters a barrier of this grid uses: the first and the log2 of
-    /// their number. From 8 blocks of at least 8 threads, the module's 8
+    /// their number. From 384 blocks of at least 8 threads, the module's 8
     /// spread ones; below, the barrier word of the driver's workspace alone
     /// (the caller has checked the launch with
     /// [`check_cooperative`](Self::check_cooperative)). One code path for
@@ -365,6 +370,14 @@ impl GridGroup {
             }
         };
         let counter = Self::barrier_counter(first, rank);
+        if shift == 0 {
+            // One counter, one lane: a plain spin (a vote in the loop costs
+            // the driver's word 90 ns a barrier in the probe,
+            // `docs/NOTES.md`).
+            // SAFETY: the caller's contract.
+            while (unsafe { intrinsics::ld_acquire_gpu_unless(false, counter) } ^ old) >> 24 == 0 {}
+            return;
+        }
         // The lanes poll together, a lane whose counter is done no more,
         // until `vote.sync.all` says every counter is: lanes spinning each
         // on their own diverge as the counters finish one by one, and
@@ -425,7 +438,7 @@ impl GridGroup {
 
     /// `grid.barrier_wait(token)`: the second half of a split grid barrier.
     /// Lane `k` of the block's first warp, for each counter `k` the grid
-    /// uses (8, or 1 below 8 blocks or 8 threads a block), polls
+    /// uses (8, or 1 below 384 blocks or 8 threads a block), polls
     /// (`ld.acquire.gpu`) it until the barrier's last arrival on it moves
     /// it to the next phase (the phase of thread 0's `token`, passed on by
     /// `shfl.sync`), the lanes together until `vote.sync.all` says every

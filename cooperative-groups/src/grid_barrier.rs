@@ -1,6 +1,6 @@
 //! Where a module's grid barrier counters start, chosen after it loads.
 //!
-//! A grid of 8 blocks or more arrives on 8 counters of the module, 8 KiB
+//! A grid of 384 blocks or more arrives on 8 counters of the module, 8 KiB
 //! apart (`cg_core::grid`). They must fall in different L2 slices, and
 //! which slice an address falls in depends on where the module's global
 //! lies in physical memory: at some placements two of the 8 collide, and a
@@ -18,8 +18,9 @@ use cg_core::grid::layout::{
 use std::ffi::c_void;
 
 /// Threads per block of the timed launches: 256, on the largest grid the
-/// GPU holds: several blocks a SM, whose atomics queue where two counters
-/// share an L2 slice (at one block a SM every placement costs the same).
+/// GPU holds (a GPU of 48 SMs or more runs the 384 blocks from which the
+/// counters are used): several blocks a SM, whose atomics queue where two
+/// counters share an L2 slice.
 const THREADS: u32 = 256;
 
 /// Grid barriers per timed launch: about 0.1-0.2 ms each.

@@ -236,7 +236,7 @@ impl Module {
     /// bytes (`cg_core::grid::layout`): the fastest of the offsets timed
     /// after the module loaded, or the one `CG_GRID_BARRIER_OFFSET` fixes
     /// (untimed). `None` where none was set: a module without a
-    /// `cooperative` or `multi_grid` kernel, a GPU too small to run the 8
+    /// `cooperative` or `multi_grid` kernel, a GPU too small to run the 384
     /// blocks from which a grid barrier uses the counters, the simulator.
     pub fn grid_barrier_offset(&self) -> Option<u32> {
         *self.grid_barrier_offset_slot()
