@@ -22,14 +22,13 @@
 //! after loading the module (a `.const` word of the module's own would
 //! cost each of its kernels 0.12 µs a launch from a CUDA graph), to
 //! whichever of [`layout::OFFSETS`] runs the library's own kernel
-//! ([`layout::CALIBRATE_ENTRY`]) fastest there. The kernel's prologue
-//! (`#[kernel]` writes it) reads the word once and keeps the first
-//! counter's address in a shared word of the block, which each barrier
-//! reads: the global word itself would cost an L2 round trip a barrier,
-//! as the barrier's `ld.acquire` leaves the L1 cold. A smaller grid, or a
-//! grid of blocks of fewer than 8 threads, counts its arrivals on the
-//! driver's word alone, with the same protocol (the driver resets the word
-//! at every launch).
+//! ([`layout::CALIBRATE_ENTRY`]) fastest there. Each barrier reads the
+//! word (`ld.global.nc`), from L2: the barrier's own `ld.acquire` leaves
+//! the L1 cold, so the read costs about 0.12 µs a barrier at 1,056 blocks
+//! (`docs/NOTES.md` says what keeping it in shared memory instead did). A
+//! smaller grid, or a grid of blocks of fewer than 8 threads, counts its
+//! arrivals on the driver's word alone, with the same protocol (the driver
+//! resets the word at every launch).
 //!
 //! `bar.sync 0`; thread 0 of block `b` does `atom.add.release.gpu` on
 //! counter `b % n` (`n` = 8, or 1: the word), the first block of each
@@ -116,24 +115,10 @@ pub mod layout {
     pub const SPREAD_FROM_BLOCKS: u32 = 384;
 }
 
-/// What a `cooperative` or `multi_grid` kernel starts with (`#[kernel]`
-/// writes the call): the block keeps where the module's counters start in
-/// a shared word, read by every barrier (`bar.sync` at the end).
-///
-/// # Safety
-/// Every thread of the block calls it, first thing.
-#[inline(always)]
-pub(crate) unsafe fn prologue() {
-    // SAFETY: the caller's contract.
-    unsafe { intrinsics::grid_barrier_prologue() }
-}
-
 /// The body of the entry points named by [`layout::CALIBRATE_ENTRY`]:
 /// `iters` grid barriers.
 #[inline(always)]
 pub(crate) fn calibration(iters: u32) {
-    // SAFETY: every thread of the block, first thing.
-    unsafe { prologue() };
     let grid = this_grid();
     for _ in 0..iters {
         grid.sync();

@@ -463,85 +463,44 @@ pub(crate) fn grid_workspace() -> u64 {
 
 // The grid barrier's arrival counters on the GPU: one module global (zero
 // when the module loads, and whenever the host changes where the counters
-// start; `grid.rs` says why that is enough), aligned to 4 KiB; that start,
-// a `.global` word the host writes after loading the module (a `.const`
+// start; `grid.rs` says why that is enough), aligned to 4 KiB; and that
+// start, a `.global` word the host writes after loading the module (read
+// with `ld.global.nc`: it does not change while a kernel runs; a `.const`
 // word, a constant bank of the module's own, costs every kernel of the
-// module 0.12 µs a launch from a CUDA graph, `docs/NOTES.md`); and, per
-// block, the first counter's address, which a cooperative kernel's
-// prologue reads from them once. Read at every barrier from the global
-// word instead, it cost an L2 round trip before each arrival (the
-// barrier's `ld.acquire` leaves the L1 cold): 1229 against 920 ns a
-// barrier at 132 blocks on an H200.
+// module 0.12 µs a launch from a CUDA graph, `docs/NOTES.md`).
 #[cfg(target_arch = "nvptx64")]
 core::arch::global_asm!(
     ".global .align 4096 .b8 cg_grid_barrier[{bytes}];",
     ".global .align 4 .u32 cg_grid_barrier_offset = {offset};",
-    ".shared .align 8 .u64 cg_grid_barrier_first;",
     bytes = const crate::grid::BARRIER_COUNTER_WORDS * 4,
     offset = const crate::grid::layout::OFFSETS[0],
 );
 
-/// What a cooperative kernel starts with (`#[kernel]` writes the call):
-/// thread 0 of the block keeps the generic address of the grid barrier's
-/// first counter, the module global `cg_grid_barrier` plus the module's
-/// offset, in the block's shared word that [`grid_barrier_counters`]
-/// reads; then `bar.sync`, so that every thread reads it after. On the
-/// simulator, nothing (its counters are a region of the launch).
-///
-/// # Safety
-/// Every thread of the block calls it, before any grid barrier.
-#[inline(always)]
-pub(crate) unsafe fn grid_barrier_prologue() {
-    device!("the grid barrier's prologue", {
-        // Thread 0 is found inside the asm statement: `%tid` read in Rust
-        // here would be shared by LLVM with the kernel's own reads of it,
-        // and kept in registers from the kernel's start (8 more in
-        // `grid_prefix_sum`).
-        // SAFETY: takes the address of the module global above, reads the
-        // module's offset word and writes the block's shared word.
-        unsafe {
-            asm!(
-                "{{",
-                ".reg .pred %cg_first_thread;",
-                ".reg .u32 %cg_t, %cg_u, %cg_off;",
-                ".reg .u64 %cg_first, %cg_off64;",
-                "mov.u32 %cg_t, %tid.x;",
-                "mov.u32 %cg_u, %tid.y;",
-                "or.b32 %cg_t, %cg_t, %cg_u;",
-                "mov.u32 %cg_u, %tid.z;",
-                "or.b32 %cg_t, %cg_t, %cg_u;",
-                "setp.eq.u32 %cg_first_thread, %cg_t, 0;",
-                "@%cg_first_thread ld.global.nc.u32 %cg_off, [cg_grid_barrier_offset];",
-                "mov.u64 %cg_first, cg_grid_barrier;",
-                "cvta.global.u64 %cg_first, %cg_first;",
-                "cvt.u64.u32 %cg_off64, %cg_off;",
-                "add.u64 %cg_first, %cg_first, %cg_off64;",
-                "@%cg_first_thread st.shared.u64 [cg_grid_barrier_first], %cg_first;",
-                "}}",
-                options(nostack, preserves_flags)
-            )
-        };
-        // SAFETY: the caller's contract: every thread of the block.
-        unsafe { bar_sync() }
-    }, sim: {})
-}
-
-/// The generic address of the grid barrier's first arrival counter, as
-/// the kernel's prologue ([`grid_barrier_prologue`]) left it in the
-/// block's shared word; on the simulator a zeroed region of the launch.
+/// The generic address of the grid barrier's first arrival counter: the
+/// module global `cg_grid_barrier` plus the module's offset on the GPU; on
+/// the simulator a zeroed region of the launch.
 #[inline(always)]
 pub(crate) fn grid_barrier_counters() -> *mut u32 {
     device!("the grid barrier's counters", {
         // An asm statement with effects, not a constant address: LLVM
         // would hoist the counters' addresses out of a kernel's loop of
         // barriers and keep them live all through it (13 registers more
-        // in `jacobi_multi_gpu`).
+        // in `jacobi_multi_gpu`). The offset is added inside it, so that
+        // the barrier holds one address, as with a fixed one.
         let r: u64;
-        // SAFETY: reads the block's shared word, written by the prologue
-        // before its `bar.sync`.
+        // SAFETY: takes the address of the module global above and reads
+        // the module's offset word.
         unsafe {
             asm!(
-                "ld.shared.u64 {r}, [cg_grid_barrier_first];",
+                "{{",
+                ".reg .u32 %cg_off;",
+                ".reg .u64 %cg_off64;",
+                "mov.u64 {r}, cg_grid_barrier;",
+                "cvta.global.u64 {r}, {r};",
+                "ld.global.nc.u32 %cg_off, [cg_grid_barrier_offset];",
+                "cvt.u64.u32 %cg_off64, %cg_off;",
+                "add.u64 {r}, {r}, %cg_off64;",
+                "}}",
                 r = out(reg64) r,
                 options(readonly, nostack, preserves_flags)
             )

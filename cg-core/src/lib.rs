@@ -178,19 +178,6 @@ pub mod __private {
         crate::grid::calibration(iters)
     }
 
-    /// What `#[kernel]` starts a `cooperative` or `multi_grid` kernel's
-    /// entry point with: each block keeps where the module's grid barrier
-    /// counters start in a shared word (`grid::layout`), then
-    /// synchronizes.
-    ///
-    /// # Safety
-    /// Every thread of the block calls it, before anything else.
-    #[inline(always)]
-    pub unsafe fn grid_barrier_prologue() {
-        // SAFETY: the caller's contract.
-        unsafe { crate::grid::prologue() }
-    }
-
     /// What `#[kernel(grid_1d)]` starts its entry point with: the grid is
     /// one row of blocks (`gridDim.y == gridDim.z == 1`), so `blockIdx.y`
     /// and `.z` are 0 and every rank in the grid folds to one computed

@@ -236,7 +236,6 @@ fn entry_point(
     let grid_1d = grid_1d_assumption(sig);
     let block_shape = block_shape_assumption(sig);
     let calibration = grid_barrier_calibration(sig);
-    let prologue = grid_barrier_prologue(sig);
     let name = &sig.name;
     let vis = &func.vis;
     let unsafety = &func.sig.unsafety;
@@ -251,7 +250,6 @@ fn entry_point(
         #[unsafe(no_mangle)]
         #vis #unsafety extern "ptx-kernel" fn #name(#(#ptx_params),*) {
             #record
-            #prologue
             #grid_1d
             #block_shape
             #(#rebuild)*
@@ -277,19 +275,6 @@ fn grid_barrier_calibration(sig: &KernelSignature) -> proc_macro2::TokenStream {
         pub unsafe extern "ptx-kernel" fn #entry(iters: u32) {
             ::cg_core::__private::grid_barrier_calibration(iters)
         }
-    }
-}
-
-/// For a kernel that may reach a grid barrier: the statement its entry
-/// point starts with, where each block keeps the address of the module's
-/// grid barrier counters in shared memory (`cg_core::grid::layout`).
-fn grid_barrier_prologue(sig: &KernelSignature) -> proc_macro2::TokenStream {
-    if !(sig.options.cooperative || sig.options.multi_grid) {
-        return quote!();
-    }
-    quote! {
-        // SAFETY: every thread of the block runs it, first thing.
-        unsafe { ::cg_core::__private::grid_barrier_prologue() };
     }
 }
 

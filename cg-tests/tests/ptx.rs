@@ -277,12 +277,11 @@ fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
         );
         // A barrier between two `if i < n` blocks stays one barrier: copied
         // into both paths it would deadlock diverged warps (bar.sync is
-        // aligned). Its two `bar.sync`, and the one of the cooperative
-        // kernel's prologue.
+        // aligned).
         let rotate = entry(ptx, "probe_grid_rotate");
         assert_eq!(
             rotate.matches("bar.sync").count(),
-            3,
+            2,
             "sm_{}: grid.sync() was duplicated:\n{rotate}",
             m.sm
         );
@@ -316,10 +315,7 @@ fn launch_kinds_follow_the_kernel_declarations() {
 /// for the cooperative-launch check too). Where the counters start is the
 /// module's `.global` word (not `.const`: a constant bank of the module's
 /// own slows its graph launches), the first offset until the host writes
-/// another, read with `ld.global.nc` by the kernel's prologue, which keeps
-/// the first counter's address in a `.shared` word that every barrier
-/// reads (`ld.shared`: the global word would miss the L1 that each
-/// barrier's `ld.acquire` leaves cold). A block arrives with
+/// another, read by each barrier with `ld.global.nc`. A block arrives with
 /// one `atom.add.release.gpu`, the first warp's polling lanes learn the
 /// phase by `shfl.sync.idx` from thread 0, poll with `ld.acquire.gpu` and
 /// stay together by `vote.sync.all`. Beside every kernel that
@@ -340,18 +336,6 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
         assert_eq!(
             (offset[0].space, offset[0].ty, offset[0].init),
             (".global", ".u32", Some(first.as_str())),
-            "sm_{}",
-            m.sm
-        );
-        let first: Vec<_> = module
-            .globals
-            .iter()
-            .filter(|g| g.name == "cg_grid_barrier_first")
-            .collect();
-        assert_eq!(first.len(), 1, "sm_{}: {first:?}", m.sm);
-        assert_eq!(
-            (first[0].space, first[0].ty, first[0].align),
-            (".shared", ".u64", Some(8)),
             "sm_{}",
             m.sm
         );
@@ -413,8 +397,6 @@ fn the_grid_barrier_counts_on_a_module_global_of_its_own() {
                 c.name,
                 OFFSET_SYMBOL,
                 "ld.global.nc.u32",
-                "st.shared.u64 [cg_grid_barrier_first]",
-                "ld.shared.u64",
                 "atom.add.release.gpu.u32",
                 "vote.sync.all.pred",
                 "shfl.sync.idx.b32",
