@@ -80,16 +80,9 @@ pub fn entries_reaching(ptx: &str, marker: &str) -> BTreeSet<String> {
 
 /// Checks that every entry point of a module built for `sm_<sm>` that
 /// reaches `grid.sync()` is a kernel (of `kernels`, the module's records)
-/// declared cooperative, the library's own entry points
-/// ([`CALIBRATE_ENTRY`](cg_core::grid::layout::CALIBRATE_ENTRY)) aside.
+/// declared cooperative.
 pub fn check_cooperative(ptx: &str, sm: u32, kernels: &[KernelRecord]) -> Result<(), BuildError> {
-    // The library's own entry points (the host launches them
-    // cooperatively).
-    let library = cg_core::grid::layout::CALIBRATE_ENTRY;
-    for entry in entries_reaching(ptx, GRID_SYNC_MARKER)
-        .into_iter()
-        .filter(|e| !e.starts_with(library))
-    {
+    for entry in entries_reaching(ptx, GRID_SYNC_MARKER) {
         match kernels.iter().find(|k| k.signature.name == entry) {
             Some(k) if k.signature.options.cooperative => {}
             Some(k) => {

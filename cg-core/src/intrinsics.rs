@@ -269,39 +269,6 @@ pub(crate) unsafe fn vote_all(pred: bool, mask: u32) -> bool {
     }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::All, mask, pred as u64, 0, 0).value != 0 })
 }
 
-/// `ld.acquire.gpu.u32` of `ptr` unless `skip`, predicated on it (0 when
-/// skipped): the grid barrier's poll, in a loop whose lanes stop polling
-/// one by one. Predicated rather than branched around in Rust: with the
-/// branch, `jacobi_multi_gpu` takes 44 registers instead of 32 (and no
-/// longer runs 8 blocks of 256 threads a SM).
-///
-/// # Safety
-/// `ptr` must be a valid, 4-byte-aligned global address (where not
-/// `skip`).
-#[inline(always)]
-pub(crate) unsafe fn ld_acquire_gpu_unless(skip: bool, ptr: *const u32) -> u32 {
-    device!("ld.acquire.gpu.u32", {
-        let v: u32;
-        asm!(
-            "{{",
-            ".reg .pred %cg_s;",
-            "setp.ne.u32 %cg_s, {s}, 0;",
-            "mov.u32 {v}, 0;",
-            "@!%cg_s ld.acquire.gpu.u32 {v}, [{p}];",
-            "}}",
-            v = out(reg32) v, s = in(reg32) skip as u32, p = in(reg64) ptr, options(nostack));
-        v
-    }, sim: {
-        if skip {
-            0
-        } else {
-            let v = sim::load::<u32>(atom::Place::Global(ptr as u64));
-            sim::after(atom::Sem::Acquire);
-            v
-        }
-    })
-}
-
 /// `match.any.sync.b32`: the lanes of `mask` whose `value` equals this
 /// lane's.
 ///
@@ -461,68 +428,6 @@ pub(crate) fn grid_workspace() -> u64 {
     }, sim: { cg_sim::device::grid_workspace() })
 }
 
-// The grid barrier's arrival counters on the GPU: one module global (zero
-// when the module loads, and whenever the host changes where the counters
-// start; `grid.rs` says why that is enough), aligned to 4 KiB; and that
-// start, a `.global` word the host writes after loading the module (read
-// with `ld.global.nc`: it does not change while a kernel runs; a `.const`
-// word, a constant bank of the module's own, costs every kernel of the
-// module 0.12 µs a launch from a CUDA graph, `docs/NOTES.md`).
-#[cfg(target_arch = "nvptx64")]
-core::arch::global_asm!(
-    ".global .align 4096 .b8 cg_grid_barrier[{bytes}];",
-    ".global .align 4 .u32 cg_grid_barrier_offset = {offset};",
-    bytes = const crate::grid::BARRIER_COUNTER_WORDS * 4,
-    offset = const crate::grid::layout::OFFSETS[0],
-);
-
-/// The generic address of the grid barrier's first arrival counter: the
-/// module global `cg_grid_barrier` plus the module's offset on the GPU; on
-/// the simulator a zeroed region of the launch.
-#[inline(always)]
-pub(crate) fn grid_barrier_counters() -> *mut u32 {
-    device!("the grid barrier's counters", {
-        // An asm statement with effects, not a constant address: LLVM
-        // would hoist the counters' addresses out of a kernel's loop of
-        // barriers and keep them live all through it (13 registers more
-        // in `jacobi_multi_gpu`). The offset is added inside it, so that
-        // the barrier holds one address, as with a fixed one.
-        let r: u64;
-        // SAFETY: takes the address of the module global above and reads
-        // the module's offset word.
-        unsafe {
-            asm!(
-                "{{",
-                ".reg .u32 %cg_off;",
-                ".reg .u64 %cg_off64;",
-                "mov.u64 {r}, cg_grid_barrier;",
-                "cvta.global.u64 {r}, {r};",
-                "ld.global.nc.u32 %cg_off, [cg_grid_barrier_offset];",
-                "cvt.u64.u32 %cg_off64, %cg_off;",
-                "add.u64 {r}, {r}, %cg_off64;",
-                "}}",
-                r = out(reg64) r,
-                options(readonly, nostack, preserves_flags)
-            )
-        };
-        r as *mut u32
-    }, sim: { cg_sim::device::grid_barrier_counters(crate::grid::BARRIER_COUNTER_WORDS) as *mut u32 })
-}
-
-/// `v`, through an asm statement with effects: the compiler cannot move
-/// what is computed from it out of a loop. For values a barrier needs only
-/// when it runs (a persistent kernel would otherwise keep them live, in
-/// registers, through its whole loop of barriers).
-#[inline(always)]
-pub(crate) fn kept_in_place(v: u32) -> u32 {
-    device!("mov.u32", {
-        let r: u32;
-        // SAFETY: a register move.
-        unsafe { asm!("mov.u32 {r}, {v};", r = out(reg32) r, v = in(reg32) v, options(nomem, nostack, preserves_flags)) };
-        r
-    }, sim: { v })
-}
-
 /// The comment `// cg-core: grid.sync` in the PTX, where a grid barrier is
 /// reached: cg-builder follows the calls to it to find the kernels that
 /// must be launched cooperatively. No instruction.
@@ -590,6 +495,23 @@ pub(crate) unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
     }, sim: {
         sim::before(atom::Sem::Release);
         sim::rmw::<u32>(atom::Place::Global(ptr as u64), |o| o.wrapping_add(v))
+    })
+}
+
+/// `ld.acquire.gpu.u32`.
+///
+/// # Safety
+/// `ptr` must be a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub(crate) unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
+    device!("ld.acquire.gpu.u32", {
+        let v: u32;
+        asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) ptr, options(nostack));
+        v
+    }, sim: {
+        let v = sim::load::<u32>(atom::Place::Global(ptr as u64));
+        sim::after(atom::Sem::Acquire);
+        v
     })
 }
 

@@ -170,14 +170,6 @@ macro_rules! __cg_host_kernel {
 
 #[doc(hidden)]
 pub mod __private {
-    /// The body of the library's entry points that `#[kernel]` adds beside
-    /// a `cooperative` or `multi_grid` kernel (`grid::layout`): `iters` grid
-    /// barriers.
-    #[inline(always)]
-    pub fn grid_barrier_calibration(iters: u32) {
-        crate::grid::calibration(iters)
-    }
-
     /// What `#[kernel(grid_1d)]` starts its entry point with: the grid is
     /// one row of blocks (`gridDim.y == gridDim.z == 1`), so `blockIdx.y`
     /// and `.z` are 0 and every rank in the grid folds to one computed

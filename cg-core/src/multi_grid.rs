@@ -13,19 +13,18 @@
 //! `cg-builder` refuses to build a kernel that reaches `multi_grid.sync()`
 //! without that declaration.
 //!
-//! The barrier: a grid barrier (`grid.sync()`: every block of the grid
-//! has arrived); block 0 then arrives for the whole grid on the set's
-//! counter (`atom.add.release.sys`: grid 0 adds `0x80000000 - (grids -
-//! 1)`, the others 1, so that the last arrival flips bit 31) and spins
-//! (`ld.acquire.sys`) until the bit flips; a second grid barrier releases
-//! the grid. Two grid barriers per GPU plus one round trip between GPUs,
-//! all on the counters `grid.sync()` uses: with the halo rows of a
-//! two-GPU Jacobi written to the peer between them, a sweep that met two
-//! different barrier mechanisms (the grid's counters, then the driver's
-//! word) ran 13-25% slower on two H200s (`docs/NOTES.md`). Memory written
-//! before `sync()` by any thread of any grid (to its own GPU's memory or
-//! to a peer's) is visible to every thread after it: each step is a
-//! release/acquire pair, and PTX's releases are cumulative.
+//! The barrier: each block arrives on its grid's barrier word (the one
+//! `grid.sync()` uses, with the same protocol); block 0 waits until every
+//! other block of its grid has arrived, then arrives for the whole grid on
+//! the set's counter (`atom.add.release.sys`: grid 0 adds
+//! `0x80000000 - (grids - 1)`, the others 1, so that the last arrival flips
+//! bit 31) and spins (`ld.acquire.sys`) until the bit flips; then it
+//! releases its grid (the flip of the grid's own barrier word that the
+//! other blocks spin on). One grid barrier's worth of work per GPU plus
+//! one round trip between GPUs. Memory written before `sync()` by any
+//! thread of any grid (to its own GPU's memory or to a peer's) is visible
+//! to every thread after it: each step is a release/acquire pair, and PTX's
+//! releases are cumulative.
 
 use crate::grid::{this_grid, GridGroup};
 use crate::group::{sealed_groups, GroupSync};
@@ -127,12 +126,10 @@ impl MultiGridGroup {
         self.counter
     }
 
-    /// The first half of a split multi-grid barrier: a grid barrier
-    /// (every block of this grid has arrived), then block 0 arrives for
-    /// the grid on the set's counter. Work that depends on no other grid
-    /// can go before [`barrier_wait`](Self::barrier_wait); unlike
-    /// [`GridGroup::barrier_arrive`] this half already waits for this
-    /// grid's other blocks.
+    /// The first half of a split multi-grid barrier. Every block arrives on
+    /// its grid's barrier word; block 0 waits for its grid's other blocks
+    /// and then arrives for the grid on the set's counter. Work that
+    /// depends on no other thread can go before [`barrier_wait`](Self::barrier_wait).
     ///
     /// Every thread of every grid must arrive, then wait with its token,
     /// before arriving again. Traps when the kernel was not launched as a
@@ -141,43 +138,79 @@ impl MultiGridGroup {
     #[track_caller]
     pub fn barrier_arrive(&self) -> MultiGridArrivalToken {
         let counter = self.counter();
-        self.grid.sync();
+        let word = self.grid.barrier_word();
+        // SAFETY: the barrier is collective: every thread of every block
+        // arrives (this method's contract).
+        unsafe { intrinsics::bar_sync() };
         let t = intrinsics::thread_idx();
         let b = intrinsics::block_idx();
         let mut old = 0;
-        if t[0] | t[1] | t[2] | b[0] | b[1] | b[2] == 0 {
-            let add = if self.rank == 0 {
-                0x8000_0000u32.wrapping_sub(self.grids - 1)
-            } else {
-                1
-            };
-            // SAFETY: `counter` is the set's counter the host allocated,
-            // readable and writable by every GPU of the set, 4-byte aligned
-            // and only accessed atomically.
-            old = unsafe {
-                atom::atom_add_u32(Place::Global(counter), add, Sem::Release, Scope::Sys)
-            };
+        if t[0] | t[1] | t[2] == 0 {
+            let others = self.grid.num_blocks() - 1;
+            // SAFETY: `word` is the barrier word of the driver's workspace
+            // (`barrier_word` stops the kernel where there is none) and
+            // `counter` the set's counter the host allocated, readable and
+            // writable by every GPU of the set; both 4-byte aligned and only
+            // accessed atomically.
+            unsafe {
+                if b[0] | b[1] | b[2] == 0 {
+                    // Between barriers the word's low 31 bits are 0; each
+                    // other block adds 1.
+                    let w = Place::Global(word as u64);
+                    while atom::ld_b32(w, Sem::Acquire, Scope::Gpu) & 0x7fff_ffff != others {}
+                    let add = if self.rank == 0 {
+                        0x8000_0000u32.wrapping_sub(self.grids - 1)
+                    } else {
+                        1
+                    };
+                    old = atom::atom_add_u32(Place::Global(counter), add, Sem::Release, Scope::Sys);
+                } else {
+                    old =
+                        atom::atom_add_u32(Place::Global(word as u64), 1, Sem::Release, Scope::Gpu);
+                }
+            }
         }
         MultiGridArrivalToken { old }
     }
 
     /// The second half of a split multi-grid barrier: block 0's thread 0
-    /// spins until the last grid's arrival flips the set's counter; then a
-    /// grid barrier releases the grid.
+    /// spins until the last grid's arrival flips the set's counter, then
+    /// releases its grid; the other blocks' thread 0 spin until it does.
+    /// Then each block synchronizes (`bar.sync`).
     #[inline(always)]
     #[track_caller]
     pub fn barrier_wait(&self, token: MultiGridArrivalToken) {
         let counter = self.counter();
+        let word = self.grid.barrier_word();
         let t = intrinsics::thread_idx();
-        let b = intrinsics::block_idx();
-        if t[0] | t[1] | t[2] | b[0] | b[1] | b[2] == 0 {
-            let c = Place::Global(counter);
+        if t[0] | t[1] | t[2] == 0 {
+            let b = intrinsics::block_idx();
+            let w = Place::Global(word as u64);
             // SAFETY: as in `barrier_arrive`.
             unsafe {
-                while (token.old ^ atom::ld_b32(c, Sem::Acquire, Scope::Sys)) & 0x8000_0000 == 0 {}
+                if b[0] | b[1] | b[2] == 0 {
+                    let c = Place::Global(counter);
+                    while (token.old ^ atom::ld_b32(c, Sem::Acquire, Scope::Sys)) & 0x8000_0000 == 0
+                    {
+                    }
+                    // Flips bit 31 and clears the other blocks' arrivals.
+                    let others = self.grid.num_blocks() - 1;
+                    let _ = atom::atom_add_u32(
+                        w,
+                        0x8000_0000u32.wrapping_sub(others),
+                        Sem::Release,
+                        Scope::Gpu,
+                    );
+                } else {
+                    while (token.old ^ atom::ld_b32(w, Sem::Acquire, Scope::Gpu)) & 0x8000_0000 == 0
+                    {
+                    }
+                }
             }
         }
-        self.grid.sync();
+        // SAFETY: every thread of the block waits with its token (this
+        // method's contract).
+        unsafe { intrinsics::bar_sync() };
     }
 
     /// `multi_grid.sync()`: barrier over every thread of every grid, with

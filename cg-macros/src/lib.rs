@@ -235,12 +235,10 @@ fn entry_point(
     let record = record::statement(sig, instance_of, at);
     let grid_1d = grid_1d_assumption(sig);
     let block_shape = block_shape_assumption(sig);
-    let calibration = grid_barrier_calibration(sig);
     let name = &sig.name;
     let vis = &func.vis;
     let unsafety = &func.sig.unsafety;
     quote! {
-        #calibration
         #[cfg(target_arch = "nvptx64")]
         #(#attrs)*
         // A `Pod` array or struct by value is a kernel parameter like any
@@ -254,26 +252,6 @@ fn entry_point(
             #block_shape
             #(#rebuild)*
             #body
-        }
-    }
-}
-
-/// For a kernel that may reach a grid barrier (`cooperative` or
-/// `multi_grid`): the library's entry point that the host times, after
-/// loading the module, to choose where the module's grid barrier counters
-/// start (`cg_core::grid::layout`). Named after the kernel: a module
-/// has one per such kernel, and the host runs any one of them.
-fn grid_barrier_calibration(sig: &KernelSignature) -> proc_macro2::TokenStream {
-    if !(sig.options.cooperative || sig.options.multi_grid) {
-        return quote!();
-    }
-    let entry = format_ident!("cg_grid_barrier_calibrate__{}", sig.name);
-    quote! {
-        #[cfg(target_arch = "nvptx64")]
-        #[doc(hidden)]
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn #entry(iters: u32) {
-            ::cg_core::__private::grid_barrier_calibration(iters)
         }
     }
 }

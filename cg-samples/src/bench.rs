@@ -165,13 +165,6 @@ impl Bench {
             info.multiprocessors,
             info.l2_bytes >> 20
         );
-        if let Some(offset) = k.module.grid_barrier_offset() {
-            eprintln!(
-                "grid barrier counters from {} KiB into their region (chosen when the module \
-                 loaded)",
-                offset >> 10
-            );
-        }
         let evict = gpu.filled((2 * info.l2_bytes as usize / 4).max(1 << 20), 1u32)?;
         let sink = RefCell::new(gpu.filled(1, 0u32)?);
         Ok(Self {

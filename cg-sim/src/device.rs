@@ -16,7 +16,6 @@ use crate::state::{BlockState, Mbarrier, Run, ThreadCx, Wait, Yield};
 use crate::warp::{self, Arrival, Outcome, WarpOp};
 use std::cell::Cell;
 use std::panic::Location;
-use std::sync::atomic::AtomicU32;
 
 thread_local! {
     /// The simulated thread running on this OS thread, if any.
@@ -263,19 +262,6 @@ pub fn grid_workspace() -> u64 {
     } else {
         0
     }
-}
-
-/// The address of `words` zeroed words for cg-core's grid barrier
-/// counters (on the GPU a module global that keeps its values from launch
-/// to launch; here each launch starts from zero, one of the states the
-/// GPU's counters can be in).
-pub fn grid_barrier_counters(words: usize) -> u64 {
-    let launch = cx().launch();
-    let counters = launch
-        .grid_barrier_counters
-        .get_or_init(|| (0..words).map(|_| AtomicU32::new(0)).collect());
-    assert_eq!(counters.len(), words, "one size of grid barrier counters");
-    counters.as_ptr() as u64
 }
 
 /// Where a grid barrier (`grid.sync()`, `multi_grid.sync()`) is reached:

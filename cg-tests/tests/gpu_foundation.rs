@@ -245,10 +245,7 @@ fn invalid_shapes_are_refused_with_the_limit() {
 
 /// Runs in a child process of its own (see the test below): a kernel that
 /// traps poisons its CUDA context, and the grid workspace pointer reads 0
-/// only in a process that has never launched cooperatively. Loading a
-/// module with cooperative kernels times where the grid barrier's counters
-/// start with cooperative launches, so the parent fixes it
-/// (`CG_GRID_BARRIER_OFFSET`): then the load launches nothing.
+/// only in a process that has never launched cooperatively.
 #[test]
 #[ignore = "child process of grid_sync_without_cooperative_launch_traps"]
 fn child_grid_sync_without_cooperative_launch() {
@@ -292,7 +289,6 @@ fn grid_sync_without_cooperative_launch_traps() {
         return;
     };
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .env("CG_GRID_BARRIER_OFFSET", "0")
         .args([
             "--ignored",
             "--exact",

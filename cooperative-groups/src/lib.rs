@@ -49,7 +49,6 @@ mod error;
 mod fault;
 mod gpu;
 mod gpu_set;
-mod grid_barrier;
 pub mod launch;
 mod module;
 #[cfg(feature = "nccl")]

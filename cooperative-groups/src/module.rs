@@ -96,9 +96,6 @@ struct ModuleInner {
     /// Whether the module has the multi-grid workspace (`cg_multi_grid`),
     /// and what was last written to it.
     multi_grid: Option<Mutex<Option<[u64; 2]>>>,
-    /// Where its grid barrier counters start, where the host chose it
-    /// (`grid_barrier`).
-    grid_barrier_offset: Mutex<Option<u32>>,
     gpu: Gpu,
 }
 
@@ -161,7 +158,6 @@ impl Module {
                     entries,
                     strings: None,
                     multi_grid: None,
-                    grid_barrier_offset: Mutex::new(None),
                     gpu: gpu.clone(),
                 }),
             });
@@ -216,52 +212,16 @@ impl Module {
         }
         let entries = ptx.entry_names().into_iter().map(String::from).collect();
         let multi_grid = ptx.global(MULTI_GRID_SYMBOL).map(|_| Mutex::new(None));
-        let loaded = Self {
+        Ok(Self {
             inner: Arc::new(ModuleInner {
                 module,
                 sm,
                 entries,
                 strings,
                 multi_grid,
-                grid_barrier_offset: Mutex::new(None),
                 gpu: gpu.clone(),
             }),
-        };
-        let offset = crate::grid_barrier::choose_offset(&loaded)?;
-        *loaded.grid_barrier_offset_slot() = offset;
-        Ok(loaded)
-    }
-
-    /// Where the module's grid barrier counters start in their region, in
-    /// bytes (`cg_core::grid::layout`): the fastest of the offsets timed
-    /// after the module loaded, or the one `CG_GRID_BARRIER_OFFSET` fixes
-    /// (untimed). `None` where none was set: a module without a
-    /// `cooperative` or `multi_grid` kernel, a GPU too small to run the 384
-    /// blocks from which a grid barrier uses the counters, the simulator.
-    pub fn grid_barrier_offset(&self) -> Option<u32> {
-        *self.grid_barrier_offset_slot()
-    }
-
-    /// Where the module's chosen offset is kept.
-    pub(crate) fn grid_barrier_offset_slot(&self) -> std::sync::MutexGuard<'_, Option<u32>> {
-        self.inner
-            .grid_barrier_offset
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The GPU the module is loaded on.
-    pub(crate) fn gpu(&self) -> &Gpu {
-        &self.inner.gpu
-    }
-
-    /// The CUDA module, for `operation` ([`Error::NeedsGpu`] on the
-    /// simulator).
-    pub(crate) fn cuda_module(
-        &self,
-        operation: &str,
-    ) -> Result<&ContextBound<Arc<CudaModule>>, Error> {
-        self.inner.module.cuda(operation)
+        })
     }
 
     /// The architecture of the loaded PTX.

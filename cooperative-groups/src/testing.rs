@@ -160,20 +160,3 @@ pub fn gpus_for_test(test: &str, n: usize) -> Option<GpuSet> {
         Err(e) => panic!("opening {n} GPUs as a set for `{test}` failed: {e}"),
     }
 }
-
-/// Starts `module`'s grid barrier counters at `offset` (one of
-/// `cg_core::grid::layout::OFFSETS`, in bytes) instead of where they ran
-/// fastest when it loaded, with the counters zeroed: for tests that check
-/// the barrier at every offset. Panics on another offset; a CUDA error is
-/// returned.
-pub fn set_grid_barrier_offset(module: &crate::Module, offset: u32) -> Result<(), Error> {
-    assert!(
-        cg_core::grid::layout::OFFSETS.contains(&offset),
-        "{offset} is not one of the grid barrier's offsets {:?}",
-        cg_core::grid::layout::OFFSETS
-    );
-    crate::grid_barrier::set_offset(module, offset)?;
-    module.gpu().synchronize()?;
-    *module.grid_barrier_offset_slot() = Some(offset);
-    Ok(())
-}

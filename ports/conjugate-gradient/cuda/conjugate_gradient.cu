@@ -77,10 +77,7 @@ __device__ void gpuScaleVectorAndSaxpy(const double *x, double *y, double a, dou
     }
 }
 
-// 3 blocks of 512 threads a SM, as the Rust version declares (it needs the
-// bound to keep them; this version takes 40 registers with or without it,
-// but ptxas schedules it differently with it).
-extern "C" __global__ void __launch_bounds__(THREADS_PER_BLOCK, 3) conjugate_gradient(
+extern "C" __global__ void conjugate_gradient(
     const unsigned *I, u64 I_len, const unsigned *J, u64 J_len, const double *val, u64 val_len,
     double *x, u64 x_len, double *Ax, u64 Ax_len, double *p, u64 p_len, double *r, u64 r_len,
     double *dot_result, u64 dot_result_len, unsigned *iterations, u64 iterations_len, double tol) {

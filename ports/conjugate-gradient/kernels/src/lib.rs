@@ -87,13 +87,8 @@ fn add_block_sum(partial: f64, dot: &AtomicSlice<f64>, block: &ThreadBlock) {
 /// is `r . r`, and `iterations[0]` the number of iterations taken. `dot[0]`
 /// is 0 on entry. Launch cooperatively with [`THREADS_PER_BLOCK`] threads
 /// per block.
-///
-/// Declared for 3 blocks of 512 threads a SM (at most 40 registers), as
-/// the CUDA version is: without the bound ptxas keeps the grid barrier's
-/// per-block values (its counters' addresses, the block's arrival) in
-/// registers through the solver's loop, 44 of them, and 2 blocks fit.
 #[allow(clippy::too_many_arguments)]
-#[kernel(cooperative, launch_bounds(512, 3))]
+#[kernel(cooperative)]
 pub fn conjugate_gradient(
     row_offsets: &[u32],
     columns: &[u32],
