@@ -856,6 +856,19 @@ static std::vector<u32> env_list(const char* name, const char* fallback) {
     return out;
 }
 
+// The 64 MiB pool in which the placement and phase sweeps put their
+// counters at chosen offsets (its address printed), or null after saying
+// that it could not be allocated.
+static char* counter_pool(const char* mode) {
+    char* pool = nullptr;
+    if (cudaMalloc(&pool, 64u << 20) != cudaSuccess) {
+        printf("%s: cudaMalloc of the pool failed\n", mode);
+        return nullptr;
+    }
+    printf("%s pool=%p\n", mode, (void*)pool);
+    return pool;
+}
+
 // Device buffers of one variant run.
 struct Buffers {
     u32* data = nullptr;
@@ -1126,6 +1139,12 @@ static void probe_workspace(int sms) {
 
 // ---------------------------------------------------------------------------
 
+// CUDA's grid.sync() at the two shapes of the placement and phase sweeps.
+static void run_cg_grid_sync(int sms) {
+    const Variant v = make_variant<CgBarrier>("cg_grid_sync");
+    for (const Shape& s : {SHAPES[0], SHAPES[1]}) run_variant(v, s, sms);
+}
+
 int main(int argc, char** argv) {
     const char* filter = argc > 1 ? argv[1] : nullptr;
 
@@ -1160,13 +1179,8 @@ int main(int argc, char** argv) {
         // its counters at offsets inside one 64 MiB pool, for spacings of 4,
         // 8 and 64 KiB and 4 KiB + 256 B: does its cost depend on where the
         // counters land, and does some spacing not?
-        const size_t pool_bytes = 64u << 20;
-        char* pool = nullptr;
-        if (cudaMalloc(&pool, pool_bytes) != cudaSuccess) {
-            printf("placement: cudaMalloc of the pool failed\n");
-            return 1;
-        }
-        printf("placement pool=%p\n", (void*)pool);
+        char* pool = counter_pool("placement");
+        if (!pool) return 1;
         const size_t offsets[] = {0,        512,       2048,      64 << 10, 256 << 10, 1 << 20,
                                   2 << 20,  (2 << 20) + (64 << 10), 3 << 20, 5 << 20, 17 << 20, 33 << 20, 0};
         const std::vector<u32> sleeps = env_list("SLEEPS", "0");  // e.g. "0,32,100": a sweep per value
@@ -1184,23 +1198,15 @@ int main(int argc, char** argv) {
                     }
         g_sleep_ns = 0;
         g_counters_at = nullptr;
-        {
-            Variant v = make_variant<CgBarrier>("cg_grid_sync");
-            for (const Shape& s : {SHAPES[0], SHAPES[1]}) run_variant(v, s, sms);
-        }
+        run_cg_grid_sync(sms);
         return 0;
     }
     if (filter && std::string(filter) == "phase") {
         // The library's phase barrier, its phase from each of four sources
         // (PoolPhaseBarrier), beside the split counters of the placement
         // sweep, at the same offsets of one pool; then CUDA's grid.sync().
-        const size_t pool_bytes = 64u << 20;
-        char* pool = nullptr;
-        if (cudaMalloc(&pool, pool_bytes) != cudaSuccess) {
-            printf("phase: cudaMalloc of the pool failed\n");
-            return 1;
-        }
-        printf("phase pool=%p\n", (void*)pool);
+        char* pool = counter_pool("phase");
+        if (!pool) return 1;
         const std::vector<u32> offsets = env_list("OFFSETS", "0,1048576,2097152,3145728,5242880,17825792");
         const std::vector<u32> spacings = env_list("SPACINGS", "4096");
         for (u32 spacing : spacings)
@@ -1230,8 +1236,7 @@ int main(int argc, char** argv) {
                     for (const Variant& v : vs) run_variant(v, s, sms);
                 }
         g_counters_at = nullptr;
-        Variant v = make_variant<CgBarrier>("cg_grid_sync");
-        for (const Shape& s : {SHAPES[0], SHAPES[1]}) run_variant(v, s, sms);
+        run_cg_grid_sync(sms);
         return 0;
     }
     probe_workspace(sms);
