@@ -118,11 +118,11 @@
 //                    # (default 0), at 1056x256 and 132x1024; then CUDA's
 //                    # grid.sync() (log: grid-barrier-placement-h200-2026-11-27.txt)
 //   OFFSETS=0,1048576 SPACINGS=4096 ./gbv phase
-//                    # the library's phase barrier (PoolPhaseBarrier), with
-//                    # its phase from each of four sources, beside the split
-//                    # counters, at offsets of one
-//                    # pool, 1056x256 and 132x1024 (also K = 1, the word
+//                    # the library's phase barrier (PoolPhaseBarrier) in each
+//                    # of its modes, beside the split counters, at offsets of
+//                    # one pool, 1056x256 and 132x1024 (also K = 1, the word
 //                    # alone, there); then CUDA's grid.sync()
+//                    # (log: grid-barrier-phase-polls-h200-2026-11-27.txt)
 //
 // Output: per variant and shape
 //   variant=<name> shape=<blocks>x<threads> ns_per_barrier=<x> mismatches=<n>
@@ -493,9 +493,10 @@ struct PhaseBarrier {
 };
 
 // 7: the phase counters of 6 at an address of the host's (Args::counters,
-// Args::stride apart), each lane of warp 0 below K spinning on its own
-// counter and leaving when its top byte is no longer the phase (no vote; the
-// block's bar.sync joins them). Where the phase comes from (MODE):
+// Args::stride apart), lane k < K of warp 0 polling counter k until its top
+// byte is no longer the phase. In the first four modes each lane spins on
+// its own (no vote; the block's bar.sync joins them), and the mode is where
+// the phase comes from:
 //   TOKEN    thread 0's atom result, passed on by shfl: the library's barrier;
 //   SPEC     the same, but each lane issues its first poll before the shfl,
 //            so that the poll travels with the atom;
@@ -508,18 +509,19 @@ struct PhaseBarrier {
 //            lane blockIdx % K last polled on its counter, the block's own,
 //            is the next barrier's phase; read once at the start): what a
 //            barrier with state across calls would cost.
+// In the last two the phase is TOKEN's and the lanes poll in one loop:
+//   VOTE     as SplitBarrier polls: the whole of warp 0 in one loop, a lane
+//            whose counter is done polls no more, and the loop ends when
+//            __all_sync says every lane is done;
+//   VOTE_ALL the K lanes, each polling at every round, done or not (one
+//            basic block).
 // K = 1: thread 0 alone, on one word (CUDA's protocol for TOKEN). GLOBAL:
 // the atom and the polls in the .global state space (ATOMG, LDG) instead of
 // generic addresses (ATOM, LD) as the library's and CUDA's sync.h spell them.
-//   VOTE     TOKEN, but polled as SplitBarrier polls: the whole of warp 0
-//            in one loop, a lane whose counter is done polls no more, and
-//            the loop ends when __all_sync says every lane is done.
-//   VOTE_ALL VOTE, but every lane polls at every round, done or not (one
-//            basic block: the library's loop, which keeps the registers of
-//            the kernels it is inlined in where they were).
 enum PhaseMode { TOKEN, SPEC, PREREAD, CARRIED, VOTE, VOTE_ALL };
 template <u32 K, PhaseMode MODE, bool GLOBAL = false>
 struct PoolPhaseBarrier {
+    static constexpr u32 MASK = K == 32 ? ~0u : (1u << K) - 1;  // the polling lanes
     static __device__ __forceinline__ u32 atom(u32* p, u32 v) {
         return GLOBAL ? atom_add_release_gpu_global_u32(p, v) : atom_add_release_gpu_u32(p, v);
     }
@@ -559,34 +561,32 @@ struct PoolPhaseBarrier {
             }
         } else if (MODE == VOTE_ALL) {
             if (threadIdx.x < K) {
-                const u32 mask = K == 32 ? ~0u : (1u << K) - 1;
                 u32 old = 0;
                 if (threadIdx.x == 0) old = atom(mine, add);
-                const u32 p = (K == 1 ? old : __shfl_sync(mask, old, 0)) >> 24;
+                const u32 p = (K == 1 ? old : __shfl_sync(MASK, old, 0)) >> 24;
                 bool done = false;
 #pragma unroll 1
                 for (;;) {
                     done |= (poll(polled) >> 24) != p;
-                    if (__all_sync(mask, done)) break;
+                    if (__all_sync(MASK, done)) break;
                 }
             }
         } else if (threadIdx.x < K) {
             u32 old = 0;
             if (threadIdx.x == 0) old = atom(mine, add);
             u32 v = MODE == SPEC || MODE == CARRIED ? poll(polled) : 0;
-            const u32 mask = K == 32 ? ~0u : (1u << K) - 1;
             u32 p;
             if (MODE == CARRIED) {
                 p = phase;
             } else if (MODE == PREREAD) {
-                p = (K == 1 ? before : __shfl_sync(mask, before, 0)) >> 24;
+                p = (K == 1 ? before : __shfl_sync(MASK, before, 0)) >> 24;
             } else {
-                p = (K == 1 ? old : __shfl_sync(mask, old, 0)) >> 24;
+                p = (K == 1 ? old : __shfl_sync(MASK, old, 0)) >> 24;
             }
             if (MODE == TOKEN || MODE == PREREAD) v = poll(polled);
 #pragma unroll 1
             while ((v >> 24) == p) v = poll(polled);
-            if (MODE == CARRIED) phase = __shfl_sync(mask, v, blockIdx.x % K) >> 24;
+            if (MODE == CARRIED) phase = __shfl_sync(MASK, v, blockIdx.x % K) >> 24;
             acc += old;  // after the spin: the atom's return is not waited for before it
         }
         __syncthreads();
@@ -1181,6 +1181,8 @@ int main(int argc, char** argv) {
         // counters land, and does some spacing not?
         char* pool = counter_pool("placement");
         if (!pool) return 1;
+        // 0 first and again last: the second run of the same place says
+        // whether the sweep drifted.
         const size_t offsets[] = {0,        512,       2048,      64 << 10, 256 << 10, 1 << 20,
                                   2 << 20,  (2 << 20) + (64 << 10), 3 << 20, 5 << 20, 17 << 20, 33 << 20, 0};
         const std::vector<u32> sleeps = env_list("SLEEPS", "0");  // e.g. "0,32,100": a sweep per value
@@ -1202,7 +1204,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (filter && std::string(filter) == "phase") {
-        // The library's phase barrier, its phase from each of four sources
+        // The library's phase barrier in each of its modes
         // (PoolPhaseBarrier), beside the split counters of the placement
         // sweep, at the same offsets of one pool; then CUDA's grid.sync().
         char* pool = counter_pool("phase");
