@@ -84,28 +84,78 @@ pub fn write_block_result(block: &ThreadBlock, block_sums: &mut Output<f32>, s: 
 // block size, and as `#[kernel(block_size(256))]`, where `blockDim` is a
 // constant, so the tree's steps and the warps' count fold at compile time
 // (what CUDA C++ gets by writing the block size as a template parameter).
-// One body serves both.
-
-/// The warp-tile reduction's body: one partial sum per block.
-#[inline(always)]
-fn warp_tiles(input: &[f32], block_sums: &mut Output<f32>) {
-    let block = this_thread_block();
-    let totals = shared_array!(f32; 32);
-    let s = block_sum(&block, &totals, block_element(&block, input));
-    write_block_result(&block, block_sums, s);
-}
+// A block of these kernels holds one load per thread in flight, so how
+// long it lives after its load sets the rate: the 256-thread forms end
+// with shorter steps that add in the same order as the seed's (the sums
+// keep their bits): thread 0 adds the eight warp totals itself, where the
+// seed's first warp spends a chain of five shuffles on them, and the
+// classic tree's last warp adds its 64 values in registers, where the
+// seed's takes six more block barriers.
 
 /// Warp-tile reduction (the seed's approach 2): one partial sum per block,
 /// `block_sums[b] = sum(input[b * blockDim .. (b + 1) * blockDim])`.
 #[kernel(grid_1d)]
 pub fn block_reduce_warp(input: &[f32], mut block_sums: Output<f32>) {
-    warp_tiles(input, &mut block_sums);
+    let block = this_thread_block();
+    let totals = shared_array!(f32; 32);
+    let s = block_sum(&block, &totals, block_element(&block, input));
+    write_block_result(&block, &mut block_sums, s);
 }
 
-/// [`block_reduce_warp`] for blocks of exactly 256 threads.
+/// Threads per block of the `*_256` kernels (their
+/// `#[kernel(block_size(256))]`).
+pub const FIXED_THREADS: u32 = 256;
+
+/// [`sum_warp_totals`] for blocks of [`FIXED_THREADS`] threads, added up by
+/// thread 0 alone: the warp totals meet in `totals`, thread 0 reads the
+/// eight and adds them pairwise in the order of the first warp's
+/// shuffles (totals 4 apart, then 2, then 1), so the sum has the bits of
+/// [`sum_warp_totals`]'s. Valid in thread 0 of the block. Stops the kernel
+/// on a block of another size (a check that folds away under
+/// `block_size(256)`).
+#[inline(always)]
+pub fn first_thread_sums_warp_totals(
+    block: &ThreadBlock,
+    warp: &ThreadBlockTile<32>,
+    totals: &WarpTotals,
+    v: f32,
+) -> f32 {
+    const WARPS: usize = FIXED_THREADS as usize / 32;
+    assert!(
+        block.num_threads() == FIXED_THREADS,
+        "the *_256 block reductions take blocks of 256 threads"
+    );
+    if warp.thread_rank() == 0 {
+        totals.set(warp.meta_group_rank() as usize, v);
+    }
+    block.sync();
+    if block.thread_rank() != 0 {
+        return v;
+    }
+    let mut t: [f32; WARPS] = core::array::from_fn(|w| totals.get(w));
+    let mut half = WARPS / 2;
+    while half > 0 {
+        for i in 0..half {
+            t[i] += t[i + half];
+        }
+        half /= 2;
+    }
+    // The first warp's shuffles add its lanes past the eighth, all +0.0,
+    // to each total: a sum of -0.0 comes out +0.0 there, and here.
+    t[0] + 0.0
+}
+
+/// [`block_reduce_warp`] for blocks of exactly [`FIXED_THREADS`] threads,
+/// thread 0 adding the warp totals
+/// ([`first_thread_sums_warp_totals`]); the same sums, bit for bit.
 #[kernel(grid_1d, block_size(256))]
 pub fn block_reduce_warp_256(input: &[f32], mut block_sums: Output<f32>) {
-    warp_tiles(input, &mut block_sums);
+    let block = this_thread_block();
+    let warp = tiled_partition::<32>(&block);
+    let totals = shared_array!(f32; 32);
+    let v = warp_sum(&warp, block_element(&block, input));
+    let s = first_thread_sums_warp_totals(&block, &warp, &totals, v);
+    write_block_result(&block, &mut block_sums, s);
 }
 
 /// The library's block collective, CUB's shape: `block_reduce_to_first` on
@@ -122,10 +172,10 @@ pub fn block_reduce_library(input: &[f32], mut block_sums: Output<f32>) {
     }
 }
 
-/// The classic tree's body, for blocks of up to 1024 threads (a power of
-/// two).
-#[inline(always)]
-fn classic_tree(input: &[f32], block_sums: &mut Output<f32>) {
+/// Classic shared-memory tree (the seed's approach 1), for blocks of up to
+/// 1024 threads (a power of two).
+#[kernel(grid_1d)]
+pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; 1024);
     // Every index below is under blockDim <= 1024, which the compiler
@@ -142,38 +192,54 @@ fn classic_tree(input: &[f32], block_sums: &mut Output<f32>) {
         block.sync();
         s >>= 1;
     }
-    write_block_result(&block, block_sums, sdata.get(0));
+    write_block_result(&block, &mut block_sums, sdata.get(0));
 }
 
-/// Classic shared-memory tree (the seed's approach 1), for blocks of up to
-/// 1024 threads (a power of two).
-#[kernel(grid_1d)]
-pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
-    classic_tree(input, &mut block_sums);
-}
-
-/// [`block_reduce_classic`] for blocks of exactly 256 threads: the tree's
-/// eight steps unrolled.
+/// [`block_reduce_classic`] for blocks of exactly [`FIXED_THREADS`]
+/// threads: the tree's steps down to 64 values in shared memory, each
+/// followed by a block barrier, then the first warp adds the 64 in
+/// registers (each lane its two, then shuffles 16, 8, 4, 2 and 1 apart:
+/// the tree's last six steps, in its order); the same sums, bit for bit.
 #[kernel(grid_1d, block_size(256))]
 pub fn block_reduce_classic_256(input: &[f32], mut block_sums: Output<f32>) {
-    classic_tree(input, &mut block_sums);
+    let block = this_thread_block();
+    let sdata = shared_array!(f32; FIXED_THREADS as usize);
+    assert!(
+        block.num_threads() == FIXED_THREADS,
+        "the *_256 block reductions take blocks of 256 threads"
+    );
+    let tid = block.thread_rank() as usize;
+    sdata.set(tid, block_element(&block, input));
+    block.sync();
+    let step = |s: usize| {
+        if tid < s {
+            sdata.set(tid, sdata.get(tid) + sdata.get(tid + s));
+        }
+        block.sync();
+    };
+    // Written out, as the chunked tree's steps below (a constant offset
+    // each: no bounds check).
+    step(128);
+    step(64);
+    let warp = tiled_partition::<32>(&block);
+    let mut sum = 0.0;
+    if tid < 32 {
+        sum = warp_sum(&warp, sdata.get(tid) + sdata.get(tid + 32));
+    }
+    write_block_result(&block, &mut block_sums, sum);
 }
 
-/// The hierarchical reduction's body.
+/// The hierarchical reduction's warp step: the 4-thread tiles' sums, then
+/// the eight tile leaders'; the warp's total in its rank 0.
 #[inline(always)]
-fn hierarchical_tiles(input: &[f32], block_sums: &mut Output<f32>) {
-    let block = this_thread_block();
-    let warp = tiled_partition::<32>(&block);
+fn hierarchical_warp_total(warp: &ThreadBlockTile<32>, mut v: f32) -> f32 {
     let tile4 = warp.segments::<4>();
-    let mut v = block_element(&block, input);
     v += tile4.shfl_down(v, 2);
     v += tile4.shfl_down(v, 1);
     v += warp.shfl_down(v, 16);
     v += warp.shfl_down(v, 8);
     v += warp.shfl_down(v, 4);
-    let totals = shared_array!(f32; 32);
-    let s = sum_warp_totals(&block, &warp, &totals, v);
-    write_block_result(&block, block_sums, s);
+    v
 }
 
 /// Hierarchical tiles (the seed's approach 3): 4-thread tiles, then the
@@ -184,13 +250,25 @@ fn hierarchical_tiles(input: &[f32], block_sums: &mut Output<f32>) {
 /// eight (CUDA's `thread_block_tile<4>` issues one per tile mask).
 #[kernel(grid_1d)]
 pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
-    hierarchical_tiles(input, &mut block_sums);
+    let block = this_thread_block();
+    let warp = tiled_partition::<32>(&block);
+    let v = hierarchical_warp_total(&warp, block_element(&block, input));
+    let totals = shared_array!(f32; 32);
+    let s = sum_warp_totals(&block, &warp, &totals, v);
+    write_block_result(&block, &mut block_sums, s);
 }
 
-/// [`block_reduce_hierarchical`] for blocks of exactly 256 threads.
+/// [`block_reduce_hierarchical`] for blocks of exactly [`FIXED_THREADS`]
+/// threads, thread 0 adding the warp totals
+/// ([`first_thread_sums_warp_totals`]); the same sums, bit for bit.
 #[kernel(grid_1d, block_size(256))]
 pub fn block_reduce_hierarchical_256(input: &[f32], mut block_sums: Output<f32>) {
-    hierarchical_tiles(input, &mut block_sums);
+    let block = this_thread_block();
+    let warp = tiled_partition::<32>(&block);
+    let v = hierarchical_warp_total(&warp, block_element(&block, input));
+    let totals = shared_array!(f32; 32);
+    let s = first_thread_sums_warp_totals(&block, &warp, &totals, v);
+    write_block_result(&block, &mut block_sums, s);
 }
 
 // ---- The same sums, several chunks per block ------------------------------
@@ -211,7 +289,7 @@ pub const CHUNKS: usize = 8;
 /// Threads per block of the `*_chunks` kernels (their
 /// `#[kernel(block_size(256))]`): their shared memory holds `CHUNKS`
 /// values per thread.
-pub const CHUNK_THREADS: u32 = 256;
+pub const CHUNK_THREADS: u32 = FIXED_THREADS;
 
 /// The distance between two chunks' slots of one thread in the classic
 /// tree's shared memory.

@@ -92,8 +92,13 @@ extern "C" __global__ void block_reduce_hierarchical(const float* input, u64 n, 
 // The three kernels above for blocks of exactly FIXED_THREADS threads, as
 // CUDA C++ writes a block size known at compile time: a compile-time constant
 // in place of blockDim (the tree's steps unrolled, the warps' count a
-// constant), one-dimensional thread indices, __launch_bounds__ for ptxas.
-// The twins of the Rust kernels declared #[kernel(block_size(256))].
+// constant), one-dimensional thread indices, __launch_bounds__ for ptxas;
+// and with the shortest last steps that add in the seed's order (the same
+// sums, bit for bit): thread 0 adds the eight warp totals (two 16-byte
+// shared loads) where the seed's first warp shuffles them, and the classic
+// tree's first warp adds its last 64 values in registers where the seed's
+// takes six more block barriers. The twins of the Rust kernels declared
+// #[kernel(block_size(256))].
 #define FIXED_THREADS 256
 
 __device__ __forceinline__ float fixed_block_element(const float* input, u64 n) {
@@ -101,13 +106,18 @@ __device__ __forceinline__ float fixed_block_element(const float* input, u64 n) 
     return i < n ? input[i] : 0.0f;
 }
 
-__device__ __forceinline__ float fixed_sum_warp_totals(cg::thread_block block, cg::thread_block_tile<32> warp, float v) {
-    __shared__ float partials[FIXED_THREADS / 32];
+// Valid in thread 0: the eight warp totals added pairwise in the order of
+// warp_sum's shuffles over them (4 apart, then 2, then 1); + 0.0f as the
+// shuffles' zero lanes past the eighth (a -0.0 sum comes out +0.0).
+__device__ __forceinline__ float fixed_first_thread_sums_warp_totals(cg::thread_block block, float v) {
+    static_assert(FIXED_THREADS / 32 == 8, "two float4 loads of warp totals");
+    __shared__ __align__(16) float partials[FIXED_THREADS / 32];
     if (threadIdx.x % 32 == 0) partials[threadIdx.x / 32] = v;
     block.sync();
-    if (threadIdx.x < 32) {
-        v = threadIdx.x < FIXED_THREADS / 32 ? partials[threadIdx.x] : 0.0f;
-        v = warp_sum(warp, v);
+    if (threadIdx.x == 0) {
+        float4 a = reinterpret_cast<const float4*>(partials)[0];
+        float4 b = reinterpret_cast<const float4*>(partials)[1];
+        v = (((a.x + b.x) + (a.z + b.z)) + ((a.y + b.y) + (a.w + b.w))) + 0.0f;
     }
     return v;
 }
@@ -120,7 +130,7 @@ extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_warp_25
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     float v = warp_sum(warp, fixed_block_element(input, n));
-    fixed_write_block_result(block_sums, fixed_sum_warp_totals(block, warp, v));
+    fixed_write_block_result(block_sums, fixed_first_thread_sums_warp_totals(block, v));
 }
 
 extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_classic_256(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
@@ -130,11 +140,14 @@ extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_classic
     sdata[tid] = fixed_block_element(input, n);
     block.sync();
 #pragma unroll
-    for (unsigned s = FIXED_THREADS / 2; s > 0; s >>= 1) {
+    for (unsigned s = FIXED_THREADS / 2; s > 32; s >>= 1) {
         if (tid < s) sdata[tid] += sdata[tid + s];
         block.sync();
     }
-    fixed_write_block_result(block_sums, sdata[0]);
+    if (tid < 32) {
+        cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+        fixed_write_block_result(block_sums, warp_sum(warp, sdata[tid] + sdata[tid + 32]));
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_hierarchical_256(const float* input, u64 n, float* block_sums, u64 block_sums_len) {
@@ -146,7 +159,7 @@ extern "C" __global__ void __launch_bounds__(FIXED_THREADS) block_reduce_hierarc
     v += warp.shfl_down(v, 16);
     v += warp.shfl_down(v, 8);
     v += warp.shfl_down(v, 4);
-    fixed_write_block_result(block_sums, fixed_sum_warp_totals(block, warp, v));
+    fixed_write_block_result(block_sums, fixed_first_thread_sums_warp_totals(block, v));
 }
 
 // The same sums, CHUNKS chunks of FIXED_THREADS elements per block: each

@@ -181,7 +181,10 @@ fn block_reductions_of_several_chunks_per_block_have_the_one_chunk_bits() {
     // 9 chunks of 256 threads' elements, the last of them 100 elements
     // long: a partial last block.
     let (threads, n) = (256usize, 8 * 256 + 100);
-    let input = random_f32(n, 13);
+    let mut input = random_f32(n, 13);
+    // A chunk of -0.0: its sum is -0.0 or +0.0 by the order of the adds
+    // (a warp's shuffles over zero lanes make it +0.0).
+    input[2 * threads..3 * threads].fill(-0.0);
     let chunks = n.div_ceil(threads);
     let blocks = chunks.div_ceil(br::CHUNKS) as u32;
     type Kernel = common::BlockReduction;
@@ -216,13 +219,15 @@ fn block_reductions_of_several_chunks_per_block_have_the_one_chunk_bits() {
         let got = run(several, blocks, threads as u32).unwrap();
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&got), bits(&want), "{name}");
-        let fixed = run(fixed, chunks as u32, threads as u32).unwrap();
-        assert_eq!(bits(&fixed), bits(&want), "{name}, block_size(256)");
+        let fixed_sums = run(fixed, chunks as u32, threads as u32).unwrap();
+        assert_eq!(bits(&fixed_sums), bits(&want), "{name}, block_size(256)");
         common::assert_sum_close(name, got[chunks - 1], &input[(chunks - 1) * threads..]);
         // Blocks of another size are refused, not misread.
-        for threads in [512, 128] {
-            let fault = run(several, 1, threads).unwrap_err().to_string();
-            assert!(fault.contains("blocks of 256 threads"), "{name}: {fault}");
+        for kernel in [several, fixed] {
+            for threads in [512, 128] {
+                let fault = run(kernel, 1, threads).unwrap_err().to_string();
+                assert!(fault.contains("blocks of 256 threads"), "{name}: {fault}");
+            }
         }
     }
 }

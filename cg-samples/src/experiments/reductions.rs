@@ -129,7 +129,7 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             ),
             entry!(
                 b,
-                "block reduce: classic, block_size(256)",
+                "block reduce: classic, block_size(256), last warp in registers",
                 block_reduce_classic_256,
                 BlockReduceClassic256,
                 cfg,
@@ -137,7 +137,7 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             ),
             entry!(
                 b,
-                "block reduce: warp tiles, block_size(256)",
+                "block reduce: warp tiles, block_size(256), totals in thread 0",
                 block_reduce_warp_256,
                 BlockReduceWarp256,
                 cfg,
@@ -145,7 +145,7 @@ pub fn block_reductions(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             ),
             entry!(
                 b,
-                "block reduce: hierarchical, block_size(256)",
+                "block reduce: hierarchical, block_size(256), totals in thread 0",
                 block_reduce_hierarchical_256,
                 BlockReduceHierarchical256,
                 cfg,
