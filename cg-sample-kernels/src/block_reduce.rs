@@ -221,12 +221,14 @@ pub fn block_reduce_classic_256(input: &[f32], mut block_sums: Output<f32>) {
     // each: no bounds check).
     step(128);
     step(64);
+    // The other warps are done: they leave now, not after the sum's
+    // bounds test (their early exit lets the SM start the next block
+    // sooner).
     let warp = tiled_partition::<32>(&block);
-    let mut sum = 0.0;
     if tid < 32 {
-        sum = warp_sum(&warp, sdata.get(tid) + sdata.get(tid + 32));
+        let sum = warp_sum(&warp, sdata.get(tid) + sdata.get(tid + 32));
+        write_block_result(&block, &mut block_sums, sum);
     }
-    write_block_result(&block, &mut block_sums, sum);
 }
 
 /// The hierarchical reduction's warp step: the 4-thread tiles' sums, then
