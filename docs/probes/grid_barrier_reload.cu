@@ -54,16 +54,7 @@ constexpr u32 PHASE_STEP = 1u << 24; // each barrier moves each counter by this
 constexpr u32 REGION_WORDS = 16 * 16384 / 4;
 __device__ __align__(4096) u32 cg_counters[5][REGION_WORDS];
 
-__device__ __forceinline__ u32 atom_add_release_gpu(u32* p, u32 v) {
-    u32 old;
-    asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-    return old;
-}
-__device__ __forceinline__ u32 ld_acquire_gpu(const u32* p) {
-    u32 v;
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
+#include "gpu_scope_ops.cuh"
 
 // Block b arrives on counter b % K of region R (the first block of each
 // adding 2^24 - (its blocks - 1), the others 1); lanes 0..K-1 of warp 0
@@ -87,14 +78,8 @@ struct SpreadBarrier {
         __syncthreads();
         if (threadIdx.x < 32) {
             u32 old = 0;
-            if (threadIdx.x == 0) old = atom_add_release_gpu(mine, add);
-            const u32 phase = __shfl_sync(~0u, old, 0) >> 24;
-            bool done = threadIdx.x >= K;
-#pragma unroll 1
-            for (;;) {
-                if (!done) done = (ld_acquire_gpu(polled) >> 24) != phase;
-                if (__all_sync(~0u, done)) break;
-            }
+            if (threadIdx.x == 0) old = atom_add_release_gpu_u32(mine, add);
+            poll_phase_with_vote(ld_acquire_gpu_u32, polled, __shfl_sync(~0u, old, 0) >> 24, K);
         }
         __syncthreads();
     }

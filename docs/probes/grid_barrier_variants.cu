@@ -180,18 +180,9 @@ __device__ __forceinline__ u64 workspace_ptr() {
     return r;
 }
 
-// The spelling CUDA's sync.h and our library use (generic address).
-__device__ __forceinline__ u32 atom_add_release_gpu_u32(u32* p, u32 v) {
-    u32 old;
-    asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-    return old;
-}
-
-__device__ __forceinline__ u32 ld_acquire_gpu_u32(const u32* p) {
-    u32 v;
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
+// atom_add_release_gpu_u32, ld_acquire_gpu_u32: the spelling CUDA's sync.h
+// and our library use (generic address).
+#include "gpu_scope_ops.cuh"
 
 __device__ __forceinline__ u32 ld_relaxed_gpu_u32(const u32* p) {
     u32 v;
@@ -551,13 +542,7 @@ struct PoolPhaseBarrier {
             if (threadIdx.x < 32) {
                 u32 old = 0;
                 if (threadIdx.x == 0) old = atom(mine, add);
-                const u32 p = __shfl_sync(~0u, old, 0) >> 24;
-                bool done = threadIdx.x >= K;
-#pragma unroll 1
-                for (;;) {
-                    if (!done) done = (poll(polled) >> 24) != p;
-                    if (__all_sync(~0u, done)) break;
-                }
+                poll_phase_with_vote(poll, polled, __shfl_sync(~0u, old, 0) >> 24, K);
             }
         } else if (MODE == VOTE_ALL) {
             if (threadIdx.x < K) {
