@@ -20,7 +20,9 @@
 // second time (is a placement stable?). The barrier comes in several
 // layouts (spread_k<K>_s<bytes>: K counters <bytes> apart from the start
 // of the module's region), each timed on every load; LAYOUTS (a comma-
-// separated list of their names) narrows them. Build and run:
+// separated list of their names) narrows them. fresh_k16_s4096 is
+// spread_k16_s4096 on the same counters, computed at every barrier as the
+// library computes it. Build and run:
 //
 //   nvcc -O3 -arch=sm_90 -cubin -DRELOAD_KERNELS -o reload.cubin grid_barrier_reload.cu
 //   nvcc -O3 -arch=sm_90 -o reload grid_barrier_reload.cu -lcuda
@@ -85,6 +87,42 @@ struct SpreadBarrier {
     }
 };
 
+// A special register read at every barrier (asm volatile: never hoisted
+// out of the loop nor shared with another read), as the library reads them.
+#define FRESH_SREG(name)                                           \
+    [] {                                                           \
+        u32 v;                                                     \
+        asm volatile("mov.u32 %0, %%" name ";" : "=r"(v));        \
+        return v;                                                  \
+    }()
+
+// SpreadBarrier<R, K, S> as the library computes it: nothing kept from one
+// barrier to the next; the ranks, the grid's size and the counters'
+// addresses computed at every barrier, the region's address taken in an
+// asm statement with effects (the library's `grid_barrier_counters`).
+template <u32 R, u32 K, u32 STRIDE_BYTES>
+struct FreshSpreadBarrier {
+    static constexpr u32 STRIDE = STRIDE_BYTES / 4;
+    __device__ __forceinline__ void sync() {
+        const u32 rank = FRESH_SREG("tid.x");
+        __syncthreads();
+        if (rank < 32) {
+            u32* base;
+            asm volatile("mov.u64 %0, cg_counters;\n\tcvta.global.u64 %0, %0;" : "=l"(base));
+            base += R * REGION_WORDS;
+            const u32 n = FRESH_SREG("nctaid.x"), b = FRESH_SREG("ctaid.x"), g = b % K;
+            u32 old = 0;
+            if (rank == 0) {
+                const u32 size = n / K + (g < n % K ? 1 : 0);
+                old = atom_add_release_gpu_u32(base + g * STRIDE, b < K ? PHASE_STEP - (size - 1) : 1u);
+            }
+            poll_phase_with_vote(ld_acquire_gpu_u32, base + (rank % K) * STRIDE, __shfl_sync(~0u, old, 0) >> 24,
+                                 K < n ? K : n);
+        }
+        __syncthreads();
+    }
+};
+
 struct CudaBarrier {
     cg::grid_group g;
     __device__ CudaBarrier() : g(cg::this_grid()) {}
@@ -116,6 +154,11 @@ LAYOUT(1, 8, 4096)
 LAYOUT(2, 8, 16384)
 LAYOUT(3, 16, 4096)
 LAYOUT(4, 16, 8192)
+// The layout of spread_k16_s4096, on the same counters, computed as the
+// library computes it.
+extern "C" __global__ void __launch_bounds__(1024, 2) fresh_k16_s4096(u32 iters, u32* data, u32* mismatches) {
+    barriers<FreshSpreadBarrier<3, 16, 4096>>(iters, data, mismatches);
+}
 extern "C" __global__ void __launch_bounds__(1024, 2) cuda_grid_sync(u32 iters, u32* data, u32* mismatches) {
     barriers<CudaBarrier>(iters, data, mismatches);
 }
