@@ -22,7 +22,8 @@
 // of the module's region), each timed on every load; LAYOUTS (a comma-
 // separated list of their names) narrows them. fresh_k16_s4096 is
 // spread_k16_s4096 on the same counters, computed at every barrier as the
-// library computes it. Build and run:
+// library computes it; fresh_early_k16_s4096 computes it before the block's
+// __syncthreads. Build and run:
 //
 //   nvcc -O3 -arch=sm_90 -cubin -DRELOAD_KERNELS -o reload.cubin grid_barrier_reload.cu
 //   nvcc -O3 -arch=sm_90 -o reload grid_barrier_reload.cu -lcuda
@@ -100,24 +101,35 @@ struct SpreadBarrier {
 // barrier to the next; the ranks, the grid's size and the counters'
 // addresses computed at every barrier, the region's address taken in an
 // asm statement with effects (the library's `grid_barrier_counters`).
-template <u32 R, u32 K, u32 STRIDE_BYTES>
+// EARLY = false computes them after the block's __syncthreads (where the
+// first warp needs them), true before it (their latency under the block
+// barrier's).
+template <u32 R, u32 K, u32 STRIDE_BYTES, bool EARLY>
 struct FreshSpreadBarrier {
     static constexpr u32 STRIDE = STRIDE_BYTES / 4;
+    struct Values {
+        u32* mine;
+        const u32* polled;
+        u32 add, lanes;
+    };
+    static __device__ __forceinline__ Values values(u32 rank) {
+        u32* base;
+        asm volatile("mov.u64 %0, cg_counters;\n\tcvta.global.u64 %0, %0;" : "=l"(base));
+        base += R * REGION_WORDS;
+        const u32 n = FRESH_SREG("nctaid.x"), b = FRESH_SREG("ctaid.x"), g = b % K;
+        const u32 size = n / K + (g < n % K ? 1 : 0);
+        return {base + g * STRIDE, base + (rank % K) * STRIDE, b < K ? PHASE_STEP - (size - 1) : 1u, K < n ? K : n};
+    }
     __device__ __forceinline__ void sync() {
         const u32 rank = FRESH_SREG("tid.x");
+        Values v = {};
+        if (EARLY && rank < 32) v = values(rank);
         __syncthreads();
         if (rank < 32) {
-            u32* base;
-            asm volatile("mov.u64 %0, cg_counters;\n\tcvta.global.u64 %0, %0;" : "=l"(base));
-            base += R * REGION_WORDS;
-            const u32 n = FRESH_SREG("nctaid.x"), b = FRESH_SREG("ctaid.x"), g = b % K;
+            if (!EARLY) v = values(rank);
             u32 old = 0;
-            if (rank == 0) {
-                const u32 size = n / K + (g < n % K ? 1 : 0);
-                old = atom_add_release_gpu_u32(base + g * STRIDE, b < K ? PHASE_STEP - (size - 1) : 1u);
-            }
-            poll_phase_with_vote(ld_acquire_gpu_u32, base + (rank % K) * STRIDE, __shfl_sync(~0u, old, 0) >> 24,
-                                 K < n ? K : n);
+            if (rank == 0) old = atom_add_release_gpu_u32(v.mine, v.add);
+            poll_phase_with_vote(ld_acquire_gpu_u32, v.polled, __shfl_sync(~0u, old, 0) >> 24, v.lanes);
         }
         __syncthreads();
     }
@@ -157,7 +169,12 @@ LAYOUT(4, 16, 8192)
 // The layout of spread_k16_s4096, on the same counters, computed as the
 // library computes it.
 extern "C" __global__ void __launch_bounds__(1024, 2) fresh_k16_s4096(u32 iters, u32* data, u32* mismatches) {
-    barriers<FreshSpreadBarrier<3, 16, 4096>>(iters, data, mismatches);
+    barriers<FreshSpreadBarrier<3, 16, 4096, false>>(iters, data, mismatches);
+}
+// The same, computed before the block's __syncthreads.
+extern "C" __global__ void __launch_bounds__(1024, 2) fresh_early_k16_s4096(u32 iters, u32* data,
+                                                                            u32* mismatches) {
+    barriers<FreshSpreadBarrier<3, 16, 4096, true>>(iters, data, mismatches);
 }
 extern "C" __global__ void __launch_bounds__(1024, 2) cuda_grid_sync(u32 iters, u32* data, u32* mismatches) {
     barriers<CudaBarrier>(iters, data, mismatches);
