@@ -57,7 +57,7 @@ constexpr u32 PHASE_STEP = 1u << 24; // each barrier moves each counter by this
 // is the top byte (the library's protocol). Each layout has a region of its
 // own, so that the layouts' phases never meet: 16 counters 16 KiB apart.
 constexpr u32 REGION_WORDS = 16 * 16384 / 4;
-__device__ __align__(4096) u32 cg_counters[5][REGION_WORDS];
+__device__ __align__(4096) u32 cg_counters[10][REGION_WORDS];
 
 #include "gpu_scope_ops.cuh"
 
@@ -168,6 +168,13 @@ LAYOUT(1, 8, 4096)
 LAYOUT(2, 8, 16384)
 LAYOUT(3, 16, 4096)
 LAYOUT(4, 16, 8192)
+// Spacings that are not powers of two, and 32 counters: layouts that might
+// depend less on where the region lands.
+LAYOUT(5, 16, 3072)
+LAYOUT(6, 16, 4224)
+LAYOUT(7, 16, 5120)
+LAYOUT(8, 32, 4096)
+LAYOUT(9, 32, 2048)
 // The layout of spread_k16_s4096, on the same counters, computed as the
 // library computes it.
 extern "C" __global__ void __launch_bounds__(1024, 2) fresh_k16_s4096(u32 iters, u32* data, u32* mismatches) {
