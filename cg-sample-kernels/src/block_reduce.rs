@@ -30,12 +30,7 @@ pub fn sum_warp_totals(
     totals: &WarpTotals,
     v: f32,
 ) -> f32 {
-    // A block has at most 1024 threads, so at most 32 warps: the warp's
-    // rank is a valid slot (and the compiler knows it, so no check).
-    if warp.thread_rank() == 0 {
-        totals.set(warp.meta_group_rank() as usize, v);
-    }
-    block.sync();
+    share_warp_totals(block, warp, totals, v);
     let mut v = v;
     if warp.meta_group_rank() == 0 {
         v = if warp.thread_rank() < warp.meta_group_size() {
@@ -46,6 +41,18 @@ pub fn sum_warp_totals(
         v = warp_sum(warp, v);
     }
     v
+}
+
+/// Each warp's rank 0 puts its total `v` in the warp's slot of `totals`;
+/// then the block synchronizes, so that the slots can be read.
+#[inline(always)]
+fn share_warp_totals(block: &ThreadBlock, warp: &ThreadBlockTile<32>, totals: &WarpTotals, v: f32) {
+    // A block has at most 1024 threads, so at most 32 warps: the warp's
+    // rank is a valid slot (and the compiler knows it, so no check).
+    if warp.thread_rank() == 0 {
+        totals.set(warp.meta_group_rank() as usize, v);
+    }
+    block.sync();
 }
 
 /// Tree sum over a warp with `shfl_down`; the total lands in rank 0.
@@ -106,6 +113,18 @@ pub fn block_reduce_warp(input: &[f32], mut block_sums: Output<f32>) {
 /// `#[kernel(block_size(256))]`).
 pub const FIXED_THREADS: u32 = 256;
 
+/// Stops the kernel, at the caller's line, on a block of another size than
+/// [`FIXED_THREADS`] (a check that folds away under `block_size(256)`; it
+/// guards a direct call of the host build).
+#[inline(always)]
+#[track_caller]
+fn assert_fixed_threads(block: &ThreadBlock) {
+    assert!(
+        block.num_threads() == FIXED_THREADS,
+        "the *_256 block reductions take blocks of 256 threads"
+    );
+}
+
 /// [`sum_warp_totals`] for blocks of [`FIXED_THREADS`] threads, added up by
 /// thread 0 alone: the warp totals meet in `totals`, thread 0 reads the
 /// eight and adds them pairwise in the order of the first warp's
@@ -121,14 +140,8 @@ pub fn first_thread_sums_warp_totals(
     v: f32,
 ) -> f32 {
     const WARPS: usize = FIXED_THREADS as usize / 32;
-    assert!(
-        block.num_threads() == FIXED_THREADS,
-        "the *_256 block reductions take blocks of 256 threads"
-    );
-    if warp.thread_rank() == 0 {
-        totals.set(warp.meta_group_rank() as usize, v);
-    }
-    block.sync();
+    assert_fixed_threads(block);
+    share_warp_totals(block, warp, totals, v);
     if block.thread_rank() != 0 {
         return v;
     }
@@ -204,10 +217,7 @@ pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
 pub fn block_reduce_classic_256(input: &[f32], mut block_sums: Output<f32>) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; FIXED_THREADS as usize);
-    assert!(
-        block.num_threads() == FIXED_THREADS,
-        "the *_256 block reductions take blocks of 256 threads"
-    );
+    assert_fixed_threads(&block);
     let tid = block.thread_rank() as usize;
     sdata.set(tid, block_element(&block, input));
     block.sync();
