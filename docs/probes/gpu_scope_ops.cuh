@@ -3,6 +3,17 @@
 // grid barriers (grid_barrier_variants.cu, grid_barrier_reload.cu).
 #pragma once
 
+// What one barrier adds to each phase counter: the phase is the top byte.
+constexpr unsigned PHASE_STEP = 1u << 24;
+
+// What block `b` of `n` adds to its phase counter (`b % k` of `k`): the
+// first block of each counter 2^24 - (the counter's blocks - 1), the others
+// 1, so that every barrier moves every counter by exactly PHASE_STEP.
+__device__ __forceinline__ unsigned phase_arrival_add(unsigned b, unsigned n, unsigned k) {
+    const unsigned blocks = n / k + (b % k < n % k ? 1 : 0);
+    return b < k ? PHASE_STEP - (blocks - 1) : 1u;
+}
+
 __device__ __forceinline__ unsigned atom_add_release_gpu_u32(unsigned* p, unsigned v) {
     unsigned old;
     asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");

@@ -51,7 +51,6 @@ typedef unsigned int u32;
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 
-constexpr u32 PHASE_STEP = 1u << 24; // each barrier moves each counter by this
 
 // The counters' region, zero when the module loads, never reset: the phase
 // is the top byte (the library's protocol). Each layout has a region of its
@@ -73,11 +72,9 @@ struct SpreadBarrier {
     const u32* polled;
     u32 add;
     __device__ SpreadBarrier() {
-        const u32 n = gridDim.x, g = blockIdx.x % K;
-        const u32 size = n / K + (g < n % K ? 1 : 0);
-        mine = cg_counters[R] + g * STRIDE;
+        mine = cg_counters[R] + (blockIdx.x % K) * STRIDE;
         polled = cg_counters[R] + (threadIdx.x % K) * STRIDE;
-        add = blockIdx.x < K ? PHASE_STEP - (size - 1) : 1u;
+        add = phase_arrival_add(blockIdx.x, gridDim.x, K);
     }
     __device__ __forceinline__ void sync() {
         __syncthreads();
@@ -118,9 +115,8 @@ struct FreshSpreadBarrier {
         u32* base;
         asm volatile("mov.u64 %0, cg_counters;\n\tcvta.global.u64 %0, %0;" : "=l"(base));
         base += R * REGION_WORDS;
-        const u32 n = FRESH_SREG("nctaid.x"), b = FRESH_SREG("ctaid.x"), g = b % K;
-        const u32 size = n / K + (g < n % K ? 1 : 0);
-        return {base + g * STRIDE, base + (rank % K) * STRIDE, b < K ? PHASE_STEP - (size - 1) : 1u, K < n ? K : n};
+        const u32 n = FRESH_SREG("nctaid.x"), b = FRESH_SREG("ctaid.x");
+        return {base + (b % K) * STRIDE, base + (rank % K) * STRIDE, phase_arrival_add(b, n, K), K < n ? K : n};
     }
     __device__ __forceinline__ void sync() {
         const u32 rank = FRESH_SREG("tid.x");

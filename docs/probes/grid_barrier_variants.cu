@@ -429,7 +429,6 @@ struct SplitBarrier {
 
 // 6: phase counters (see the header): never reset, any grid size after any
 // other.
-static const u32 PHASE_STEP = 1u << 24;
 static const u32 PHASE_STRIDE = 1024;  // u32s between counters: 4 KiB
 static const u32 PHASE_SLOTS = 8;  // one set of counters per variant
 __device__ __align__(4096) u32 phase_counters[PHASE_SLOTS * 32 * PHASE_STRIDE];
@@ -442,11 +441,10 @@ struct PhaseBarrier {
     u32 add;
     Guard guard;
     __device__ explicit PhaseBarrier(const Args& a) : guard(a.timeouts) {
-        const u32 n = gridDim.x, g = blockIdx.x % K;
-        const u32 size = n / K + (g < n % K ? 1 : 0);
+        const u32 g = blockIdx.x % K;
         base = phase_counters + SLOT * 32 * PHASE_STRIDE;
         mine = base + g * PHASE_STRIDE;
-        add = blockIdx.x < K ? PHASE_STEP - (size - 1) : 1u;
+        add = phase_arrival_add(blockIdx.x, gridDim.x, K);
     }
     __device__ __forceinline__ void sync() {
         __syncthreads();
@@ -526,12 +524,11 @@ struct PoolPhaseBarrier {
     u32 phase;  // CARRIED: the next barrier's phase
     __device__ explicit PoolPhaseBarrier(const Args& a) : acc(0), phase(0) {
         const u32 stride = a.stride * 2;  // Args::stride is in u64
-        const u32 n = gridDim.x, g = blockIdx.x % K;
-        const u32 size = n / K + (g < n % K ? 1 : 0);
+        const u32 g = blockIdx.x % K;
         u32* base = reinterpret_cast<u32*>(a.counters);
         mine = base + g * stride;
         polled = base + (threadIdx.x % K) * stride;
-        add = blockIdx.x < K ? PHASE_STEP - (size - 1) : 1u;
+        add = phase_arrival_add(blockIdx.x, gridDim.x, K);
         if (MODE == CARRIED) phase = ld_relaxed_gpu_u32(mine) >> 24;
     }
     __device__ __forceinline__ void sync() {
