@@ -120,6 +120,17 @@ pub enum Error {
         /// Host elements.
         host: usize,
     },
+    /// An environment variable the library reads holds a value it does
+    /// not take.
+    #[error("the environment variable {variable}={value}: {expected}")]
+    Environment {
+        /// The variable.
+        variable: String,
+        /// Its value.
+        value: String,
+        /// What it takes, and what unsetting it does.
+        expected: String,
+    },
     /// Work on the stream did not finish in time.
     #[error("GPU work did not finish within {seconds:.1} s (last launch: `{kernel}`); a kernel may be deadlocked")]
     Timeout {

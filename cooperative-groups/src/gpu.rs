@@ -3,6 +3,7 @@
 use crate::context::{self, ContextBound, DeviceState, Entered};
 use crate::error::{driver_error, Error};
 use crate::fault::{self, FaultSink, LaunchTrail};
+use crate::grid_barrier::{GridBarrierPlace, GridBarrierRegion};
 use crate::launch::DeviceLimits;
 use crate::module::{Module, PtxSet};
 use crate::strings::ModuleStrings;
@@ -48,6 +49,9 @@ pub struct DeviceInfo {
 }
 
 pub(crate) struct GpuInner {
+    /// The grid barrier's counters, made when the first module with a grid
+    /// barrier loads (dropped before the context they live in).
+    grid_barrier: Mutex<Option<Arc<GridBarrierRegion>>>,
     backend: Backend,
     info: DeviceInfo,
     device: &'static DeviceState,
@@ -76,6 +80,7 @@ impl GpuInner {
         generation: u64,
     ) -> Self {
         GpuInner {
+            grid_barrier: Mutex::new(None),
             backend,
             info,
             device,
@@ -625,6 +630,35 @@ impl Gpu {
                 cause: self.inner.device.lost().unwrap_or_default(),
             }
         }
+    }
+
+    /// The grid barrier's counters on this GPU: allocated, and their place
+    /// timed, at the first call.
+    pub(crate) fn grid_barrier(&self) -> Result<Arc<GridBarrierRegion>, Error> {
+        let mut region = self
+            .inner
+            .grid_barrier
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = &*region {
+            return Ok(r.clone());
+        }
+        let r = Arc::new(GridBarrierRegion::open(self)?);
+        *region = Some(r.clone());
+        Ok(r)
+    }
+
+    /// Where `grid.sync()` counts on this GPU: the place of the grid
+    /// barrier's counters and how it was chosen (`None` until a module
+    /// with a grid barrier has loaded, and on the simulator, whose
+    /// counters are each launch's own).
+    pub fn grid_barrier_place(&self) -> Option<GridBarrierPlace> {
+        let region = self
+            .inner
+            .grid_barrier
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        region.as_ref().map(|r| r.place().clone())
     }
 
     /// The device address a module's fault record pointer is set to.

@@ -49,6 +49,7 @@ mod error;
 mod fault;
 mod gpu;
 mod gpu_set;
+mod grid_barrier;
 pub mod launch;
 mod module;
 #[cfg(feature = "nccl")]
@@ -66,6 +67,7 @@ pub use bytemuck::{Pod, Zeroable};
 pub use error::Error;
 pub use gpu::{driver_present, DeviceInfo, Gpu, Graph};
 pub use gpu_set::{GpuSet, MultiGridMember};
+pub use grid_barrier::{GridBarrierPlace, PlaceChoice};
 pub use launch::{Dim3, LaunchConfig, LaunchKind};
 pub use module::{Function, Module, Ptx, PtxSet};
 pub use timing::{median, EventTimer};

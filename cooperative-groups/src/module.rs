@@ -17,6 +17,12 @@ use std::sync::{Arc, Mutex};
 /// rank and the number of grids.
 const MULTI_GRID_SYMBOL: &str = "cg_multi_grid";
 
+/// The module word that holds the address of the grid barrier's counters.
+const GRID_BARRIER_SYMBOL: &str = cg_core::grid::layout::SYMBOL;
+
+/// The comment `grid.sync()` leaves in the PTX (`cg_core::grid::SYNC_MARKER`).
+const GRID_SYNC_MARKER: &str = cg_core::grid::SYNC_MARKER;
+
 /// One PTX module built for `sm_<sm>`.
 #[derive(Clone, Copy, Debug)]
 pub struct Ptx {
@@ -178,6 +184,11 @@ impl Module {
             context: format!("reading the PTX file {}", path.display()),
             source,
         })?;
+        Self::from_ptx_source(gpu, source, &path.display().to_string())
+    }
+
+    /// Loads PTX text; `what` names it in errors.
+    pub(crate) fn from_ptx_source(gpu: &Gpu, source: String, what: &str) -> Result<Self, Error> {
         let sm = cg_ptx::Module::parse(&source)
             .target
             .and_then(|t| t.strip_prefix("sm_"))
@@ -188,11 +199,10 @@ impl Module {
             })
             .unwrap_or(0);
         let _entered = gpu.enter()?;
-        let what = path.display().to_string();
         let module = gpu
             .context()?
             .load_module(CudarcPtx::from_src(source.clone()))
-            .map_err(|e| load_error(gpu, e, &source, sm, &what))?;
+            .map_err(|e| load_error(gpu, e, &source, sm, what))?;
         Self::loaded(gpu, module, sm, source.into())
     }
 
@@ -206,6 +216,7 @@ impl Module {
         let module = gpu.bind(module);
         let ptx = cg_ptx::Module::parse(&source);
         let strings = connect_fault_record(gpu, &module, &ptx, &source)?;
+        connect_grid_barrier(gpu, &module, &ptx)?;
         let module = Loaded::Cuda(module);
         if let Some(s) = &strings {
             gpu.add_strings(s.clone());
@@ -222,6 +233,23 @@ impl Module {
                 gpu: gpu.clone(),
             }),
         })
+    }
+
+    /// Points the module's grid barrier word at place `slot` of its GPU's
+    /// counters, or sets it to 0 (`None`) as in a module no host set up
+    /// (`testing::set_grid_barrier_slot`).
+    pub(crate) fn set_grid_barrier_slot(&self, slot: Option<u32>) -> Result<(), Error> {
+        let gpu = &self.inner.gpu;
+        let module = self
+            .inner
+            .module
+            .cuda("setting the grid barrier's counters")?;
+        let _entered = gpu.enter()?;
+        let address = match slot {
+            Some(slot) => gpu.grid_barrier()?.slot_address(slot),
+            None => 0,
+        };
+        set_grid_barrier_word(gpu, module, address)
     }
 
     /// The architecture of the loaded PTX.
@@ -389,6 +417,43 @@ fn jit_error_log(source: &str) -> Option<String> {
     let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
     let text = String::from_utf8_lossy(&log[..end]).trim().to_string();
     (!text.is_empty()).then_some(text)
+}
+
+/// Points the module's grid barrier word (`cg_grid_barrier`) at the GPU's
+/// counters, where a kernel of it reaches `grid.sync()`: the first such
+/// module of a GPU allocates them and times their place
+/// (`grid_barrier`).
+fn connect_grid_barrier(
+    gpu: &Gpu,
+    module: &Arc<CudaModule>,
+    ptx: &cg_ptx::Module<'_>,
+) -> Result<(), Error> {
+    if ptx.global(GRID_BARRIER_SYMBOL).is_none()
+        || ptx
+            .entries_reaching(|f| f.comments().any(|c| c == GRID_SYNC_MARKER))
+            .is_empty()
+    {
+        return Ok(());
+    }
+    set_grid_barrier_word(gpu, module, gpu.grid_barrier()?.address())
+}
+
+/// Sets the module's grid barrier word to `address`, and waits for it.
+fn set_grid_barrier_word(gpu: &Gpu, module: &Arc<CudaModule>, address: u64) -> Result<(), Error> {
+    let address = address.to_ne_bytes();
+    let stream = gpu.stream()?;
+    gpu.driver(gpu.context()?.bind_to_thread(), || {
+        "binding the context".into()
+    })?;
+    let mut word = gpu.driver(module.get_global(GRID_BARRIER_SYMBOL, stream), || {
+        format!("finding the module's grid barrier word ({GRID_BARRIER_SYMBOL})")
+    })?;
+    gpu.driver(stream.memcpy_htod(&address[..], &mut word), || {
+        "setting the module's grid barrier word".into()
+    })?;
+    gpu.driver(stream.synchronize(), || {
+        "waiting for the module's grid barrier word to be set".into()
+    })
 }
 
 /// Points a module's fault record (`cg_fault_record`) at the GPU's and

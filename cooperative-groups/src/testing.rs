@@ -160,3 +160,20 @@ pub fn gpus_for_test(test: &str, n: usize) -> Option<GpuSet> {
         Err(e) => panic!("opening {n} GPUs as a set for `{test}` failed: {e}"),
     }
 }
+
+/// Points `module`'s grid barrier word at place `slot` (below
+/// `cg_core::grid::layout::SLOTS`) of its GPU's counters instead of the
+/// place timed fastest, or sets it to 0 (`None`), as in a module loaded
+/// without this crate: for tests of the barrier at every place, and of the
+/// check that stops a kernel whose counters were never set. Panics on a
+/// slot out of range; a CUDA error is returned ([`Error::NeedsGpu`] on the
+/// simulator, whose counters are each launch's own).
+pub fn set_grid_barrier_slot(module: &crate::Module, slot: Option<u32>) -> Result<(), Error> {
+    let slots = cg_core::grid::layout::SLOTS;
+    assert!(
+        slot.is_none_or(|s| s < slots),
+        "{slot:?} is not a place of the grid barrier's counters (0 to {})",
+        slots - 1
+    );
+    module.set_grid_barrier_slot(slot)
+}
