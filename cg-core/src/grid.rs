@@ -10,12 +10,37 @@
 //! `barrier_arrive()`/`barrier_wait(token)` split the barrier in two halves
 //! (CUDA 12's `grid_group::barrier_arrive`); `sync()` is the two in a row.
 //!
-//! The barrier is the one CUDA's headers implement over the same workspace
-//! (`{u32 size; u32 barrier}` at `{%envreg2, %envreg1}`): `bar.sync 0`; thread
-//! 0 of each block does `atom.add.release.gpu` on the barrier word (block 0
-//! adds `0x80000000 - (blocks - 1)`, the others 1), so the last arrival flips
-//! bit 31; it spins on `ld.acquire.gpu` until the bit differs from the value
-//! it read; `bar.sync 0`. No `-rdc`, no device runtime library.
+//! # The barrier
+//!
+//! CUDA's `grid.sync()` has every block arrive on one word of the driver's
+//! workspace; at a thousand blocks the arrivals queue on that word's L2
+//! slice (2.2 µs a barrier on an H200). This one spreads them over 16
+//! counters 4 KiB apart ([`layout`]), in memory the host gives every module
+//! of the GPU: `bar.sync 0`; one lane of the block's first warp adds the
+//! block's arrival to its counter (`atom.add.release.gpu`; block `b`
+//! arrives on counter `b % 16`); lanes 0 to 15 of the first warp each poll
+//! one counter (`ld.acquire.gpu`) until its phase byte moves past the
+//! arrival's, and the warp leaves when a vote says every lane's counter
+//! has; `bar.sync 0`. Each counter's first block adds `2^24 - (share - 1)`
+//! and the others 1, so a barrier moves every counter by exactly `2^24`:
+//! between barriers their low 24 bits are 0 and their phase bytes agree,
+//! whatever grid ran before. Blocks of fewer than 16 threads use one
+//! counter of their own, with the same protocol.
+//!
+//! Which L2 slice a counter lands in depends on where the memory lies
+//! physically, and two counters sharing a slice cost a barrier up to twice
+//! as much; so the host times the barrier at [`layout::SLOTS`] places of
+//! its region when the first module with a grid barrier loads on a GPU,
+//! and gives every such module the fastest (the module word
+//! `cg_grid_barrier`). The place changes what a barrier costs, never what
+//! it does. [`this_grid`] computes the thread's part once and the
+//! `GridGroup` keeps it in one register; the barrier reads the counters'
+//! address and the lane's index as values constant for the launch, so a
+//! kernel's loop of barriers computes them once, before the loop, and
+//! leaves nothing to compute between `bar.sync` and the arrival. All work
+//! on a GPU runs on one stream (the host API), so one cooperative launch
+//! runs at a time and the counters are its own. No `-rdc`, no device
+//! runtime library.
 //!
 //! Under an ordinary launch the workspace pointer is usually 0 and `sync()`
 //! traps (the launch fails) instead of hanging. That guard is best effort:
@@ -25,6 +50,12 @@
 use crate::group::{sealed_groups, Dim3, GroupSync};
 use crate::stride::Stride;
 use crate::{fault, intrinsics};
+
+/// The comment every `grid.sync()` (and split barrier) leaves in the PTX,
+/// after `//`: cg-builder finds the kernels that must be launched
+/// cooperatively by it, and the host the modules whose grid barriers need
+/// counters.
+pub const SYNC_MARKER: &str = "cg-core: grid.sync";
 
 /// All blocks of the launch. Obtain it with [`this_grid`].
 ///
@@ -36,14 +67,240 @@ use crate::{fault, intrinsics};
 /// ```
 #[derive(Clone, Copy)]
 pub struct GridGroup {
-    workspace: u64,
+    /// This thread's part in the grid barrier, packed ([`plan`]'s bits):
+    /// one register through a kernel's loops. The counters' address is
+    /// read at the barrier.
+    plan: u32,
 }
 
-/// `cg::this_grid()`.
+/// The bits of [`GridGroup`]'s `plan`.
+mod plan {
+    /// Bits 0-4: the lane of the first warp whose arrival's old value gives
+    /// the barrier's phase.
+    pub(super) const PHASE_LANE: u32 = 0x1f;
+    /// The thread polls its counter.
+    pub(super) const POLLS: u32 = 1 << 5;
+    /// The thread is in its block's first warp.
+    pub(super) const FIRST_WARP: u32 = 1 << 6;
+    /// The thread adds its block's arrival to its counter.
+    pub(super) const ARRIVES: u32 = 1 << 7;
+    /// Bits 8-13: the threads of the first warp (1 to 32).
+    pub(super) const LANES_SHIFT: u32 = 8;
+    /// Its block is the counter's first: it adds `PHASE - (share - 1)`,
+    /// not 1.
+    pub(super) const FIRST_BLOCK: u32 = 1 << 14;
+    /// The grid spreads its arrivals: lane `j` polls counter `j`, not the
+    /// small grids' counter.
+    pub(super) const SPREAD: u32 = 1 << 15;
+    /// Bits 16-31: `share - 1`, where the block is the counter's first.
+    pub(super) const SHARE_SHIFT: u32 = 16;
+}
+
+/// `cg::this_grid()`. Computes this thread's part in the grid barrier
+/// (once: a kernel's loop of barriers keeps it in one register).
 #[inline(always)]
 pub fn this_grid() -> GridGroup {
-    GridGroup {
-        workspace: intrinsics::grid_workspace(),
+    let blocks = Dim3::from(intrinsics::grid_dim());
+    let block = blocks.linear(intrinsics::block_idx().into());
+    let threads = Dim3::from(intrinsics::block_dim());
+    let rank = threads.linear(intrinsics::thread_idx().into());
+    let lane = layout::lane_plan(block, blocks.volume(), threads.volume(), rank);
+    let mut plan = lane.phase_lane | (threads.volume().min(32) << plan::LANES_SHIFT);
+    if lane.polls {
+        plan |= plan::POLLS;
+    }
+    if rank < 32 {
+        plan |= plan::FIRST_WARP;
+    }
+    if lane.spread {
+        plan |= plan::SPREAD;
+    }
+    match lane.arrival {
+        layout::Arrival::None => {}
+        layout::Arrival::One => plan |= plan::ARRIVES,
+        layout::Arrival::First { share } => {
+            plan |= plan::ARRIVES | plan::FIRST_BLOCK | ((share - 1) << plan::SHARE_SHIFT)
+        }
+    }
+    GridGroup { plan }
+}
+
+/// Where the grid barrier's counters lie and which thread arrives on and
+/// polls which: the arithmetic [`this_grid`] does once, and the layout the
+/// host allocates and times (`cooperative-groups`).
+pub mod layout {
+    /// Counters a grid of 16 blocks or more, of 16 threads or more, arrives
+    /// on: one lane of the first warp polls each.
+    pub const COUNTERS: u32 = 16;
+
+    /// Bytes from one counter to the next: a 4 KiB page each.
+    pub const COUNTER_STRIDE: u32 = 4096;
+
+    /// Where the one counter of the other grids (fewer than 16 blocks, or
+    /// blocks of fewer than 16 threads) lies: in the first counter's page,
+    /// 16 lines after it. It has phases of its own.
+    pub const SMALL_GRID_COUNTER: u32 = 2048;
+
+    /// Bytes of one place for the counters.
+    pub const SLOT_BYTES: u32 = COUNTERS * COUNTER_STRIDE;
+
+    // The small grids' counter is a line of its own in the first page.
+    const _: () = assert!(SMALL_GRID_COUNTER % 128 == 0 && SMALL_GRID_COUNTER < COUNTER_STRIDE);
+
+    /// Places the host times, one after another in one allocation.
+    pub const SLOTS: u32 = 32;
+
+    /// The module word the host sets to the chosen place's address.
+    pub const SYMBOL: &str = "cg_grid_barrier";
+
+    /// What one barrier adds to every counter in use: the phase byte (bits
+    /// 24-31) moves by one.
+    pub const PHASE: u32 = 1 << 24;
+
+    /// The most blocks sharing one counter ([`Arrival::First`]'s `share`
+    /// is kept in 16 bits): far more than a GPU holds at once.
+    pub const MAX_SHARE: u32 = 1 << 16;
+
+    /// What a thread adds to its counter when its block arrives.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Arrival {
+        /// It does not arrive.
+        None,
+        /// It arrives for its block: adds 1.
+        One,
+        /// It arrives for the counter's first block: adds
+        /// `PHASE - (share - 1)`, `share` blocks arriving on the counter.
+        First {
+            /// The blocks arriving on the counter.
+            share: u32,
+        },
+    }
+
+    impl Arrival {
+        /// What it adds.
+        #[inline(always)]
+        pub fn add(self) -> u32 {
+            match self {
+                Arrival::None => 0,
+                Arrival::One => 1,
+                Arrival::First { share } => PHASE.wrapping_sub(share - 1),
+            }
+        }
+    }
+
+    /// One thread's part in the grid barrier.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct LanePlan {
+        /// Its counter's byte offset from the place's start (0 where it
+        /// does not poll).
+        pub offset: u32,
+        /// Whether it polls the counter.
+        pub polls: bool,
+        /// What it adds to the counter when its block arrives.
+        pub arrival: Arrival,
+        /// The lane of the first warp whose arrival's old value gives the
+        /// phase (it arrives in every block).
+        pub phase_lane: u32,
+        /// Whether the grid spreads its arrivals over [`COUNTERS`]
+        /// counters (else all count on the small grids' counter).
+        pub spread: bool,
+    }
+
+    /// The part of thread `rank` of block `block` in a grid of `blocks`
+    /// blocks of `threads` threads. With `k` counters (16, or 1 for grids
+    /// of fewer than 16 blocks or blocks of fewer than 16 threads), lane
+    /// `j < k` of every block polls counter `j`, and lane `b % k` of block
+    /// `b` arrives on counter `b % k`: the counter's first block adds
+    /// `PHASE - (share - 1)`, the others 1, so that every counter in use
+    /// moves by [`PHASE`] a barrier.
+    #[inline(always)]
+    pub fn lane_plan(block: u32, blocks: u32, threads: u32, rank: u32) -> LanePlan {
+        let spread = threads >= COUNTERS && blocks >= COUNTERS;
+        let (k, shift) = if spread {
+            (COUNTERS, COUNTERS.trailing_zeros())
+        } else {
+            (1, 0)
+        };
+        let polls = rank < k;
+        let mine = block & (k - 1);
+        let arrival = if rank != mine {
+            Arrival::None
+        } else if block < k {
+            // The blocks arriving on counter `mine`: `mine`, `mine + k`,
+            // ... (wrapping: an ordinary launch of 2^32 threads or more
+            // computes this too, and never uses it).
+            Arrival::First {
+                share: (blocks.wrapping_sub(1 + mine) >> shift) + 1,
+            }
+        } else {
+            Arrival::One
+        };
+        let offset = match (polls, spread) {
+            (false, _) => 0,
+            (true, false) => SMALL_GRID_COUNTER,
+            (true, true) => rank * COUNTER_STRIDE,
+        };
+        LanePlan {
+            offset,
+            polls,
+            arrival,
+            phase_lane: mine,
+            spread,
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// Every counter a grid uses moves by exactly one phase a barrier,
+        /// every block polls each of them, and the phase lane arrives.
+        #[test]
+        fn every_counter_moves_one_phase_a_barrier() {
+            let threads_cases = [1, 2, 7, 15, 16, 17, 31, 32, 33, 64, 96, 256, 1024];
+            let blocks_cases = (1..=40).chain([127, 128, 129, 383, 384, 385, 1056, 2047, 65535]);
+            for blocks in blocks_cases {
+                for threads in threads_cases {
+                    let spread = blocks >= COUNTERS && threads >= COUNTERS;
+                    let k = if spread { COUNTERS } else { 1 };
+                    let mut sums = std::collections::BTreeMap::<u32, u32>::new();
+                    for block in 0..blocks {
+                        let lanes: Vec<_> = (0..threads.min(32))
+                            .map(|r| lane_plan(block, blocks, threads, r))
+                            .collect();
+                        let polled: Vec<_> =
+                            lanes.iter().filter(|l| l.polls).map(|l| l.offset).collect();
+                        let expected: Vec<_> = (0..k)
+                            .map(|j| {
+                                if spread {
+                                    j * COUNTER_STRIDE
+                                } else {
+                                    SMALL_GRID_COUNTER
+                                }
+                            })
+                            .collect();
+                        assert_eq!(polled, expected, "{blocks} x {threads}, block {block}");
+                        let phase = lanes[0].phase_lane as usize;
+                        assert_ne!(lanes[phase].arrival, Arrival::None, "{blocks} x {threads}");
+                        assert!(lanes.iter().all(|l| l.phase_lane as usize == phase));
+                        let arriving = lanes.iter().filter(|l| l.arrival != Arrival::None);
+                        assert_eq!(arriving.clone().count(), 1, "{blocks} x {threads}");
+                        for l in arriving {
+                            assert!(l.polls, "the arriving lane polls its counter");
+                            if let Arrival::First { share } = l.arrival {
+                                assert!(share <= MAX_SHARE || blocks > 1 << 20);
+                            }
+                            let s = sums.entry(l.offset).or_default();
+                            *s = s.wrapping_add(l.arrival.add());
+                        }
+                    }
+                    assert_eq!(sums.len() as u32, k, "{blocks} x {threads}: counters used");
+                    for (offset, sum) in sums {
+                        assert_eq!(sum, PHASE, "{blocks} x {threads}: counter at {offset}");
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -52,7 +309,7 @@ impl GridGroup {
     /// allowed.
     #[inline(always)]
     pub fn is_valid(&self) -> bool {
-        self.workspace != 0
+        intrinsics::grid_workspace() != 0
     }
 
     /// `gridDim`: the grid's extent in blocks.
@@ -144,28 +401,88 @@ impl GridGroup {
     }
 
     /// Stops the kernel (a failed check the host reports, naming the
-    /// caller's line) unless it was launched cooperatively; returns the
-    /// barrier word. The marker lets cg-builder find kernels that reach a
-    /// grid barrier (they must be `#[kernel(cooperative)]`).
+    /// caller's line) unless it was launched cooperatively with its
+    /// module's counters set; returns this thread's part. The marker lets cg-builder find kernels that
+    /// reach a grid barrier (they must be `#[kernel(cooperative)]`).
     #[inline(always)]
     #[track_caller]
-    pub(crate) fn barrier_word(&self) -> *mut u32 {
+    fn check_barrier(&self) -> BarrierPart {
         intrinsics::grid_sync_marker();
-        if self.workspace == 0 {
-            fault::check_failed(
-                "grid.sync(): the kernel was not launched cooperatively; declare it \
-                 #[kernel(cooperative)] so that its handle launches it with cuLaunchCooperativeKernel",
-            );
+        let counters = intrinsics::grid_barrier_counters();
+        if intrinsics::grid_workspace() == 0 || counters == 0 {
+            barrier_refused();
         }
-        (self.workspace + 4) as *mut u32
+        // A polling lane is lane `j` of the first warp: counter `j`.
+        let offset = if self.plan & plan::SPREAD != 0 {
+            intrinsics::lane_register() * layout::COUNTER_STRIDE
+        } else {
+            layout::SMALL_GRID_COUNTER
+        };
+        BarrierPart {
+            counter: counters.wrapping_add(offset as u64),
+            plan: self.plan,
+        }
+    }
+
+    /// The first warp's part of an arrival, after the block's `bar.sync`:
+    /// the arriving lane adds the block's arrival to its counter; every
+    /// lane gets the phase byte the counters had before it.
+    #[inline(always)]
+    fn arrive_in_first_warp(part: BarrierPart) -> u32 {
+        let plan = intrinsics::computed_in_place(part.plan);
+        let mut old = 0;
+        if plan & plan::ARRIVES != 0 {
+            let add = if plan & plan::FIRST_BLOCK != 0 {
+                layout::PHASE - (plan >> plan::SHARE_SHIFT)
+            } else {
+                1
+            };
+            // SAFETY: `counter` is a 4-byte aligned counter of the place
+            // the host set (`check_barrier` stops the kernel where none
+            // was), only accessed atomically.
+            old = unsafe { intrinsics::atom_add_release_gpu(part.counter as *mut u32, add) };
+        }
+        let lane = plan & plan::PHASE_LANE;
+        // SAFETY: every lane of the first warp (the mask) runs this.
+        let old = unsafe {
+            intrinsics::shfl_sync(
+                intrinsics::ShflMode::Idx,
+                old,
+                lane,
+                0x1f,
+                first_warp_mask(plan),
+            )
+        };
+        old / layout::PHASE
+    }
+
+    /// The first warp's part of a wait: each polling lane reads its counter
+    /// until its phase byte differs from `phase`; the warp leaves when
+    /// every lane's has.
+    #[inline(always)]
+    fn wait_in_first_warp(part: BarrierPart, phase: u32) {
+        let plan = intrinsics::computed_in_place(part.plan);
+        let mask = first_warp_mask(plan);
+        let mut done = plan & plan::POLLS == 0;
+        loop {
+            // SAFETY: as in `arrive_in_first_warp`; a lane that is done
+            // reads nothing.
+            let v = unsafe { intrinsics::ld_acquire_gpu_unless(done, part.counter as *const u32) };
+            done |= v / layout::PHASE != phase;
+            // SAFETY: every lane of the first warp (the mask) runs the loop
+            // until the vote ends it for all of them at once.
+            if unsafe { intrinsics::vote_all(done, mask) } {
+                break;
+            }
+        }
     }
 
     /// `grid.barrier_arrive()`: the first half of a split grid barrier. The
-    /// block synchronizes (`bar.sync`), then its thread 0 adds the block's
-    /// arrival to the barrier word (`atom.add.release.gpu`), so that writes
-    /// before the arrival are visible to every thread after the matching
-    /// [`barrier_wait`](Self::barrier_wait). Work that does not depend on
-    /// other blocks can go between the two.
+    /// block synchronizes (`bar.sync`), then one thread of it adds the
+    /// block's arrival to its counter (`atom.add.release.gpu`), so that
+    /// writes before the arrival are visible to every thread after the
+    /// matching [`barrier_wait`](Self::barrier_wait). Work that does not
+    /// depend on other blocks can go between the two.
     ///
     /// Every thread of every block must arrive, then wait with its token,
     /// before arriving again. Traps when the kernel was not launched
@@ -182,40 +499,27 @@ impl GridGroup {
     #[inline(always)]
     #[track_caller]
     pub fn barrier_arrive(&self) -> GridArrivalToken {
-        let barrier = self.barrier_word();
+        let part = self.check_barrier();
         // SAFETY: the grid barrier is collective: every thread of every
         // block arrives (this method's contract), so every thread of this
         // block reaches this barrier.
         unsafe { intrinsics::bar_sync() };
-        let t = intrinsics::thread_idx();
-        let mut old = 0;
-        if t[0] | t[1] | t[2] == 0 {
-            let b = intrinsics::block_idx();
-            let add = if b[0] | b[1] | b[2] == 0 {
-                0x8000_0000u32.wrapping_sub(self.num_blocks() - 1)
-            } else {
-                1
-            };
-            // SAFETY: `barrier` is the barrier word of the driver's workspace
-            // of a cooperative launch (`barrier_word` stops the kernel when
-            // there is none), 4-byte aligned and only accessed atomically.
-            old = unsafe { intrinsics::atom_add_release_gpu(barrier, add) };
+        let mut phase = 0;
+        if part.plan & plan::FIRST_WARP != 0 {
+            phase = Self::arrive_in_first_warp(part);
         }
-        GridArrivalToken { old }
+        GridArrivalToken { phase }
     }
 
     /// `grid.barrier_wait(token)`: the second half of a split grid barrier.
-    /// Thread 0 of the block spins (`ld.acquire.gpu`) until the last block's
-    /// arrival flips bit 31 of the barrier word away from the value in its
-    /// `token`; then the block synchronizes (`bar.sync`).
+    /// The block's first warp polls the counters (`ld.acquire.gpu`) until
+    /// every block has arrived; then the block synchronizes (`bar.sync`).
     #[inline(always)]
     #[track_caller]
     pub fn barrier_wait(&self, token: GridArrivalToken) {
-        let barrier = self.barrier_word();
-        let t = intrinsics::thread_idx();
-        if t[0] | t[1] | t[2] == 0 {
-            // SAFETY: as in `barrier_arrive`.
-            unsafe { while (token.old ^ intrinsics::ld_acquire_gpu(barrier)) & 0x8000_0000 == 0 {} }
+        let part = self.check_barrier();
+        if part.plan & plan::FIRST_WARP != 0 {
+            Self::wait_in_first_warp(part, token.phase);
         }
         // SAFETY: every thread of the block waits with its token (this
         // method's contract), so all of them reach this barrier.
@@ -224,13 +528,74 @@ impl GridGroup {
 
     /// `grid.sync()`: barrier over every thread of the grid, with memory
     /// ordering: writes before it are visible to every thread after it.
-    /// `barrier_wait(barrier_arrive())`. Traps when the kernel was not
-    /// launched cooperatively (see the module docs).
+    /// `barrier_wait(barrier_arrive())`, with the first warp arriving and
+    /// polling in one branch. Traps when the kernel was not launched
+    /// cooperatively (see the module docs).
     #[inline(always)]
     #[track_caller]
     pub fn sync(&self) {
-        self.barrier_wait(self.barrier_arrive())
+        let part = self.check_barrier();
+        // SAFETY: as in `barrier_arrive` and `barrier_wait`.
+        unsafe { intrinsics::bar_sync() };
+        if part.plan & plan::FIRST_WARP != 0 {
+            let phase = Self::arrive_in_first_warp(part);
+            Self::wait_in_first_warp(part, phase);
+        }
+        // SAFETY: as above.
+        unsafe { intrinsics::bar_sync() };
     }
+}
+
+/// One thread's part in the grid barrier, as the barrier uses it.
+#[derive(Clone, Copy)]
+struct BarrierPart {
+    /// The generic address of its counter (meaningful where it polls).
+    counter: u64,
+    /// The rest ([`plan`]'s bits).
+    plan: u32,
+}
+
+/// The lanes of the block's first warp (all 32 unless the block is
+/// smaller), from a `plan`.
+#[inline(always)]
+fn first_warp_mask(plan: u32) -> u32 {
+    u32::MAX >> (32 - ((plan >> plan::LANES_SHIFT) & 63))
+}
+
+/// Why the grid barrier cannot run, as a failed check naming the caller's
+/// line: no cooperative launch, or a module whose counters were never set.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn barrier_refused() -> ! {
+    if intrinsics::grid_workspace() == 0 {
+        fault::check_failed(
+            "grid.sync(): the kernel was not launched cooperatively; declare it \
+             #[kernel(cooperative)] so that its handle launches it with cuLaunchCooperativeKernel",
+        )
+    }
+    fault::check_failed(
+        "grid.sync(): the module's grid barrier counters were never set (cg_grid_barrier is 0); \
+         load the module and launch the kernel through cooperative-groups' Gpu, which sets them",
+    )
+}
+
+/// The barrier word of the driver's workspace of a cooperative launch
+/// (`{u32 size; u32 barrier}` at `{%envreg2, %envreg1}`), the word CUDA's
+/// own `grid.sync()` arrives on; `multi_grid.sync()` arrives there. Stops
+/// the kernel (a failed check naming the caller's line) where the launch
+/// is not cooperative.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn driver_barrier_word() -> *mut u32 {
+    let workspace = intrinsics::grid_workspace();
+    if workspace == 0 {
+        fault::check_failed(
+            "grid.sync(): the kernel was not launched cooperatively; declare it \
+             #[kernel(cooperative)] so that its handle launches it with cuLaunchCooperativeKernel",
+        );
+    }
+    (workspace + 4) as *mut u32
 }
 
 sealed_groups!([] GridGroup);
@@ -246,8 +611,19 @@ impl GroupSync for GridGroup {
 
 /// What [`GridGroup::barrier_arrive`] returns and
 /// [`GridGroup::barrier_wait`] consumes (`grid_group::arrival_token`): the
-/// barrier word as this block's arrival found it.
+/// counters' phase before this block's arrival.
 #[must_use = "a grid arrival must be completed with barrier_wait"]
 pub struct GridArrivalToken {
-    old: u32,
+    phase: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SYNC_MARKER;
+
+    #[test]
+    fn the_marker_is_the_comment_grid_sync_leaves() {
+        let asm = format!("\"// {SYNC_MARKER}\"");
+        assert!(include_str!("intrinsics.rs").contains(&asm), "{asm}");
+    }
 }

@@ -428,6 +428,87 @@ pub(crate) fn grid_workspace() -> u64 {
     }, sim: { cg_sim::device::grid_workspace() })
 }
 
+// The address of the grid barrier's counters (`grid::layout`): the module
+// global `cg_grid_barrier`, which the host sets to the place it chose in
+// the GPU's counter region when it loads the module (0 until then).
+#[cfg(target_arch = "nvptx64")]
+core::arch::global_asm!(".visible .global .align 8 .u64 cg_grid_barrier = 0;");
+
+/// `ld.global.nc.u64` of `cg_grid_barrier`: constant for the whole launch.
+/// On the simulator, a zeroed place of the launch's own.
+#[inline(always)]
+pub(crate) fn grid_barrier_counters() -> u64 {
+    device!("ld.global.nc.u64 [cg_grid_barrier]", {
+        let r: u64;
+        // SAFETY: the module global declared above, 8-byte aligned; the
+        // host writes it only between launches.
+        unsafe {
+            // `nomem`: the word is constant for the whole launch, so a loop
+            // of barriers reads it once.
+            asm!("ld.global.nc.u64 {r}, [cg_grid_barrier];", r = out(reg64) r,
+                 options(nostack, pure, nomem))
+        };
+        r
+    }, sim: { cg_sim::device::grid_barrier_counters(crate::grid::layout::SLOT_BYTES as usize) })
+}
+
+/// `%laneid`, read in an asm statement of its own: pure, so a loop
+/// computes it once, but not shared with the kernel's `%tid` reads (a read
+/// shared with a kernel's prologue keeps its value in a register through
+/// every loop in between).
+#[inline(always)]
+pub(crate) fn lane_register() -> u32 {
+    device!("mov.u32 %laneid", {
+        let r: u32;
+        // SAFETY: reads a special register.
+        unsafe { asm!("mov.u32 {r}, %laneid;", r = out(reg32) r, options(pure, nomem, nostack, preserves_flags)) };
+        r
+    }, sim: { lane_id() })
+}
+
+/// `v`, through an asm statement with effects: what is computed from it
+/// cannot move out of a loop. For values a barrier computes only when it
+/// runs (hoisted, a persistent kernel would keep each of them in a
+/// register through its whole loop of barriers).
+#[inline(always)]
+pub(crate) fn computed_in_place(v: u32) -> u32 {
+    device!("mov.u32", {
+        let r: u32;
+        // SAFETY: a register move.
+        unsafe { asm!("mov.u32 {r}, {v};", r = out(reg32) r, v = in(reg32) v, options(nomem, nostack, preserves_flags)) };
+        r
+    }, sim: { v })
+}
+
+/// `ld.acquire.gpu.u32` unless `skip`, predicated (no branch): 0 where
+/// skipped.
+///
+/// # Safety
+/// Unless `skip`, `ptr` must be a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub(crate) unsafe fn ld_acquire_gpu_unless(skip: bool, ptr: *const u32) -> u32 {
+    device!("@!p ld.acquire.gpu.u32", {
+        let v: u32;
+        asm!(
+            "{{",
+            ".reg .pred %cg_skip;",
+            "setp.ne.u32 %cg_skip, {s}, 0;",
+            "mov.u32 {v}, 0;",
+            "@!%cg_skip ld.acquire.gpu.u32 {v}, [{p}];",
+            "}}",
+            v = out(reg32) v, s = in(reg32) skip as u32, p = in(reg64) ptr, options(nostack));
+        v
+    }, sim: {
+        if skip {
+            0
+        } else {
+            let v = sim::load::<u32>(atom::Place::Global(ptr as u64));
+            sim::after(atom::Sem::Acquire);
+            v
+        }
+    })
+}
+
 /// The comment `// cg-core: grid.sync` in the PTX, where a grid barrier is
 /// reached: cg-builder follows the calls to it to find the kernels that
 /// must be launched cooperatively. No instruction.
@@ -495,23 +576,6 @@ pub(crate) unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
     }, sim: {
         sim::before(atom::Sem::Release);
         sim::rmw::<u32>(atom::Place::Global(ptr as u64), |o| o.wrapping_add(v))
-    })
-}
-
-/// `ld.acquire.gpu.u32`.
-///
-/// # Safety
-/// `ptr` must be a valid, 4-byte-aligned global address.
-#[inline(always)]
-pub(crate) unsafe fn ld_acquire_gpu(ptr: *const u32) -> u32 {
-    device!("ld.acquire.gpu.u32", {
-        let v: u32;
-        asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) ptr, options(nostack));
-        v
-    }, sim: {
-        let v = sim::load::<u32>(atom::Place::Global(ptr as u64));
-        sim::after(atom::Sem::Acquire);
-        v
     })
 }
 

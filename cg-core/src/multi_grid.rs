@@ -13,8 +13,10 @@
 //! `cg-builder` refuses to build a kernel that reaches `multi_grid.sync()`
 //! without that declaration.
 //!
-//! The barrier: each block arrives on its grid's barrier word (the one
-//! `grid.sync()` uses, with the same protocol); block 0 waits until every
+//! The barrier: each block arrives on its grid's barrier word of the
+//! driver's workspace (the one CUDA's own `grid.sync()` uses; cg-core's
+//! `grid.sync()` spreads its arrivals over counters of its own instead);
+//! block 0 waits until every
 //! other block of its grid has arrived, then arrives for the whole grid on
 //! the set's counter (`atom.add.release.sys`: grid 0 adds
 //! `0x80000000 - (grids - 1)`, the others 1, so that the last arrival flips
@@ -138,7 +140,7 @@ impl MultiGridGroup {
     #[track_caller]
     pub fn barrier_arrive(&self) -> MultiGridArrivalToken {
         let counter = self.counter();
-        let word = self.grid.barrier_word();
+        let word = crate::grid::driver_barrier_word();
         // SAFETY: the barrier is collective: every thread of every block
         // arrives (this method's contract).
         unsafe { intrinsics::bar_sync() };
@@ -148,7 +150,7 @@ impl MultiGridGroup {
         if t[0] | t[1] | t[2] == 0 {
             let others = self.grid.num_blocks() - 1;
             // SAFETY: `word` is the barrier word of the driver's workspace
-            // (`barrier_word` stops the kernel where there is none) and
+            // (`driver_barrier_word` stops the kernel where there is none) and
             // `counter` the set's counter the host allocated, readable and
             // writable by every GPU of the set; both 4-byte aligned and only
             // accessed atomically.
@@ -181,7 +183,7 @@ impl MultiGridGroup {
     #[track_caller]
     pub fn barrier_wait(&self, token: MultiGridArrivalToken) {
         let counter = self.counter();
-        let word = self.grid.barrier_word();
+        let word = crate::grid::driver_barrier_word();
         let t = intrinsics::thread_idx();
         if t[0] | t[1] | t[2] == 0 {
             let b = intrinsics::block_idx();

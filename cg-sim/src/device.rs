@@ -16,6 +16,7 @@ use crate::state::{BlockState, Mbarrier, Run, ThreadCx, Wait, Yield};
 use crate::warp::{self, Arrival, Outcome, WarpOp};
 use std::cell::Cell;
 use std::panic::Location;
+use std::sync::atomic::AtomicU32;
 
 thread_local! {
     /// The simulated thread running on this OS thread, if any.
@@ -262,6 +263,23 @@ pub fn grid_workspace() -> u64 {
     } else {
         0
     }
+}
+
+/// The address of `bytes` zeroed bytes for cg-core's grid barrier
+/// counters (on the GPU a place in a region the host allocates, whose
+/// counters keep their values from launch to launch; here each launch
+/// starts from zero, one of the states the GPU's counters can be in).
+pub fn grid_barrier_counters(bytes: usize) -> u64 {
+    let launch = cx().launch();
+    let counters = launch
+        .grid_barrier_counters
+        .get_or_init(|| (0..bytes / 4).map(|_| AtomicU32::new(0)).collect());
+    assert_eq!(
+        counters.len(),
+        bytes / 4,
+        "one size of grid barrier counters"
+    );
+    counters.as_ptr() as u64
 }
 
 /// Where a grid barrier (`grid.sync()`, `multi_grid.sync()`) is reached:

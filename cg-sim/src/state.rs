@@ -174,6 +174,9 @@ pub(crate) struct LaunchState {
     /// The grid barrier's workspace (cooperative launches), laid out as
     /// the driver's: cg-core's barrier word is its second word.
     pub grid_barrier: Box<[AtomicU32; 4]>,
+    /// cg-core's grid barrier counters (on the GPU a place the host
+    /// chose, here one zeroed region per launch), made at their first use.
+    pub grid_barrier_counters: std::cell::OnceCell<Box<[AtomicU32]>>,
     /// Progress: bumped whenever a thread completes a wait or finishes.
     pub events: Cell<u64>,
     pub report: RefCell<Report>,
@@ -189,6 +192,7 @@ impl LaunchState {
             shape,
             shared_sites: RefCell::new(HashMap::new()),
             grid_barrier: Box::new([const { AtomicU32::new(0) }; 4]),
+            grid_barrier_counters: std::cell::OnceCell::new(),
             events: Cell::new(0),
             report: RefCell::new(Report::default()),
             fault: RefCell::new(None),
