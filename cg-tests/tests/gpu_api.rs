@@ -1059,10 +1059,14 @@ fn split_grid_barrier_orders_writes_across_blocks() {
 
 /// The grid barrier for every shape, one launch after another in one
 /// module: grids of 1 to thousands of blocks, blocks of 1 to 1024 threads,
-/// 2-D and 3-D grids and blocks, up to 300 barriers a launch (what a
-/// barrier keeping state between launches, or a phase count that wraps,
-/// would get wrong). The simulator holds at most 128 blocks at once: there
-/// the larger grids are left out, and said so.
+/// 2-D and 3-D grids and blocks, up to 300 barriers a launch. The counters
+/// keep their values from launch to launch (on a GPU), so every shape must
+/// leave them ready for any other: grids of 16 blocks or more of 16
+/// threads or more spread their arrivals over 16 counters, the others
+/// count on one, and shapes of both kinds alternate, on both sides of
+/// both limits, with more than 256 barriers (the phase byte wraps). The
+/// simulator holds at most 128 blocks at once: there the larger grids are
+/// left out, and said so.
 #[test]
 fn grid_barrier_holds_for_every_shape_one_after_another() {
     let gpu = gpu_or_return!("grid_barrier_holds_for_every_shape_one_after_another");
@@ -1072,8 +1076,13 @@ fn grid_barrier_holds_for_every_shape_one_after_another() {
     // A count of blocks that is no multiple of 8 on any GPU.
     let odd = most(96) - 1;
     type Shape = (u32, u32, u32);
-    let shapes: [(Shape, Shape, u32); 18] = [
+    let shapes: [(Shape, Shape, u32); 23] = [
+        ((16, 1, 1), (16, 1, 1), 300),
         ((1, 1, 1), (1, 1, 1), 300),
+        ((6, 4, 2), (8, 4, 1), 260),
+        ((15, 1, 1), (64, 1, 1), 300),
+        ((17, 1, 1), (15, 1, 1), 300),
+        ((2, 9, 1), (2, 2, 4), 270),
         ((3, 1, 1), (7, 1, 1), 300),
         ((400, 1, 1), (1, 1, 1), 300),
         ((7, 1, 1), (32, 1, 1), 300),
@@ -1109,6 +1118,68 @@ fn grid_barrier_holds_for_every_shape_one_after_another() {
         }
         let n = (cfg.num_blocks() * cfg.block_threads()) as u32;
         check_grid_barrier(&gpu, &k, cfg, n, rounds, &format!("{grid:?} x {block:?}"));
+    }
+}
+
+/// The grid barrier at every place of its GPU's counters (which place is
+/// fast depends on where the memory lies; none may be wrong), each place's
+/// launches after another place's, on grids that spread their arrivals and
+/// grids that count on one counter; then back at the place chosen. On a GPU
+/// the place was timed when the module loaded, unless
+/// `CG_GRID_BARRIER_SLOT` fixed it.
+#[test]
+fn grid_barrier_holds_at_every_place() {
+    use cg_core::grid::layout::SLOTS;
+    use cooperative_groups::testing::set_grid_barrier_slot;
+    use cooperative_groups::PlaceChoice;
+    let gpu = gpu_or_return!("grid_barrier_holds_at_every_place");
+    let k = Kernels::load(&gpu).unwrap();
+    if gpu.is_simulator() {
+        assert_eq!(gpu.grid_barrier_place(), None);
+        eprintln!(
+            "{}: grid barrier places: the simulator's counters are each launch's own, with no \
+             L2 slices to choose between; run on a GPU",
+            cooperative_groups::testing::NOT_RUN_NOTICE
+        );
+        return;
+    }
+    let place = gpu
+        .grid_barrier_place()
+        .expect("a module with grid barriers loaded: a place chosen");
+    match &place.chosen {
+        PlaceChoice::Timed {
+            blocks, launch_us, ..
+        } => {
+            assert_eq!(launch_us.len(), SLOTS as usize);
+            let fastest = launch_us.iter().copied().fold(f64::INFINITY, f64::min);
+            assert_eq!(launch_us[place.slot as usize], fastest, "{launch_us:?}");
+            println!(
+                "grid barrier place {} of {SLOTS}, timed on {blocks} blocks of 256: {}",
+                place.slot,
+                launch_us
+                    .iter()
+                    .map(|us| format!("{us:.1}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+        PlaceChoice::Fixed => assert!(std::env::var("CG_GRID_BARRIER_SLOT").is_ok()),
+        PlaceChoice::Untimed => assert!(gpu.info().multiprocessors < 2),
+    }
+    let f = k.api_grid_split_barrier.function();
+    let most = |threads: u32| f.cooperative_config(threads, 0).unwrap().grid.x;
+    for slot in (0..SLOTS).chain([place.slot]) {
+        set_grid_barrier_slot(&k.module, Some(slot)).unwrap();
+        for (grid, block, rounds) in [
+            (most(256), 256, 6),
+            (16, 16, 40),
+            (5, 64, 40),
+            (most(1024), 1024, 6),
+        ] {
+            let cfg = LaunchConfig::new(grid, block);
+            let what = format!("{grid} x {block}, counters at place {slot}");
+            check_grid_barrier(&gpu, &k, cfg, grid * block, rounds, &what);
+        }
     }
 }
 

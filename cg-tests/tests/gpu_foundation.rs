@@ -7,7 +7,7 @@ mod common;
 
 use cg_samples::kernels::Kernels as SampleKernels;
 use cg_tests::kernels::Kernels;
-use cooperative_groups::{Error, LaunchConfig, LaunchKind};
+use cooperative_groups::{Error, Gpu, LaunchConfig, LaunchKind};
 use std::time::Duration;
 
 const DEADLINE: Duration = Duration::from_secs(20);
@@ -245,7 +245,10 @@ fn invalid_shapes_are_refused_with_the_limit() {
 
 /// Runs in a child process of its own (see the test below): a kernel that
 /// traps poisons its CUDA context, and the grid workspace pointer reads 0
-/// only in a process that has never launched cooperatively.
+/// only in a process that has never launched cooperatively. Loading a
+/// module with grid barriers times where their counters go with
+/// cooperative launches, so the parent fixes the place
+/// (`CG_GRID_BARRIER_SLOT`): then the load launches nothing.
 #[test]
 #[ignore = "child process of grid_sync_without_cooperative_launch_traps"]
 fn child_grid_sync_without_cooperative_launch() {
@@ -256,6 +259,11 @@ fn child_grid_sync_without_cooperative_launch() {
         .launch(LaunchConfig::new(1, 1), &mut probe)
         .unwrap();
     println!("IS_VALID_UNDER_PLAIN_LAUNCH={}", probe.to_vec().unwrap()[3]);
+    print_how_it_stopped(launch_grid_rotate(&gpu, &k, LaunchKind::Plain));
+}
+
+/// Launches `probe_grid_rotate` on 4 x 256 threads as `kind` (raw API).
+fn launch_grid_rotate(gpu: &Gpu, k: &Kernels, kind: LaunchKind) -> Result<(), Error> {
     let n = 1024u32;
     let scratch = gpu.filled(n as usize, 0u32).unwrap();
     let out = gpu.filled(n as usize, 0u32).unwrap();
@@ -265,15 +273,18 @@ fn child_grid_sync_without_cooperative_launch() {
         &b as *const u64 as *mut std::ffi::c_void,
         &n as *const u32 as *mut std::ffi::c_void,
     ];
-    // SAFETY: the parameters match probe_grid_rotate(*mut u32, *mut u32, u32).
+    // SAFETY: the parameters match probe_grid_rotate(*mut u32, *mut u32, u32),
+    // and the buffers outlive the wait below.
     let launched = unsafe {
-        k.probe_grid_rotate.function().launch_as(
-            LaunchKind::Plain,
-            LaunchConfig::new(4, 256),
-            &mut params,
-        )
+        k.probe_grid_rotate
+            .function()
+            .launch_as(kind, LaunchConfig::new(4, 256), &mut params)
     };
-    let result = launched.and_then(|()| gpu.synchronize_timeout(Duration::from_secs(10)));
+    launched.and_then(|()| gpu.synchronize_timeout(Duration::from_secs(10)))
+}
+
+/// Prints, for the parent, how a launch that should fail a check ended.
+fn print_how_it_stopped(result: Result<(), Error>) {
     match result {
         Err(e @ Error::KernelPanic { check: true, .. }) => {
             println!("CHECK FAILED: {}", e.to_string().replace('\n', " | "))
@@ -283,26 +294,61 @@ fn child_grid_sync_without_cooperative_launch() {
     }
 }
 
-#[test]
-fn grid_sync_without_cooperative_launch_traps() {
-    let Some(gpu) = common::gpu("grid_sync_without_cooperative_launch_traps") else {
-        return;
-    };
+/// Runs the ignored test `name` of this binary in a child process with
+/// `env` set, and returns its standard output (it must succeed).
+fn run_child(name: &str, env: &[(&str, &str)]) -> String {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .envs(env.iter().copied())
         .args([
             "--ignored",
             "--exact",
-            "child_grid_sync_without_cooperative_launch",
+            name,
             "--nocapture",
             "--test-threads=1",
         ])
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "child failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// The child's line for a failed cg-core check at `probe_grid_rotate`'s
+/// `grid.sync()`: it names the kernel, the call's line and column, and
+/// says `why`.
+fn grid_rotate_check_failure(stdout: &str, why: &str) -> String {
+    let probes = include_str!("../../cg-test-kernels/src/probes.rs");
+    let kernel = probes.find("pub fn probe_grid_rotate").unwrap();
+    let call = kernel + probes[kernel..].find("grid.sync();").unwrap();
+    let line = probes[..call].lines().count();
+    let column = call - probes[..call].rfind('\n').unwrap() + "grid.".len();
+    let want = format!(
+        "CHECK FAILED: kernel `probe_grid_rotate` failed a cg-core check at \
+         cg-test-kernels/src/probes.rs:{line}:{column}, block ("
+    );
+    // From the marker on: the test harness may have printed the test's name
+    // on the same line.
+    let got = stdout
+        .lines()
+        .find_map(|l| l.find("CHECK FAILED").map(|at| &l[at..]))
+        .unwrap_or_else(|| panic!("grid.sync() must stop the kernel, not hang:\n{stdout}"));
+    assert!(got.starts_with(&want), "want `{want}...`, got:\n{got}");
+    assert!(got.contains(why), "want `{why}`, got:\n{got}");
+    got.to_string()
+}
+
+#[test]
+fn grid_sync_without_cooperative_launch_traps() {
+    let Some(gpu) = common::gpu("grid_sync_without_cooperative_launch_traps") else {
+        return;
+    };
+    let stdout = run_child(
+        "child_grid_sync_without_cooperative_launch",
+        &[("CG_GRID_BARRIER_SLOT", "0")],
     );
     assert!(
         stdout.contains("IS_VALID_UNDER_PLAIN_LAUNCH=0"),
@@ -323,25 +369,42 @@ fn grid_sync_without_cooperative_launch_traps() {
     }
     // The kernel stops at cg-core's check, which names itself and the line
     // of the `grid.sync()` call.
-    let probes = include_str!("../../cg-test-kernels/src/probes.rs");
-    let kernel = probes.find("pub fn probe_grid_rotate").unwrap();
-    let call = kernel + probes[kernel..].find("grid.sync();").unwrap();
-    let line = probes[..call].lines().count();
-    let column = call - probes[..call].rfind('\n').unwrap() + "grid.".len();
-    let want = format!(
-        "CHECK FAILED: kernel `probe_grid_rotate` failed a cg-core check at \
-         cg-test-kernels/src/probes.rs:{line}:{column}, block ("
+    let got = grid_rotate_check_failure(
+        &stdout,
+        "grid.sync(): the kernel was not launched cooperatively",
     );
-    let got = stdout
-        .lines()
-        .find(|l| l.starts_with("CHECK FAILED"))
-        .unwrap_or_else(|| {
-            panic!("grid.sync() under a plain launch must stop the kernel, not hang:\n{stdout}")
-        });
-    assert!(got.starts_with(&want), "want `{want}...`, got:\n{got}");
-    assert!(
-        got.contains("grid.sync(): the kernel was not launched cooperatively"),
-        "{got}"
+    println!("{got}");
+}
+
+/// Runs in a child process of its own (see the test below): a cooperative
+/// launch of a module whose grid barrier word is 0, as in a module loaded
+/// without this crate.
+#[test]
+#[ignore = "child process of grid_sync_without_counters_traps"]
+fn child_grid_sync_without_counters() {
+    let gpu = common::gpu("child").expect("the parent checked for a GPU");
+    let k = Kernels::load(&gpu).unwrap();
+    cooperative_groups::testing::set_grid_barrier_slot(&k.module, None).unwrap();
+    print_how_it_stopped(launch_grid_rotate(&gpu, &k, LaunchKind::Cooperative));
+}
+
+#[test]
+fn grid_sync_without_counters_traps() {
+    let Some(gpu) = common::gpu("grid_sync_without_counters_traps") else {
+        return;
+    };
+    if gpu.is_simulator() {
+        eprintln!(
+            "{}: a module whose grid barrier counters were never set: the simulator's counters \
+             are each launch's own; run on a GPU",
+            cooperative_groups::testing::NOT_RUN_NOTICE
+        );
+        return;
+    }
+    let stdout = run_child("child_grid_sync_without_counters", &[]);
+    let got = grid_rotate_check_failure(
+        &stdout,
+        "grid.sync(): the module's grid barrier counters were never set",
     );
     println!("{got}");
 }
