@@ -9,7 +9,8 @@ use crate::kernels::Kernels;
 use crate::plot::bar_chart;
 use crate::results::{table, write_json, Row, Timing};
 use cooperative_groups::{
-    DeviceBuffer, Error, EventTimer, Function, Gpu, LaunchConfig, LaunchKind, Module,
+    DeviceBuffer, Error, EventTimer, Function, Gpu, GridBarrierPlace, LaunchConfig, LaunchKind,
+    Module, PlaceChoice,
 };
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -126,6 +127,34 @@ pub struct Bench {
     copy_gbps: Option<f64>,
 }
 
+/// One line on where `grid.sync()` counts on the GPU, for the header.
+fn describe_grid_barrier_place(place: &GridBarrierPlace) -> String {
+    match &place.chosen {
+        PlaceChoice::Timed {
+            blocks,
+            barriers,
+            launch_us,
+        } => {
+            let (lo, hi) = launch_us
+                .iter()
+                .fold((f64::INFINITY, 0f64), |(lo, hi), &us| {
+                    (lo.min(us), hi.max(us))
+                });
+            format!(
+                "grid barrier counters at place {} of {}, the fastest of {lo:.1}-{hi:.1} us \
+                 a launch of {barriers} barriers on {blocks} blocks of 256",
+                place.slot,
+                launch_us.len(),
+            )
+        }
+        PlaceChoice::Fixed => format!(
+            "grid barrier counters at place {}, fixed by CG_GRID_BARRIER_SLOT",
+            place.slot
+        ),
+        PlaceChoice::Untimed => format!("grid barrier counters at place {}, untimed", place.slot),
+    }
+}
+
 /// How long the spin kernel before each timed run keeps the GPU busy: more
 /// than a launch takes to queue.
 const SPIN_NS: u64 = 20_000;
@@ -165,6 +194,9 @@ impl Bench {
             info.multiprocessors,
             info.l2_bytes >> 20
         );
+        if let Some(place) = gpu.grid_barrier_place() {
+            eprintln!("{}", describe_grid_barrier_place(&place));
+        }
         let evict = gpu.filled((2 * info.l2_bytes as usize / 4).max(1 << 20), 1u32)?;
         let sink = RefCell::new(gpu.filled(1, 0u32)?);
         Ok(Self {
