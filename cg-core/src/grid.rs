@@ -29,18 +29,14 @@
 //!
 //! Which L2 slice a counter lands in depends on where the memory lies
 //! physically, and two counters sharing a slice cost a barrier up to twice
-//! as much; so the host times the barrier at [`layout::SLOTS`] places of
-//! its region when the first module with a grid barrier loads on a GPU,
-//! and gives every such module the fastest (the module word
-//! `cg_grid_barrier`). The place changes what a barrier costs, never what
-//! it does. [`this_grid`] computes the thread's part once and the
-//! `GridGroup` keeps it in one register; the barrier reads the counters'
-//! address and the lane's index as values constant for the launch, so a
-//! kernel's loop of barriers computes them once, before the loop, and
-//! leaves nothing to compute between `bar.sync` and the arrival. All work
-//! on a GPU runs on one stream (the host API), so one cooperative launch
-//! runs at a time and the counters are its own. No `-rdc`, no device
-//! runtime library.
+//! as much; so the host times the barrier in [`layout::SLOTS`] places of
+//! its region when it opens the GPU and gives every module the fastest
+//! (the module word `cg_grid_barrier`). The place changes what a barrier
+//! costs, never what it does. Everything the barrier needs is computed by
+//! [`this_grid`] and kept in the `GridGroup`: between `bar.sync` and the
+//! arrival nothing is left to compute. All work on a GPU runs on one
+//! stream (the host API), so one cooperative launch runs at a time and the
+//! counters are its own. No `-rdc`, no device runtime library.
 //!
 //! Under an ordinary launch the workspace pointer is usually 0 and `sync()`
 //! traps (the launch fails) instead of hanging. That guard is best effort:
@@ -67,9 +63,12 @@ pub const SYNC_MARKER: &str = "cg-core: grid.sync";
 /// ```
 #[derive(Clone, Copy)]
 pub struct GridGroup {
-    /// This thread's part in the grid barrier, packed ([`plan`]'s bits):
-    /// one register through a kernel's loops. The counters' address is
-    /// read at the barrier.
+    /// The generic address of this thread's barrier counter (meaningful
+    /// where `plan` says it polls); 0 where the barrier cannot run (no
+    /// cooperative launch, or no counters set).
+    counter: u64,
+    /// The rest of this thread's part in the barrier, packed ([`plan`]'s
+    /// bits).
     plan: u32,
 }
 
@@ -89,15 +88,12 @@ mod plan {
     /// Its block is the counter's first: it adds `PHASE - (share - 1)`,
     /// not 1.
     pub(super) const FIRST_BLOCK: u32 = 1 << 14;
-    /// The grid spreads its arrivals: lane `j` polls counter `j`, not the
-    /// small grids' counter.
-    pub(super) const SPREAD: u32 = 1 << 15;
-    /// Bits 16-31: `share - 1`, where the block is the counter's first.
-    pub(super) const SHARE_SHIFT: u32 = 16;
+    /// Bits 15-31: `share - 1`, where the block is the counter's first.
+    pub(super) const SHARE_SHIFT: u32 = 15;
 }
 
 /// `cg::this_grid()`. Computes this thread's part in the grid barrier
-/// (once: a kernel's loop of barriers keeps it in one register).
+/// (once: a kernel's loop of barriers keeps it in three registers).
 #[inline(always)]
 pub fn this_grid() -> GridGroup {
     let blocks = Dim3::from(intrinsics::grid_dim());
@@ -112,9 +108,6 @@ pub fn this_grid() -> GridGroup {
     if rank < 32 {
         plan |= plan::FIRST_WARP;
     }
-    if lane.spread {
-        plan |= plan::SPREAD;
-    }
     match lane.arrival {
         layout::Arrival::None => {}
         layout::Arrival::One => plan |= plan::ARRIVES,
@@ -122,7 +115,16 @@ pub fn this_grid() -> GridGroup {
             plan |= plan::ARRIVES | plan::FIRST_BLOCK | ((share - 1) << plan::SHARE_SHIFT)
         }
     }
-    GridGroup { plan }
+    let base = intrinsics::grid_barrier_counters();
+    let runs = intrinsics::grid_workspace() != 0 && base != 0;
+    GridGroup {
+        counter: if runs {
+            base.wrapping_add(lane.offset as u64)
+        } else {
+            0
+        },
+        plan,
+    }
 }
 
 /// Where the grid barrier's counters lie and which thread arrives on and
@@ -158,8 +160,8 @@ pub mod layout {
     pub const PHASE: u32 = 1 << 24;
 
     /// The most blocks sharing one counter ([`Arrival::First`]'s `share`
-    /// is kept in 16 bits): far more than a GPU holds at once.
-    pub const MAX_SHARE: u32 = 1 << 16;
+    /// is kept in 17 bits): far more than a GPU holds at once.
+    pub const MAX_SHARE: u32 = 1 << 17;
 
     /// What a thread adds to its counter when its block arrives.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,9 +203,6 @@ pub mod layout {
         /// The lane of the first warp whose arrival's old value gives the
         /// phase (it arrives in every block).
         pub phase_lane: u32,
-        /// Whether the grid spreads its arrivals over [`COUNTERS`]
-        /// counters (else all count on the small grids' counter).
-        pub spread: bool,
     }
 
     /// The part of thread `rank` of block `block` in a grid of `blocks`
@@ -245,7 +244,6 @@ pub mod layout {
             polls,
             arrival,
             phase_lane: mine,
-            spread,
         }
     }
 
@@ -402,25 +400,14 @@ impl GridGroup {
 
     /// Stops the kernel (a failed check the host reports, naming the
     /// caller's line) unless it was launched cooperatively with its
-    /// module's counters set; returns this thread's part. The marker lets cg-builder find kernels that
+    /// module's counters set. The marker lets cg-builder find kernels that
     /// reach a grid barrier (they must be `#[kernel(cooperative)]`).
     #[inline(always)]
     #[track_caller]
-    fn check_barrier(&self) -> BarrierPart {
+    fn check_barrier(&self) {
         intrinsics::grid_sync_marker();
-        let counters = intrinsics::grid_barrier_counters();
-        if intrinsics::grid_workspace() == 0 || counters == 0 {
+        if self.counter == 0 {
             barrier_refused();
-        }
-        // A polling lane is lane `j` of the first warp: counter `j`.
-        let offset = if self.plan & plan::SPREAD != 0 {
-            intrinsics::lane_register() * layout::COUNTER_STRIDE
-        } else {
-            layout::SMALL_GRID_COUNTER
-        };
-        BarrierPart {
-            counter: counters.wrapping_add(offset as u64),
-            plan: self.plan,
         }
     }
 
@@ -428,8 +415,8 @@ impl GridGroup {
     /// the arriving lane adds the block's arrival to its counter; every
     /// lane gets the phase byte the counters had before it.
     #[inline(always)]
-    fn arrive_in_first_warp(part: BarrierPart) -> u32 {
-        let plan = intrinsics::computed_in_place(part.plan);
+    fn arrive_in_first_warp(&self) -> u32 {
+        let plan = intrinsics::computed_in_place(self.plan);
         let mut old = 0;
         if plan & plan::ARRIVES != 0 {
             let add = if plan & plan::FIRST_BLOCK != 0 {
@@ -440,7 +427,7 @@ impl GridGroup {
             // SAFETY: `counter` is a 4-byte aligned counter of the place
             // the host set (`check_barrier` stops the kernel where none
             // was), only accessed atomically.
-            old = unsafe { intrinsics::atom_add_release_gpu(part.counter as *mut u32, add) };
+            old = unsafe { intrinsics::atom_add_release_gpu(self.counter as *mut u32, add) };
         }
         let lane = plan & plan::PHASE_LANE;
         // SAFETY: every lane of the first warp (the mask) runs this.
@@ -460,14 +447,14 @@ impl GridGroup {
     /// until its phase byte differs from `phase`; the warp leaves when
     /// every lane's has.
     #[inline(always)]
-    fn wait_in_first_warp(part: BarrierPart, phase: u32) {
-        let plan = intrinsics::computed_in_place(part.plan);
+    fn wait_in_first_warp(&self, phase: u32) {
+        let plan = intrinsics::computed_in_place(self.plan);
         let mask = first_warp_mask(plan);
         let mut done = plan & plan::POLLS == 0;
         loop {
             // SAFETY: as in `arrive_in_first_warp`; a lane that is done
             // reads nothing.
-            let v = unsafe { intrinsics::ld_acquire_gpu_unless(done, part.counter as *const u32) };
+            let v = unsafe { intrinsics::ld_acquire_gpu_unless(done, self.counter as *const u32) };
             done |= v / layout::PHASE != phase;
             // SAFETY: every lane of the first warp (the mask) runs the loop
             // until the vote ends it for all of them at once.
@@ -499,14 +486,14 @@ impl GridGroup {
     #[inline(always)]
     #[track_caller]
     pub fn barrier_arrive(&self) -> GridArrivalToken {
-        let part = self.check_barrier();
+        self.check_barrier();
         // SAFETY: the grid barrier is collective: every thread of every
         // block arrives (this method's contract), so every thread of this
         // block reaches this barrier.
         unsafe { intrinsics::bar_sync() };
         let mut phase = 0;
-        if part.plan & plan::FIRST_WARP != 0 {
-            phase = Self::arrive_in_first_warp(part);
+        if self.plan & plan::FIRST_WARP != 0 {
+            phase = self.arrive_in_first_warp();
         }
         GridArrivalToken { phase }
     }
@@ -517,9 +504,9 @@ impl GridGroup {
     #[inline(always)]
     #[track_caller]
     pub fn barrier_wait(&self, token: GridArrivalToken) {
-        let part = self.check_barrier();
-        if part.plan & plan::FIRST_WARP != 0 {
-            Self::wait_in_first_warp(part, token.phase);
+        self.check_barrier();
+        if self.plan & plan::FIRST_WARP != 0 {
+            self.wait_in_first_warp(token.phase);
         }
         // SAFETY: every thread of the block waits with its token (this
         // method's contract), so all of them reach this barrier.
@@ -534,25 +521,16 @@ impl GridGroup {
     #[inline(always)]
     #[track_caller]
     pub fn sync(&self) {
-        let part = self.check_barrier();
+        self.check_barrier();
         // SAFETY: as in `barrier_arrive` and `barrier_wait`.
         unsafe { intrinsics::bar_sync() };
-        if part.plan & plan::FIRST_WARP != 0 {
-            let phase = Self::arrive_in_first_warp(part);
-            Self::wait_in_first_warp(part, phase);
+        if self.plan & plan::FIRST_WARP != 0 {
+            let phase = self.arrive_in_first_warp();
+            self.wait_in_first_warp(phase);
         }
         // SAFETY: as above.
         unsafe { intrinsics::bar_sync() };
     }
-}
-
-/// One thread's part in the grid barrier, as the barrier uses it.
-#[derive(Clone, Copy)]
-struct BarrierPart {
-    /// The generic address of its counter (meaningful where it polls).
-    counter: u64,
-    /// The rest ([`plan`]'s bits).
-    plan: u32,
 }
 
 /// The lanes of the block's first warp (all 32 unless the block is

@@ -443,27 +443,11 @@ pub(crate) fn grid_barrier_counters() -> u64 {
         // SAFETY: the module global declared above, 8-byte aligned; the
         // host writes it only between launches.
         unsafe {
-            // `nomem`: the word is constant for the whole launch, so a loop
-            // of barriers reads it once.
             asm!("ld.global.nc.u64 {r}, [cg_grid_barrier];", r = out(reg64) r,
-                 options(nostack, pure, nomem))
+                 options(nostack, pure, readonly))
         };
         r
     }, sim: { cg_sim::device::grid_barrier_counters(crate::grid::layout::SLOT_BYTES as usize) })
-}
-
-/// `%laneid`, read in an asm statement of its own: pure, so a loop
-/// computes it once, but not shared with the kernel's `%tid` reads (a read
-/// shared with a kernel's prologue keeps its value in a register through
-/// every loop in between).
-#[inline(always)]
-pub(crate) fn lane_register() -> u32 {
-    device!("mov.u32 %laneid", {
-        let r: u32;
-        // SAFETY: reads a special register.
-        unsafe { asm!("mov.u32 {r}, %laneid;", r = out(reg32) r, options(pure, nomem, nostack, preserves_flags)) };
-        r
-    }, sim: { lane_id() })
 }
 
 /// `v`, through an asm statement with effects: what is computed from it
