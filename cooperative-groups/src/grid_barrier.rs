@@ -74,7 +74,7 @@ pub enum PlaceChoice {
         /// Microseconds a launch, per place.
         launch_us: Vec<f64>,
     },
-    /// Fixed by [`SLOT_VAR`].
+    /// Fixed by the environment variable `CG_GRID_BARRIER_SLOT`.
     Fixed,
     /// Not timed: the GPU holds fewer than 16 blocks of 256 threads at once
     /// (no grid of it spreads its arrivals much), or has no cooperative
