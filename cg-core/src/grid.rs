@@ -159,13 +159,9 @@ pub mod layout {
     /// 24-31) moves by one.
     pub const PHASE: u32 = 1 << 24;
 
-    /// The most blocks sharing one counter ([`Arrival::First`]'s `share`
-    /// is kept in 17 bits): far more than a GPU holds at once.
-    pub const MAX_SHARE: u32 = 1 << 17;
-
     /// What a thread adds to its counter when its block arrives.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum Arrival {
+    pub(crate) enum Arrival {
         /// It does not arrive.
         None,
         /// It arrives for its block: adds 1.
@@ -181,7 +177,8 @@ pub mod layout {
     impl Arrival {
         /// What it adds.
         #[inline(always)]
-        pub fn add(self) -> u32 {
+        #[cfg(test)]
+        fn add(self) -> u32 {
             match self {
                 Arrival::None => 0,
                 Arrival::One => 1,
@@ -192,17 +189,17 @@ pub mod layout {
 
     /// One thread's part in the grid barrier.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub struct LanePlan {
+    pub(crate) struct LanePlan {
         /// Its counter's byte offset from the place's start (0 where it
         /// does not poll).
-        pub offset: u32,
+        pub(crate) offset: u32,
         /// Whether it polls the counter.
-        pub polls: bool,
+        pub(crate) polls: bool,
         /// What it adds to the counter when its block arrives.
-        pub arrival: Arrival,
+        pub(crate) arrival: Arrival,
         /// The lane of the first warp whose arrival's old value gives the
         /// phase (it arrives in every block).
-        pub phase_lane: u32,
+        pub(crate) phase_lane: u32,
     }
 
     /// The part of thread `rank` of block `block` in a grid of `blocks`
@@ -213,7 +210,7 @@ pub mod layout {
     /// `PHASE - (share - 1)`, the others 1, so that every counter in use
     /// moves by [`PHASE`] a barrier.
     #[inline(always)]
-    pub fn lane_plan(block: u32, blocks: u32, threads: u32, rank: u32) -> LanePlan {
+    pub(crate) fn lane_plan(block: u32, blocks: u32, threads: u32, rank: u32) -> LanePlan {
         let spread = threads >= COUNTERS && blocks >= COUNTERS;
         let (k, shift) = if spread {
             (COUNTERS, COUNTERS.trailing_zeros())
@@ -250,6 +247,11 @@ pub mod layout {
     #[cfg(test)]
     mod tests {
         use super::*;
+
+        /// The most blocks sharing one counter (`Arrival::First`'s `share`
+        /// is kept in 17 bits of the plan): far more than a GPU holds at
+        /// once.
+        const MAX_SHARE: u32 = 1 << 17;
 
         /// Every counter a grid uses moves by exactly one phase a barrier,
         /// every block polls each of them, and the phase lane arrives.
