@@ -29,9 +29,10 @@
 //!
 //! Which L2 slice a counter lands in depends on where the memory lies
 //! physically, and two counters sharing a slice cost a barrier up to twice
-//! as much; so the host times the barrier in [`layout::SLOTS`] places of
-//! its region when it opens the GPU and gives every module the fastest
-//! (the module word `cg_grid_barrier`). The place changes what a barrier
+//! as much; so the host times the barrier at [`layout::SLOTS`] places of
+//! its region when the first module with a grid barrier loads on a GPU,
+//! and gives every such module the fastest (the module word
+//! `cg_grid_barrier`). The place changes what a barrier
 //! costs, never what it does. Everything the barrier needs is computed by
 //! [`this_grid`] and kept in the `GridGroup`: between `bar.sync` and the
 //! arrival nothing is left to compute. All work on a GPU runs on one
