@@ -543,6 +543,11 @@ fn first_warp_mask(plan: u32) -> u32 {
     u32::MAX >> (32 - ((plan >> plan::LANES_SHIFT) & 63))
 }
 
+/// The failed check of a grid barrier (`grid.sync()` or `multi_grid.sync()`)
+/// in a launch that is not cooperative.
+const NOT_COOPERATIVE: &str = "grid.sync(): the kernel was not launched cooperatively; declare it \
+     #[kernel(cooperative)] so that its handle launches it with cuLaunchCooperativeKernel";
+
 /// Why the grid barrier cannot run, as a failed check naming the caller's
 /// line: no cooperative launch, or a module whose counters were never set.
 #[cold]
@@ -550,10 +555,7 @@ fn first_warp_mask(plan: u32) -> u32 {
 #[track_caller]
 fn barrier_refused() -> ! {
     if intrinsics::grid_workspace() == 0 {
-        fault::check_failed(
-            "grid.sync(): the kernel was not launched cooperatively; declare it \
-             #[kernel(cooperative)] so that its handle launches it with cuLaunchCooperativeKernel",
-        )
+        fault::check_failed(NOT_COOPERATIVE)
     }
     fault::check_failed(
         "grid.sync(): the module's grid barrier counters were never set (cg_grid_barrier is 0); \
@@ -571,10 +573,7 @@ fn barrier_refused() -> ! {
 pub(crate) fn driver_barrier_word() -> *mut u32 {
     let workspace = intrinsics::grid_workspace();
     if workspace == 0 {
-        fault::check_failed(
-            "grid.sync(): the kernel was not launched cooperatively; declare it \
-             #[kernel(cooperative)] so that its handle launches it with cuLaunchCooperativeKernel",
-        );
+        fault::check_failed(NOT_COOPERATIVE);
     }
     (workspace + 4) as *mut u32
 }
