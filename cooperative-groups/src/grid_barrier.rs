@@ -102,13 +102,12 @@ impl GridBarrierRegion {
             format!("allocating {bytes} bytes for the grid barrier's counters")
         })?;
         let start = memory.device_ptr(stream).0.next_multiple_of(4096);
-        let slot_address = |slot: u32| start + u64::from(slot * SLOT_BYTES);
         let place = match slot_from_env()? {
             Some(slot) => GridBarrierPlace {
                 slot,
                 chosen: PlaceChoice::Fixed,
             },
-            None => time_places(gpu, slot_address)?,
+            None => time_places(gpu, start)?,
         };
         gpu.synchronize()?;
         Ok(Self {
@@ -126,7 +125,7 @@ impl GridBarrierRegion {
 
     /// The address of place `slot` (below [`SLOTS`]).
     pub(crate) fn slot_address(&self, slot: u32) -> u64 {
-        self.start + u64::from(slot * SLOT_BYTES)
+        place_address(self.start, slot)
     }
 
     /// The chosen place.
@@ -135,8 +134,15 @@ impl GridBarrierRegion {
     }
 }
 
-/// Times the calibration kernel at every place and keeps the fastest.
-fn time_places(gpu: &Gpu, slot_address: impl Fn(u32) -> u64) -> Result<GridBarrierPlace, Error> {
+/// The address of place `slot` of a region whose first place is at
+/// `start`.
+fn place_address(start: u64, slot: u32) -> u64 {
+    start + u64::from(slot * SLOT_BYTES)
+}
+
+/// Times the calibration kernel at every place of the region whose first
+/// place is at `start`, and keeps the fastest.
+fn time_places(gpu: &Gpu, start: u64) -> Result<GridBarrierPlace, Error> {
     let untimed = GridBarrierPlace {
         slot: 0,
         chosen: PlaceChoice::Untimed,
@@ -158,7 +164,7 @@ fn time_places(gpu: &Gpu, slot_address: impl Fn(u32) -> u64) -> Result<GridBarri
     let timer = EventTimer::new(gpu)?;
     let mut launch_us = Vec::with_capacity(SLOTS as usize);
     for slot in 0..SLOTS {
-        let mut place = slot_address(slot);
+        let mut place = place_address(start, slot);
         let ms = timer.median_ms(1, RUNS, || {
             let mut barriers = BARRIERS;
             let mut params = [

@@ -440,19 +440,37 @@ fn connect_grid_barrier(
 
 /// Sets the module's grid barrier word to `address`, and waits for it.
 fn set_grid_barrier_word(gpu: &Gpu, module: &Arc<CudaModule>, address: u64) -> Result<(), Error> {
-    let address = address.to_ne_bytes();
+    write_module_global(
+        gpu,
+        module,
+        GRID_BARRIER_SYMBOL,
+        &address.to_ne_bytes(),
+        "grid barrier word (cg_grid_barrier)",
+    )?;
+    gpu.driver(gpu.stream()?.synchronize(), || {
+        "waiting for the module's grid barrier word to be set".into()
+    })
+}
+
+/// Queues on the GPU's stream the write of `bytes` to the module global
+/// `symbol` (`what` names it in errors): kernels queued before it still
+/// see the old value.
+fn write_module_global(
+    gpu: &Gpu,
+    module: &Arc<CudaModule>,
+    symbol: &str,
+    bytes: &[u8],
+    what: &str,
+) -> Result<(), Error> {
     let stream = gpu.stream()?;
     gpu.driver(gpu.context()?.bind_to_thread(), || {
         "binding the context".into()
     })?;
-    let mut word = gpu.driver(module.get_global(GRID_BARRIER_SYMBOL, stream), || {
-        format!("finding the module's grid barrier word ({GRID_BARRIER_SYMBOL})")
+    let mut global = gpu.driver(module.get_global(symbol, stream), || {
+        format!("finding the module's {what}")
     })?;
-    gpu.driver(stream.memcpy_htod(&address[..], &mut word), || {
-        "setting the module's grid barrier word".into()
-    })?;
-    gpu.driver(stream.synchronize(), || {
-        "waiting for the module's grid barrier word to be set".into()
+    gpu.driver(stream.memcpy_htod(bytes, &mut global), || {
+        format!("setting the module's {what}")
     })
 }
 
@@ -763,18 +781,14 @@ impl Function {
         if let Some(last) = &self.module.multi_grid {
             let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
             if *last != Some(workspace) {
-                let stream = gpu.stream()?;
-                gpu.driver(gpu.context()?.bind_to_thread(), || {
-                    "binding the context".into()
-                })?;
-                let mut global = gpu
-                    .driver(module.get_global(MULTI_GRID_SYMBOL, stream), || {
-                        "finding the module's multi-grid workspace".into()
-                    })?;
                 let bytes: [u8; 16] = bytemuck::cast(workspace);
-                gpu.driver(stream.memcpy_htod(&bytes[..], &mut global), || {
-                    "setting the module's multi-grid workspace".into()
-                })?;
+                write_module_global(
+                    gpu,
+                    module,
+                    MULTI_GRID_SYMBOL,
+                    &bytes,
+                    "multi-grid workspace",
+                )?;
                 *last = Some(workspace);
             }
         }
