@@ -32,12 +32,10 @@
 //! as much; so the host times the barrier at [`layout::SLOTS`] places of
 //! its region when the first module with a grid barrier loads on a GPU,
 //! and gives every such module the fastest (the module word
-//! `cg_grid_barrier`, in the constant bank). The place changes what a
-//! barrier costs, never what it does. [`this_grid`] computes the thread's
-//! part once and keeps it packed in one register; at the barrier only the
-//! counter's address is left to form, from the module constant (an operand
-//! ptxas reads from the constant bank, so no register holds the address
-//! through the kernel's loops). All work on a GPU runs on one
+//! `cg_grid_barrier`). The place changes what a barrier
+//! costs, never what it does. Everything the barrier needs is computed by
+//! [`this_grid`] and kept in the `GridGroup`: between `bar.sync` and the
+//! arrival nothing is left to compute. All work on a GPU runs on one
 //! stream (the host API), so one cooperative launch runs at a time and the
 //! counters are its own. No `-rdc`, no device runtime library.
 //!
@@ -66,9 +64,12 @@ pub const SYNC_MARKER: &str = "cg-core: grid.sync";
 /// ```
 #[derive(Clone, Copy)]
 pub struct GridGroup {
-    /// This thread's part in the barrier, packed ([`plan`]'s bits): one
-    /// register through a kernel's loops. The counters' address is read
-    /// from the module constant where a barrier needs it.
+    /// The generic address of this thread's barrier counter (meaningful
+    /// where `plan` says it polls); 0 where the barrier cannot run (no
+    /// cooperative launch, or no counters set).
+    counter: u64,
+    /// The rest of this thread's part in the barrier, packed ([`plan`]'s
+    /// bits).
     plan: u32,
 }
 
@@ -83,29 +84,17 @@ mod plan {
     pub(super) const FIRST_WARP: u32 = 1 << 6;
     /// The thread adds its block's arrival to its counter.
     pub(super) const ARRIVES: u32 = 1 << 7;
+    /// Bits 8-13: the threads of the first warp (1 to 32).
+    pub(super) const LANES_SHIFT: u32 = 8;
     /// Its block is the counter's first: it adds `PHASE - (share - 1)`,
     /// not 1.
-    pub(super) const FIRST_BLOCK: u32 = 1 << 8;
-    /// The barrier can run: the launch is cooperative and the module's
-    /// counters are set.
-    pub(super) const RUNS: u32 = 1 << 9;
-    /// Bits 11-15: the counter's byte offset from the place's start (a
-    /// multiple of 2 KiB below 64 KiB).
-    pub(super) const OFFSET: u32 = 0xf800;
-    /// Bits 16-31: `share - 1`, where the block is the counter's first.
-    pub(super) const SHARE_SHIFT: u32 = 16;
-
-    // Every offset the layout gives fits the field.
-    const _: () = {
-        use super::layout::{COUNTERS, COUNTER_STRIDE, SMALL_GRID_COUNTER};
-        assert!(SMALL_GRID_COUNTER & !OFFSET == 0);
-        assert!(COUNTER_STRIDE & !OFFSET == 0);
-        assert!(((COUNTERS - 1) * COUNTER_STRIDE) & !OFFSET == 0);
-    };
+    pub(super) const FIRST_BLOCK: u32 = 1 << 14;
+    /// Bits 15-31: `share - 1`, where the block is the counter's first.
+    pub(super) const SHARE_SHIFT: u32 = 15;
 }
 
 /// `cg::this_grid()`. Computes this thread's part in the grid barrier
-/// (once: a kernel's loop of barriers keeps it in one register).
+/// (once: a kernel's loop of barriers keeps it in three registers).
 #[inline(always)]
 pub fn this_grid() -> GridGroup {
     let blocks = Dim3::from(intrinsics::grid_dim());
@@ -113,7 +102,7 @@ pub fn this_grid() -> GridGroup {
     let threads = Dim3::from(intrinsics::block_dim());
     let rank = threads.linear(intrinsics::thread_idx().into());
     let lane = layout::lane_plan(block, blocks.volume(), threads.volume(), rank);
-    let mut plan = lane.phase_lane | lane.offset;
+    let mut plan = lane.phase_lane | (threads.volume().min(32) << plan::LANES_SHIFT);
     if lane.polls {
         plan |= plan::POLLS;
     }
@@ -127,10 +116,16 @@ pub fn this_grid() -> GridGroup {
             plan |= plan::ARRIVES | plan::FIRST_BLOCK | ((share - 1) << plan::SHARE_SHIFT)
         }
     }
-    if intrinsics::grid_workspace() != 0 && intrinsics::grid_barrier_counters() != 0 {
-        plan |= plan::RUNS;
+    let base = intrinsics::grid_barrier_counters();
+    let runs = intrinsics::grid_workspace() != 0 && base != 0;
+    GridGroup {
+        counter: if runs {
+            base.wrapping_add(lane.offset as u64)
+        } else {
+            0
+        },
+        plan,
     }
-    GridGroup { plan }
 }
 
 /// Where the grid barrier's counters lie and which thread arrives on and
@@ -255,9 +250,9 @@ pub mod layout {
         use super::*;
 
         /// The most blocks sharing one counter (`Arrival::First`'s `share`
-        /// is kept in 16 bits of the plan): far more than a GPU holds at
+        /// is kept in 17 bits of the plan): far more than a GPU holds at
         /// once.
-        const MAX_SHARE: u32 = 1 << 16;
+        const MAX_SHARE: u32 = 1 << 17;
 
         /// Every counter a grid uses moves by exactly one phase a barrier,
         /// every block polls each of them, and the phase lane arrives.
@@ -414,16 +409,9 @@ impl GridGroup {
     #[track_caller]
     fn check_barrier(&self) {
         intrinsics::grid_sync_marker();
-        if intrinsics::computed_in_place(self.plan) & plan::RUNS == 0 {
+        if self.counter == 0 {
             barrier_refused();
         }
-    }
-
-    /// This thread's counter (meaningful where its plan says it polls),
-    /// from the module constant and the plan's offset.
-    #[inline(always)]
-    fn counter(plan: u32) -> *mut u32 {
-        intrinsics::grid_barrier_counters().wrapping_add((plan & plan::OFFSET) as u64) as *mut u32
     }
 
     /// The first warp's part of an arrival, after the block's `bar.sync`:
@@ -439,10 +427,10 @@ impl GridGroup {
             } else {
                 1
             };
-            // SAFETY: the counter is a 4-byte aligned word of the place
+            // SAFETY: `counter` is a 4-byte aligned counter of the place
             // the host set (`check_barrier` stops the kernel where none
             // was), only accessed atomically.
-            old = unsafe { intrinsics::atom_add_release_gpu(Self::counter(plan), add) };
+            old = unsafe { intrinsics::atom_add_release_gpu(self.counter as *mut u32, add) };
         }
         let lane = plan & plan::PHASE_LANE;
         // SAFETY: every lane of the first warp (the mask) runs this.
@@ -452,7 +440,7 @@ impl GridGroup {
                 old,
                 lane,
                 0x1f,
-                intrinsics::first_warp_mask_in_place(),
+                first_warp_mask(plan),
             )
         };
         old / layout::PHASE
@@ -464,13 +452,12 @@ impl GridGroup {
     #[inline(always)]
     fn wait_in_first_warp(&self, phase: u32) {
         let plan = intrinsics::computed_in_place(self.plan);
-        let mask = intrinsics::first_warp_mask_in_place();
+        let mask = first_warp_mask(plan);
         let mut done = plan & plan::POLLS == 0;
-        let counter = Self::counter(plan);
         loop {
             // SAFETY: as in `arrive_in_first_warp`; a lane that is done
             // reads nothing.
-            let v = unsafe { intrinsics::ld_acquire_gpu_unless(done, counter) };
+            let v = unsafe { intrinsics::ld_acquire_gpu_unless(done, self.counter as *const u32) };
             done |= v / layout::PHASE != phase;
             // SAFETY: every lane of the first warp (the mask) runs the loop
             // until the vote ends it for all of them at once.
@@ -547,6 +534,13 @@ impl GridGroup {
         // SAFETY: as above.
         unsafe { intrinsics::bar_sync() };
     }
+}
+
+/// The lanes of the block's first warp (all 32 unless the block is
+/// smaller), from a `plan`.
+#[inline(always)]
+fn first_warp_mask(plan: u32) -> u32 {
+    u32::MAX >> (32 - ((plan >> plan::LANES_SHIFT) & 63))
 }
 
 /// The failed check of a grid barrier (`grid.sync()` or `multi_grid.sync()`)

@@ -429,27 +429,22 @@ pub(crate) fn grid_workspace() -> u64 {
 }
 
 // The address of the grid barrier's counters (`grid::layout`): the module
-// constant `cg_grid_barrier`, which the host sets to the place it chose in
-// the GPU's counter region when it loads the module (0 until then). In the
-// constant bank, ptxas reads it as an operand where the address is
-// needed: no register holds it between barriers, and no load from memory
-// waits at one.
+// global `cg_grid_barrier`, which the host sets to the place it chose in
+// the GPU's counter region when it loads the module (0 until then).
 #[cfg(target_arch = "nvptx64")]
-core::arch::global_asm!(".visible .const .align 8 .u64 cg_grid_barrier = 0;");
+core::arch::global_asm!(".visible .global .align 8 .u64 cg_grid_barrier = 0;");
 
-/// `ld.const.u64` of `cg_grid_barrier`: constant for the whole launch.
-/// Read where it is used (an asm statement with effects, so the compiler
-/// neither merges two reads nor keeps one in a register through a loop).
+/// `ld.global.nc.u64` of `cg_grid_barrier`: constant for the whole launch.
 /// On the simulator, a zeroed place of the launch's own.
 #[inline(always)]
 pub(crate) fn grid_barrier_counters() -> u64 {
-    device!("ld.const.u64 [cg_grid_barrier]", {
+    device!("ld.global.nc.u64 [cg_grid_barrier]", {
         let r: u64;
-        // SAFETY: the module constant declared above, 8-byte aligned; the
+        // SAFETY: the module global declared above, 8-byte aligned; the
         // host writes it only between launches.
         unsafe {
-            asm!("ld.const.u64 {r}, [cg_grid_barrier];", r = out(reg64) r,
-                 options(nomem, nostack, preserves_flags))
+            asm!("ld.global.nc.u64 {r}, [cg_grid_barrier];", r = out(reg64) r,
+                 options(nostack, pure, readonly))
         };
         r
     }, sim: { cg_sim::device::grid_barrier_counters(crate::grid::layout::SLOT_BYTES as usize) })
@@ -467,37 +462,6 @@ pub(crate) fn computed_in_place(v: u32) -> u32 {
         unsafe { asm!("mov.u32 {r}, {v};", r = out(reg32) r, v = in(reg32) v, options(nomem, nostack, preserves_flags)) };
         r
     }, sim: { v })
-}
-
-/// The lanes of the block's first warp, as a mask (all 32 unless the block
-/// has fewer threads), from `%ntid`, computed where it is used: an asm
-/// statement with effects, so that the compiler keeps no register for it
-/// through a loop (ptxas reads `%ntid` from the constant bank).
-#[inline(always)]
-pub(crate) fn first_warp_mask_in_place() -> u32 {
-    device!("first warp mask from %ntid", {
-        let r: u32;
-        // SAFETY: reads special registers; register arithmetic.
-        unsafe {
-            asm!(
-                "{{",
-                ".reg .u32 %cg_t, %cg_u;",
-                "mov.u32 %cg_t, %ntid.x;",
-                "mov.u32 %cg_u, %ntid.y;",
-                "mul.lo.u32 %cg_t, %cg_t, %cg_u;",
-                "mov.u32 %cg_u, %ntid.z;",
-                "mul.lo.u32 %cg_t, %cg_t, %cg_u;",
-                "min.u32 %cg_t, %cg_t, 32;",
-                "sub.u32 %cg_t, 32, %cg_t;",
-                "shr.b32 {r}, -1, %cg_t;",
-                "}}",
-                r = out(reg32) r, options(nomem, nostack, preserves_flags))
-        };
-        r
-    }, sim: {
-        let [x, y, z] = cg_sim::device::block_dim();
-        u32::MAX >> (32 - (x * y * z).min(32))
-    })
 }
 
 /// `ld.acquire.gpu.u32` unless `skip`, predicated (no branch): 0 where
