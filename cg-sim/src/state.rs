@@ -172,7 +172,9 @@ pub(crate) struct LaunchState {
     /// Where the next static shared array goes (after the dynamic region).
     pub shared_end: Cell<u32>,
     /// The grid barrier's workspace (cooperative launches), laid out as
-    /// the driver's: cg-core's barrier word is its second word.
+    /// the driver's: its second word is the barrier word that
+    /// `multi_grid.sync()` arrives on (`grid.sync()` uses
+    /// `grid_barrier_counters`).
     pub grid_barrier: Box<[AtomicU32; 4]>,
     /// cg-core's grid barrier counters (on the GPU a place the host
     /// chose, here one zeroed region per launch), made at their first use.
