@@ -38,6 +38,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+/// How the `.u64` parameter that cg-builder appends to an entry point
+/// reading the grid barrier's place ends, after the entry's name
+/// (`cg_core::grid::layout::PARAM_SUFFIX`; cg-builder checks that the two
+/// agree). The host passes the place's address there at every launch; a
+/// kernel's declared parameters, its typed handle's and a CUDA C++ twin's
+/// have no such parameter.
+pub const GRID_BARRIER_PARAM_SUFFIX: &str = "_cg_grid_barrier";
+
 /// A PTX module: its functions and module-scope variables, in the order
 /// they appear.
 #[derive(Debug, Clone, Default)]
@@ -324,9 +332,29 @@ impl<'a> Function<'a> {
     }
 
     /// The types of the parameters ([`Param::shape`]): what a launch must
-    /// pass, in order.
+    /// pass, in order (the grid barrier's place among them, where
+    /// cg-builder appended it: [`takes_grid_barrier_place`](Self::takes_grid_barrier_place)).
     pub fn param_types(&self) -> Vec<String> {
         self.params.iter().map(Param::shape).collect()
+    }
+
+    /// Whether it is an entry point whose last parameter is the grid
+    /// barrier's place ([`GRID_BARRIER_PARAM_SUFFIX`]), which the host
+    /// appends to every launch of it.
+    pub fn takes_grid_barrier_place(&self) -> bool {
+        self.is_entry()
+            && self.params.last().is_some_and(|p| {
+                p.ty == ".u64" && p.name.strip_prefix(self.name) == Some(GRID_BARRIER_PARAM_SUFFIX)
+            })
+    }
+
+    /// The types of the parameters the kernel declares: [`param_types`](Self::param_types)
+    /// without the grid barrier's place. What its typed handle takes, and
+    /// what a CUDA C++ twin of it must take.
+    pub fn declared_param_types(&self) -> Vec<String> {
+        let hidden = usize::from(self.takes_grid_barrier_place());
+        let declared = &self.params[..self.params.len() - hidden];
+        declared.iter().map(Param::shape).collect()
     }
 
     /// The statements of the body, in order, without comments, scoping
@@ -762,6 +790,25 @@ $L__BB0_2:
 	ret;
 }
 "#;
+
+    #[test]
+    fn the_grid_barrier_place_is_no_declared_parameter() {
+        let ptx = ".visible .entry k(\n\t.param .u64 .ptr .align 1 k_param_0,\n\t.param .u32 k_param_1,\n\t.param .u64 k_cg_grid_barrier\n)\n{\n\tret;\n}\n\
+                   .visible .entry j(\n\t.param .u64 j_param_0,\n\t.param .u64 k_cg_grid_barrier\n)\n{\n\tret;\n}\n\
+                   .visible .entry e()\n{\n\tret;\n}\n";
+        let m = Module::parse(ptx);
+        let k = m.entry("k").unwrap();
+        assert!(k.takes_grid_barrier_place());
+        assert_eq!(k.param_types(), [".u64", ".u32", ".u64"]);
+        assert_eq!(k.declared_param_types(), [".u64", ".u32"]);
+        // Another entry's name before the suffix is a parameter of its own.
+        let j = m.entry("j").unwrap();
+        assert!(!j.takes_grid_barrier_place());
+        assert_eq!(j.declared_param_types(), [".u64", ".u64"]);
+        let e = m.entry("e").unwrap();
+        assert!(!e.takes_grid_barrier_place());
+        assert!(e.declared_param_types().is_empty());
+    }
 
     #[test]
     fn reads_functions_and_their_parameters() {
