@@ -26,7 +26,9 @@
 //! 3. reads the `#[kernel]` record each entry point starts with (its
 //!    signature, written by the macro as a PTX comment) and checks that
 //!    every entry point that reaches `grid.sync()` is declared
-//!    `#[kernel(cooperative)]` ([`ptx`]);
+//!    `#[kernel(cooperative)]`; writes launch bounds as PTX directives and
+//!    passes the grid barrier's place to the entry points that read it as
+//!    a kernel parameter ([`ptx`]);
 //! 4. appends the table through which the host names a kernel fault's file
 //!    and message ([`strings`]);
 //! 5. writes `cg_kernels.rs` to `OUT_DIR`: the PTX modules embedded as
@@ -158,6 +160,7 @@ impl KernelBuild {
             let kernels = ptx::records(&ptx, sm)?;
             ptx::check_cooperative(&ptx, sm, &kernels)?;
             let ptx = ptx::with_launch_bounds(&ptx, sm, &kernels)?;
+            let ptx = ptx::with_grid_barrier_place(&ptx);
             out.push((sm, strings::append_table(&ptx)));
         }
         Ok(out)

@@ -1,6 +1,7 @@
 //! What the builder reads from the PTX the compiler produced (through
 //! `cg-ptx`): the `#[kernel]` records of the entry points, and which entry
-//! points reach a grid barrier; and the launch bounds it writes into it.
+//! points reach a grid barrier; and what it writes into it: launch bounds,
+//! and the grid barrier's place as a kernel parameter.
 //!
 //! Every entry point `#[kernel]` made starts with its signature, recorded
 //! as a PTX comment (`cg_signature::record`); the host handles are
@@ -18,6 +19,11 @@
 //! `#[kernel(cooperative)]`, because only then does its host handle launch it
 //! cooperatively. Checking the PTX rather than the source catches barriers
 //! hidden in helper functions and other crates.
+//!
+//! The grid barrier reads where its counters lie from the module word
+//! `cg_grid_barrier`; in an entry point that read becomes one of a kernel
+//! parameter the builder appends and the host fills in
+//! ([`with_grid_barrier_place`]).
 
 use crate::BuildError;
 use cg_signature::record::{self, KernelRecord};
@@ -191,6 +197,89 @@ pub fn with_launch_bounds(
     }
     out.push_str(&ptx[from..]);
     Ok(out)
+}
+
+/// `ptx` with the grid barrier's place passed as a kernel parameter.
+/// cg-core's grid barrier reads where its counters lie from the module
+/// word `cg_grid_barrier` (the statement `ld.global.nc.u64 %rdN,
+/// [cg_grid_barrier];`, which `this_grid()` and every barrier leave). In
+/// an entry point that reaches a grid barrier (directly or through calls)
+/// those reads become `ld.param.u64 %rdN, [<entry>_cg_grid_barrier];` of a
+/// last parameter `.param .u64 <entry>_cg_grid_barrier` appended here:
+/// ptxas takes a kernel parameter as an operand from the parameter bank
+/// wherever it is used, so no register holds the address through the
+/// kernel's loops and no load from memory waits at a barrier. The host
+/// passes the address the module word holds at every launch of such an
+/// entry (`cg_ptx::Function::takes_grid_barrier_place`). In an entry point
+/// that reaches none, they become `mov.u64 %rdN, 0;`: it has no place,
+/// and takes no parameter for it. A device function keeps its reads of
+/// the word (its code cannot read an entry's parameters; the host sets
+/// the word as well).
+pub fn with_grid_barrier_place(ptx: &str) -> String {
+    let symbol = cg_core::grid::layout::SYMBOL;
+    let read = format!(", [{symbol}];");
+    let module = cg_ptx::Module::parse(ptx);
+    let marker = GRID_SYNC_MARKER.trim_start_matches("//").trim();
+    let reaching = module.entries_reaching(|f| f.comments().any(|c| c == marker));
+    // (byte range to replace, text), in the module's order.
+    let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    for entry in module.entries() {
+        let has_place = reaching.contains(entry.name);
+        let Some(body) = entry.body else { continue };
+        // `body` and `entry.name` lie inside `ptx` (the parser hands out
+        // slices of it).
+        let body_at = body.as_ptr() as usize - ptx.as_ptr() as usize;
+        let param = format!("{}{}", entry.name, cg_core::grid::layout::PARAM_SUFFIX);
+        let mut reads = Vec::new();
+        let mut line_at = body_at;
+        for line in body.split_inclusive('\n') {
+            let statement = line.trim();
+            if let Some(register) = statement
+                .strip_prefix("ld.global.nc.u64 ")
+                .and_then(|rest| rest.strip_suffix(read.as_str()))
+            {
+                let indent = line.len() - line.trim_start().len();
+                let start = line_at + indent;
+                let text = if has_place {
+                    format!("ld.param.u64 {register}, [{param}];")
+                } else {
+                    format!("mov.u64 {register}, 0;")
+                };
+                reads.push((start..start + statement.len(), text));
+            }
+            line_at += line.len();
+        }
+        if reads.is_empty() || !has_place {
+            edits.extend(reads);
+            continue;
+        }
+        let name_at = entry.name.as_ptr() as usize - ptx.as_ptr() as usize;
+        // The parameter list closes at the first `)` after the name (no
+        // parameter declaration holds one).
+        let close = name_at
+            + ptx[name_at..body_at]
+                .find(')')
+                .expect("an entry's parameter list");
+        let decl = format!(".param .u64 {param}");
+        edits.push(if entry.params.is_empty() {
+            (close..close, format!("\n\t{decl}\n"))
+        } else {
+            // After the last parameter, before the line break that ends it.
+            let last = ptx[..close].trim_end().len();
+            (last..last, format!(",\n\t{decl}"))
+        });
+        edits.extend(reads);
+    }
+    edits.sort_by_key(|(range, _)| range.start);
+    let mut out = String::with_capacity(ptx.len() + 96 * edits.len());
+    let mut from = 0;
+    for (range, text) in edits {
+        out.push_str(&ptx[from..range.start]);
+        out.push_str(&text);
+        from = range.end;
+    }
+    out.push_str(&ptx[from..]);
+    out
 }
 
 #[cfg(test)]
@@ -401,6 +490,137 @@ mod tests {
         assert!(
             e.contains("the sm_90 entry point `plain` already has a `.reqntid`"),
             "{e}"
+        );
+    }
+
+    /// Entry points that read the grid barrier word: `coop` (with
+    /// parameters and launch bounds) reaches the barrier's marker, `bare`
+    /// (without parameters) reaches it through a call, `queries` reaches
+    /// none; a device function reads the word too, and `plain` does not.
+    const READS_THE_WORD: &str = "\
+.visible .global .align 8 .u64 cg_grid_barrier = 0;
+.func helper()
+{
+	// begin inline asm
+	ld.global.nc.u64 %rd1, [cg_grid_barrier];
+	// end inline asm
+	// begin inline asm
+	// cg-core: grid.sync
+	// end inline asm
+	ret;
+}
+.visible .entry coop(
+	.param .u64 .ptr .align 1 coop_param_0,
+	.param .u32 coop_param_1
+)
+.maxntid 256, 1, 1
+{
+	// begin inline asm
+	ld.global.nc.u64 %rd7, [cg_grid_barrier];
+	// end inline asm
+	ld.global.nc.u64 %rd8, [%rd7];
+	// begin inline asm
+	// cg-core: grid.sync
+	// end inline asm
+	// begin inline asm
+	ld.global.nc.u64 %rd12, [cg_grid_barrier];
+	// end inline asm
+	ret;
+}
+.visible .entry bare()
+{
+	ld.global.nc.u64 %rd3, [cg_grid_barrier];
+	call.uni helper, ();
+	ret;
+}
+.visible .entry queries(
+	.param .u64 queries_param_0
+)
+{
+	ld.global.nc.u64 %rd5, [cg_grid_barrier];
+	ret;
+}
+.visible .entry plain(
+	.param .u64 plain_param_0
+)
+{
+	ret;
+}
+";
+
+    #[test]
+    fn entries_read_the_grid_barrier_place_from_a_parameter() {
+        let out = with_grid_barrier_place(READS_THE_WORD);
+        let m = cg_ptx::Module::parse(&out);
+        let coop = m.entry("coop").unwrap();
+        assert!(coop.takes_grid_barrier_place(), "{out}");
+        assert_eq!(coop.param_types(), [".u64", ".u32", ".u64"]);
+        assert_eq!(coop.declared_param_types(), [".u64", ".u32"]);
+        assert!(
+            out.contains("coop_cg_grid_barrier\n)\n.maxntid 256, 1, 1\n{"),
+            "{out}"
+        );
+        let coop_body = coop.body.unwrap();
+        assert!(coop_body.contains("\tld.param.u64 %rd7, [coop_cg_grid_barrier];\n"));
+        assert!(coop_body.contains("\tld.param.u64 %rd12, [coop_cg_grid_barrier];\n"));
+        assert!(coop_body.contains("\tld.global.nc.u64 %rd8, [%rd7];\n"));
+        assert!(!coop_body.contains("[cg_grid_barrier]"), "{coop_body}");
+        let bare = m.entry("bare").unwrap();
+        assert!(bare.takes_grid_barrier_place(), "{out}");
+        assert_eq!(bare.param_types(), [".u64"]);
+        assert!(bare
+            .body
+            .unwrap()
+            .contains("ld.param.u64 %rd3, [bare_cg_grid_barrier];"));
+        // An entry point that reaches no grid barrier has no place.
+        let queries = m.entry("queries").unwrap();
+        assert!(!queries.takes_grid_barrier_place(), "{out}");
+        assert_eq!(queries.param_types(), [".u64"]);
+        assert!(queries.body.unwrap().contains("\tmov.u64 %rd5, 0;\n"));
+        // A device function cannot read an entry's parameters: it keeps
+        // the word's read, which the host sets as well.
+        let helper = m.function("helper").unwrap().body.unwrap();
+        assert!(helper.contains("ld.global.nc.u64 %rd1, [cg_grid_barrier];"));
+        let plain = m.entry("plain").unwrap();
+        assert!(!plain.takes_grid_barrier_place());
+        assert_eq!(plain.param_types(), [".u64"]);
+        // Nothing else moved.
+        let back = out
+            .replace(",\n\t.param .u64 coop_cg_grid_barrier", "")
+            .replace("\n\t.param .u64 bare_cg_grid_barrier\n", "")
+            .replace(
+                "mov.u64 %rd5, 0;",
+                "ld.global.nc.u64 %rd5, [cg_grid_barrier];",
+            );
+        let back = ["coop", "bare"].iter().fold(back, |back, entry| {
+            back.replace(
+                &format!("ld.param.u64 %rd7, [{entry}_cg_grid_barrier]"),
+                "ld.global.nc.u64 %rd7, [cg_grid_barrier]",
+            )
+            .replace(
+                &format!("ld.param.u64 %rd12, [{entry}_cg_grid_barrier]"),
+                "ld.global.nc.u64 %rd12, [cg_grid_barrier]",
+            )
+            .replace(
+                &format!("ld.param.u64 %rd3, [{entry}_cg_grid_barrier]"),
+                "ld.global.nc.u64 %rd3, [cg_grid_barrier]",
+            )
+        });
+        assert_eq!(back, READS_THE_WORD);
+        // A module without the word's reads is left as it is.
+        let ptx = module(COOP, PLAIN);
+        assert_eq!(with_grid_barrier_place(&ptx), ptx);
+    }
+
+    #[test]
+    fn the_parameter_is_named_as_the_host_expects() {
+        assert_eq!(
+            cg_core::grid::layout::PARAM_SUFFIX,
+            cg_ptx::GRID_BARRIER_PARAM_SUFFIX
+        );
+        assert_eq!(
+            cg_core::grid::layout::PARAM_SUFFIX,
+            format!("_{}", cg_core::grid::layout::SYMBOL)
         );
     }
 

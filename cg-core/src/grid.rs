@@ -31,13 +31,18 @@
 //! physically, and two counters sharing a slice cost a barrier up to twice
 //! as much; so the host times the barrier at [`layout::SLOTS`] places of
 //! its region when the first module with a grid barrier loads on a GPU,
-//! and gives every such module the fastest (the module word
-//! `cg_grid_barrier`). The place changes what a barrier
-//! costs, never what it does. Everything the barrier needs is computed by
-//! [`this_grid`] and kept in the `GridGroup`: between `bar.sync` and the
-//! arrival nothing is left to compute. All work on a GPU runs on one
-//! stream (the host API), so one cooperative launch runs at a time and the
-//! counters are its own. No `-rdc`, no device runtime library.
+//! and gives every such module the fastest. [`this_grid`] computes the
+//! thread's part once and keeps it packed in one register; at the barrier
+//! only the counter's address is left to form, from the place's address:
+//! a kernel parameter cg-builder adds to every entry point that reads it
+//! and the host fills in at launch ([`layout::PARAM_SUFFIX`]; ptxas reads
+//! it from the parameter bank as an operand, so no register holds the
+//! address through the kernel's loops and no load waits at a barrier). A
+//! barrier in a device function the compiler did not inline reads the
+//! module word `cg_grid_barrier` instead, which the host sets too. The
+//! place changes what a barrier costs, never what it does. All work on a
+//! GPU runs on one stream (the host API), so one cooperative launch runs at
+//! a time and the counters are its own. No `-rdc`, no device runtime library.
 //!
 //! Under an ordinary launch the workspace pointer is usually 0 and `sync()`
 //! traps (the launch fails) instead of hanging. That guard is best effort:
@@ -64,12 +69,9 @@ pub const SYNC_MARKER: &str = "cg-core: grid.sync";
 /// ```
 #[derive(Clone, Copy)]
 pub struct GridGroup {
-    /// The generic address of this thread's barrier counter (meaningful
-    /// where `plan` says it polls); 0 where the barrier cannot run (no
-    /// cooperative launch, or no counters set).
-    counter: u64,
-    /// The rest of this thread's part in the barrier, packed ([`plan`]'s
-    /// bits).
+    /// This thread's part in the barrier, packed ([`plan`]'s bits): one
+    /// register through a kernel's loops. The counters' address is read
+    /// where a barrier needs it (a kernel parameter, see the module docs).
     plan: u32,
 }
 
@@ -84,17 +86,29 @@ mod plan {
     pub(super) const FIRST_WARP: u32 = 1 << 6;
     /// The thread adds its block's arrival to its counter.
     pub(super) const ARRIVES: u32 = 1 << 7;
-    /// Bits 8-13: the threads of the first warp (1 to 32).
-    pub(super) const LANES_SHIFT: u32 = 8;
     /// Its block is the counter's first: it adds `PHASE - (share - 1)`,
     /// not 1.
-    pub(super) const FIRST_BLOCK: u32 = 1 << 14;
-    /// Bits 15-31: `share - 1`, where the block is the counter's first.
-    pub(super) const SHARE_SHIFT: u32 = 15;
+    pub(super) const FIRST_BLOCK: u32 = 1 << 8;
+    /// The barrier can run: the launch is cooperative and the counters'
+    /// place is set.
+    pub(super) const RUNS: u32 = 1 << 9;
+    /// Bits 11-15: the counter's byte offset from the place's start (a
+    /// multiple of 2 KiB below 64 KiB).
+    pub(super) const OFFSET: u32 = 0xf800;
+    /// Bits 16-31: `share - 1`, where the block is the counter's first.
+    pub(super) const SHARE_SHIFT: u32 = 16;
+
+    // Every offset the layout gives fits the field.
+    const _: () = {
+        use super::layout::{COUNTERS, COUNTER_STRIDE, SMALL_GRID_COUNTER};
+        assert!(SMALL_GRID_COUNTER & !OFFSET == 0);
+        assert!(COUNTER_STRIDE & !OFFSET == 0);
+        assert!(((COUNTERS - 1) * COUNTER_STRIDE) & !OFFSET == 0);
+    };
 }
 
 /// `cg::this_grid()`. Computes this thread's part in the grid barrier
-/// (once: a kernel's loop of barriers keeps it in three registers).
+/// (once: a kernel's loop of barriers keeps it in one register).
 #[inline(always)]
 pub fn this_grid() -> GridGroup {
     let blocks = Dim3::from(intrinsics::grid_dim());
@@ -102,7 +116,7 @@ pub fn this_grid() -> GridGroup {
     let threads = Dim3::from(intrinsics::block_dim());
     let rank = threads.linear(intrinsics::thread_idx().into());
     let lane = layout::lane_plan(block, blocks.volume(), threads.volume(), rank);
-    let mut plan = lane.phase_lane | (threads.volume().min(32) << plan::LANES_SHIFT);
+    let mut plan = lane.phase_lane | lane.offset;
     if lane.polls {
         plan |= plan::POLLS;
     }
@@ -116,16 +130,10 @@ pub fn this_grid() -> GridGroup {
             plan |= plan::ARRIVES | plan::FIRST_BLOCK | ((share - 1) << plan::SHARE_SHIFT)
         }
     }
-    let base = intrinsics::grid_barrier_counters();
-    let runs = intrinsics::grid_workspace() != 0 && base != 0;
-    GridGroup {
-        counter: if runs {
-            base.wrapping_add(lane.offset as u64)
-        } else {
-            0
-        },
-        plan,
+    if intrinsics::grid_workspace() != 0 && intrinsics::grid_barrier_counters() != 0 {
+        plan |= plan::RUNS;
     }
+    GridGroup { plan }
 }
 
 /// Where the grid barrier's counters lie and which thread arrives on and
@@ -153,8 +161,18 @@ pub mod layout {
     /// Places the host times, one after another in one allocation.
     pub const SLOTS: u32 = 32;
 
-    /// The module word the host sets to the chosen place's address.
+    /// The module word the host sets to the chosen place's address. The
+    /// barrier's PTX reads it (`ld.global.nc.u64 %rd, [cg_grid_barrier]`)
+    /// where it needs the address.
     pub const SYMBOL: &str = "cg_grid_barrier";
+
+    /// The name cg-builder gives the `.u64` parameter it appends to an
+    /// entry point that reads [`SYMBOL`], after the entry's name
+    /// (`grid_sum_cg_grid_barrier`): it rewrites the entry's reads of the
+    /// word into reads of that parameter, and the host passes the place's
+    /// address there at every launch of the entry. A kernel's declared
+    /// parameters, and the typed handle's, never include it.
+    pub const PARAM_SUFFIX: &str = "_cg_grid_barrier";
 
     /// What one barrier adds to every counter in use: the phase byte (bits
     /// 24-31) moves by one.
@@ -250,9 +268,9 @@ pub mod layout {
         use super::*;
 
         /// The most blocks sharing one counter (`Arrival::First`'s `share`
-        /// is kept in 17 bits of the plan): far more than a GPU holds at
+        /// is kept in 16 bits of the plan): far more than a GPU holds at
         /// once.
-        const MAX_SHARE: u32 = 1 << 17;
+        const MAX_SHARE: u32 = 1 << 16;
 
         /// Every counter a grid uses moves by exactly one phase a barrier,
         /// every block polls each of them, and the phase lane arrives.
@@ -409,9 +427,16 @@ impl GridGroup {
     #[track_caller]
     fn check_barrier(&self) {
         intrinsics::grid_sync_marker();
-        if self.counter == 0 {
+        if intrinsics::computed_in_place(self.plan) & plan::RUNS == 0 {
             barrier_refused();
         }
+    }
+
+    /// This thread's counter (meaningful where its plan says it polls),
+    /// from the place's address and the plan's offset.
+    #[inline(always)]
+    fn counter(plan: u32) -> *mut u32 {
+        intrinsics::grid_barrier_counters().wrapping_add((plan & plan::OFFSET) as u64) as *mut u32
     }
 
     /// The first warp's part of an arrival, after the block's `bar.sync`:
@@ -427,10 +452,10 @@ impl GridGroup {
             } else {
                 1
             };
-            // SAFETY: `counter` is a 4-byte aligned counter of the place
+            // SAFETY: the counter is a 4-byte aligned word of the place
             // the host set (`check_barrier` stops the kernel where none
             // was), only accessed atomically.
-            old = unsafe { intrinsics::atom_add_release_gpu(self.counter as *mut u32, add) };
+            old = unsafe { intrinsics::atom_add_release_gpu(Self::counter(plan), add) };
         }
         let lane = plan & plan::PHASE_LANE;
         // SAFETY: every lane of the first warp (the mask) runs this.
@@ -440,7 +465,7 @@ impl GridGroup {
                 old,
                 lane,
                 0x1f,
-                first_warp_mask(plan),
+                intrinsics::first_warp_mask_in_place(),
             )
         };
         old / layout::PHASE
@@ -452,12 +477,13 @@ impl GridGroup {
     #[inline(always)]
     fn wait_in_first_warp(&self, phase: u32) {
         let plan = intrinsics::computed_in_place(self.plan);
-        let mask = first_warp_mask(plan);
+        let mask = intrinsics::first_warp_mask_in_place();
         let mut done = plan & plan::POLLS == 0;
+        let counter = Self::counter(plan);
         loop {
             // SAFETY: as in `arrive_in_first_warp`; a lane that is done
             // reads nothing.
-            let v = unsafe { intrinsics::ld_acquire_gpu_unless(done, self.counter as *const u32) };
+            let v = unsafe { intrinsics::ld_acquire_gpu_unless(done, counter) };
             done |= v / layout::PHASE != phase;
             // SAFETY: every lane of the first warp (the mask) runs the loop
             // until the vote ends it for all of them at once.
@@ -534,13 +560,6 @@ impl GridGroup {
         // SAFETY: as above.
         unsafe { intrinsics::bar_sync() };
     }
-}
-
-/// The lanes of the block's first warp (all 32 unless the block is
-/// smaller), from a `plan`.
-#[inline(always)]
-fn first_warp_mask(plan: u32) -> u32 {
-    u32::MAX >> (32 - ((plan >> plan::LANES_SHIFT) & 63))
 }
 
 /// The failed check of a grid barrier (`grid.sync()` or `multi_grid.sync()`)

@@ -434,17 +434,26 @@ pub(crate) fn grid_workspace() -> u64 {
 #[cfg(target_arch = "nvptx64")]
 core::arch::global_asm!(".visible .global .align 8 .u64 cg_grid_barrier = 0;");
 
-/// `ld.global.nc.u64` of `cg_grid_barrier`: constant for the whole launch.
-/// On the simulator, a zeroed place of the launch's own.
+/// The address of the grid barrier's counters, read where it is used (an
+/// asm statement with effects: the compiler neither merges two reads nor
+/// keeps one in a register through a loop). The PTX reads the module
+/// global `cg_grid_barrier` (`ld.global.nc.u64`); in an entry point
+/// cg-builder rewrites that read into one of a kernel parameter it adds, which the host fills in at launch
+/// (`grid::layout::PARAM_SUFFIX`): ptxas then takes the address from the
+/// parameter bank as an operand, so no register holds it between barriers
+/// and no load waits at one. A device function the compiler did not
+/// inline keeps the global's read. On the simulator, a zeroed place of the
+/// launch's own.
 #[inline(always)]
 pub(crate) fn grid_barrier_counters() -> u64 {
     device!("ld.global.nc.u64 [cg_grid_barrier]", {
         let r: u64;
-        // SAFETY: the module global declared above, 8-byte aligned; the
-        // host writes it only between launches.
+        // SAFETY: the module global declared above, 8-byte aligned (or the
+        // parameter cg-builder puts in its place); the host writes both
+        // only between launches.
         unsafe {
             asm!("ld.global.nc.u64 {r}, [cg_grid_barrier];", r = out(reg64) r,
-                 options(nostack, pure, readonly))
+                 options(nomem, nostack, preserves_flags))
         };
         r
     }, sim: { cg_sim::device::grid_barrier_counters(crate::grid::layout::SLOT_BYTES as usize) })
@@ -462,6 +471,37 @@ pub(crate) fn computed_in_place(v: u32) -> u32 {
         unsafe { asm!("mov.u32 {r}, {v};", r = out(reg32) r, v = in(reg32) v, options(nomem, nostack, preserves_flags)) };
         r
     }, sim: { v })
+}
+
+/// The lanes of the block's first warp, as a mask (all 32 unless the block
+/// has fewer threads), from `%ntid`, computed where it is used: an asm
+/// statement with effects, so that the compiler keeps no register for it
+/// through a loop (ptxas reads `%ntid` from the constant bank).
+#[inline(always)]
+pub(crate) fn first_warp_mask_in_place() -> u32 {
+    device!("first warp mask from %ntid", {
+        let r: u32;
+        // SAFETY: reads special registers; register arithmetic.
+        unsafe {
+            asm!(
+                "{{",
+                ".reg .u32 %cg_t, %cg_u;",
+                "mov.u32 %cg_t, %ntid.x;",
+                "mov.u32 %cg_u, %ntid.y;",
+                "mul.lo.u32 %cg_t, %cg_t, %cg_u;",
+                "mov.u32 %cg_u, %ntid.z;",
+                "mul.lo.u32 %cg_t, %cg_t, %cg_u;",
+                "min.u32 %cg_t, %cg_t, 32;",
+                "sub.u32 %cg_t, 32, %cg_t;",
+                "shr.b32 {r}, -1, %cg_t;",
+                "}}",
+                r = out(reg32) r, options(nomem, nostack, preserves_flags))
+        };
+        r
+    }, sim: {
+        let [x, y, z] = cg_sim::device::block_dim();
+        u32::MAX >> (32 - (x * y * z).min(32))
+    })
 }
 
 /// `ld.acquire.gpu.u32` unless `skip`, predicated (no branch): 0 where

@@ -231,7 +231,7 @@ impl Bench {
         let params = |ptx: &str| {
             cg_ptx::Module::parse(ptx)
                 .entry(name)
-                .map(|f| f.param_types())
+                .map(|f| f.declared_param_types())
         };
         let ours = crate::kernels::PTX
             .select(self.gpu.info().sm)

@@ -1009,17 +1009,50 @@ fn full_warp_operations_match_model() {
 
 // ------------------------------------------------------- grid barrier
 
+/// Where the tested kernel's grid barriers are.
+#[derive(Clone, Copy, Debug)]
+enum Barriers {
+    /// Inlined into the kernel (`api_grid_split_barrier`): they read the
+    /// counters' place from the kernel parameter cg-builder adds.
+    Inlined,
+    /// In device functions of their own (`api_grid_barrier_not_inlined`):
+    /// they read it from the module word.
+    NotInlined,
+}
+
 /// Launches `api_grid_split_barrier` on `cfg` for `n` threads and `rounds`
 /// rounds, and checks that each thread read what its neighbour published
 /// before every barrier (`what` names the launch in a failure).
 fn check_grid_barrier(gpu: &Gpu, k: &Kernels, cfg: LaunchConfig, n: u32, rounds: u32, what: &str) {
+    check_grid_barriers(gpu, k, Barriers::Inlined, cfg, n, rounds, what)
+}
+
+/// [`check_grid_barrier`] of the kernel whose barriers are `barriers`.
+fn check_grid_barriers(
+    gpu: &Gpu,
+    k: &Kernels,
+    barriers: Barriers,
+    cfg: LaunchConfig,
+    n: u32,
+    rounds: u32,
+    what: &str,
+) {
     let published = |i: u32, r: u32| (i ^ r.wrapping_mul(0x9E37_79B9)).wrapping_mul(2_654_435_761);
+    let what = format!("{what}, barriers {barriers:?}");
     println!("grid barrier: {what}, {rounds} rounds");
     let mut scratch = gpu.filled(2 * n as usize, 0u32).unwrap();
     let mut out = poisoned(gpu, (rounds * n) as usize);
-    k.api_grid_split_barrier
-        .launch(cfg, &mut scratch, &mut out, n, rounds)
-        .unwrap();
+    match barriers {
+        Barriers::Inlined => {
+            k.api_grid_split_barrier
+                .launch(cfg, &mut scratch, &mut out, n, rounds)
+        }
+        Barriers::NotInlined => {
+            k.api_grid_barrier_not_inlined
+                .launch(cfg, &mut scratch, &mut out, n, rounds)
+        }
+    }
+    .unwrap();
     gpu.synchronize_timeout(Duration::from_secs(20)).unwrap();
     let got = out.to_vec().unwrap();
     for r in 0..rounds {
@@ -1052,7 +1085,9 @@ fn split_grid_barrier_orders_writes_across_blocks() {
         let max = cfg.grid.x * threads;
         for n in [1u32, 1000, max - 3, max] {
             let what = format!("n={n} grid={}x{threads}", cfg.grid.x);
-            check_grid_barrier(&gpu, &k, cfg, n, 6, &what);
+            for barriers in [Barriers::Inlined, Barriers::NotInlined] {
+                check_grid_barriers(&gpu, &k, barriers, cfg, n, 6, &what);
+            }
         }
     }
 }
@@ -1124,9 +1159,10 @@ fn grid_barrier_holds_for_every_shape_one_after_another() {
 /// The grid barrier at every place of its GPU's counters (which place is
 /// fast depends on where the memory lies; none may be wrong), each place's
 /// launches after another place's, on grids that spread their arrivals and
-/// grids that count on one counter; then back at the place chosen. On a GPU
-/// the place was timed when the module loaded, unless
-/// `CG_GRID_BARRIER_SLOT` fixed it.
+/// grids that count on one counter, and with barriers in device functions
+/// (which read the place from the module word, not from the kernel's
+/// parameter); then back at the place chosen. On a GPU the place was timed
+/// when the module loaded, unless `CG_GRID_BARRIER_SLOT` fixed it.
 #[test]
 fn grid_barrier_holds_at_every_place() {
     use cg_core::grid::layout::SLOTS;
@@ -1180,6 +1216,19 @@ fn grid_barrier_holds_at_every_place() {
             let what = format!("{grid} x {block}, counters at place {slot}");
             check_grid_barrier(&gpu, &k, cfg, grid * block, rounds, &what);
         }
+        // Barriers in device functions read the place from the module word,
+        // not from the kernel's parameter: the two move together.
+        let cfg = LaunchConfig::new(most(256), 256);
+        let what = format!("{} x 256, counters at place {slot}", most(256));
+        check_grid_barriers(
+            &gpu,
+            &k,
+            Barriers::NotInlined,
+            cfg,
+            most(256) * 256,
+            6,
+            &what,
+        );
     }
 }
 

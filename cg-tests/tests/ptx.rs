@@ -231,11 +231,14 @@ fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
     for m in by_arch() {
         let ptx = m.source;
         // Calls are only on the paths to a trap (a panic or a failed check
-        // reporting where it happened): nothing that returns is left.
+        // reporting where it happened): nothing that returns is left, but
+        // in the kernel that keeps its barriers in functions of their own
+        // on purpose.
         let module = Module::parse(ptx);
         let left: Vec<&str> = module
             .functions
             .iter()
+            .filter(|f| f.name != BARRIERS_NOT_INLINED)
             .flat_map(|f| returning_calls(&module, f))
             .collect();
         assert!(left.is_empty(), "sm_{}: not inlined: {left:?}", m.sm);
@@ -292,6 +295,59 @@ fn typed_operations_lower_to_their_instructions_with_nothing_left_to_call() {
             "sm_{}: generic shared pointer in grid_sum",
             m.sm
         );
+    }
+}
+
+/// The test kernel whose grid barriers are in device functions the
+/// compiler does not inline.
+const BARRIERS_NOT_INLINED: &str = "api_grid_barrier_not_inlined";
+
+/// The grid barrier reads its counters' place from a parameter cg-builder
+/// appends to every entry point that reaches a barrier (and to no other),
+/// never from the module word, but in a device function, which cannot read
+/// an entry's parameters; an entry that reaches none has no place.
+#[test]
+fn entries_that_reach_a_grid_barrier_take_its_place_as_a_parameter() {
+    use cg_core::grid::{layout, SYNC_MARKER};
+    let reads = |f: &cg_ptx::Function, opcode: &str, what: &str| {
+        f.statements()
+            .any(|s| s.starts_with(opcode) && s.ends_with(&format!(", [{what}]")))
+    };
+    for m in all_modules() {
+        let module = Module::parse(m.source);
+        let reaching = module.entries_reaching(|f| f.comments().any(|c| c == SYNC_MARKER));
+        for f in module.entries() {
+            let what = format!("sm_{}: `{}`", m.sm, f.name);
+            let param = format!("{}{}", f.name, layout::PARAM_SUFFIX);
+            assert!(
+                !reads(f, "ld.global.nc.u64 ", layout::SYMBOL),
+                "{what} reads the module word"
+            );
+            assert_eq!(
+                f.takes_grid_barrier_place(),
+                reaching.contains(f.name),
+                "{what}"
+            );
+            assert_eq!(
+                reads(f, "ld.param.u64 ", &param),
+                reaching.contains(f.name),
+                "{what}"
+            );
+        }
+        let Some(entry) = module.entry(BARRIERS_NOT_INLINED) else {
+            continue;
+        };
+        let callees = returning_calls(&module, entry);
+        assert_eq!(callees.len(), 2, "sm_{}: {callees:?}", m.sm);
+        for c in callees {
+            let f = module.function(c).unwrap();
+            assert!(
+                reads(f, "ld.global.nc.u64 ", layout::SYMBOL),
+                "sm_{}: `{c}` does not read the module word",
+                m.sm
+            );
+        }
+        assert!(reaching.contains(BARRIERS_NOT_INLINED), "sm_{}", m.sm);
     }
 }
 

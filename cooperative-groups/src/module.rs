@@ -9,7 +9,9 @@ use cg_core::fault::{RECORD_SYMBOL, STRINGS_SYMBOL};
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use cudarc::driver::{result, CudaFunction, CudaModule, DriverError};
 use cudarc::nvrtc::Ptx as CudarcPtx;
+use std::collections::BTreeSet;
 use std::ffi::{c_void, CString};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The module global a multi-grid kernel reads its workspace from
@@ -102,6 +104,12 @@ struct ModuleInner {
     /// Whether the module has the multi-grid workspace (`cg_multi_grid`),
     /// and what was last written to it.
     multi_grid: Option<Mutex<Option<[u64; 2]>>>,
+    /// The entry points whose last parameter is the grid barrier's place
+    /// (cg-builder appends it: `cg_ptx::Function::takes_grid_barrier_place`).
+    taking_grid_barrier_place: BTreeSet<String>,
+    /// The address of the grid barrier's counters the module word holds (0:
+    /// none set): what every launch of those entry points passes there.
+    grid_barrier_place: AtomicU64,
     gpu: Gpu,
 }
 
@@ -164,6 +172,8 @@ impl Module {
                     entries,
                     strings: None,
                     multi_grid: None,
+                    taking_grid_barrier_place: BTreeSet::new(),
+                    grid_barrier_place: AtomicU64::new(0),
                     gpu: gpu.clone(),
                 }),
             });
@@ -216,13 +226,18 @@ impl Module {
         let module = gpu.bind(module);
         let ptx = cg_ptx::Module::parse(&source);
         let strings = connect_fault_record(gpu, &module, &ptx, &source)?;
-        connect_grid_barrier(gpu, &module, &ptx)?;
+        let place = connect_grid_barrier(gpu, &module, &ptx)?;
         let module = Loaded::Cuda(module);
         if let Some(s) = &strings {
             gpu.add_strings(s.clone());
         }
         let entries = ptx.entry_names().into_iter().map(String::from).collect();
         let multi_grid = ptx.global(MULTI_GRID_SYMBOL).map(|_| Mutex::new(None));
+        let taking_grid_barrier_place = ptx
+            .entries()
+            .filter(|f| f.takes_grid_barrier_place())
+            .map(|f| f.name.to_string())
+            .collect();
         Ok(Self {
             inner: Arc::new(ModuleInner {
                 module,
@@ -230,6 +245,8 @@ impl Module {
                 entries,
                 strings,
                 multi_grid,
+                taking_grid_barrier_place,
+                grid_barrier_place: AtomicU64::new(place),
                 gpu: gpu.clone(),
             }),
         })
@@ -249,7 +266,11 @@ impl Module {
             Some(slot) => gpu.grid_barrier()?.slot_address(slot),
             None => 0,
         };
-        set_grid_barrier_word(gpu, module, address)
+        set_grid_barrier_word(gpu, module, address)?;
+        self.inner
+            .grid_barrier_place
+            .store(address, Ordering::Relaxed);
+        Ok(())
     }
 
     /// The architecture of the loaded PTX.
@@ -296,6 +317,7 @@ impl Module {
                 grid_1d: false,
                 declared_max_threads: None,
                 block_shape: None,
+                takes_grid_barrier_place: false,
             });
         }
         let module = self.inner.module.cuda("looking up a CUDA function")?;
@@ -318,6 +340,7 @@ impl Module {
             grid_1d: false,
             declared_max_threads: None,
             block_shape: None,
+            takes_grid_barrier_place: self.inner.taking_grid_barrier_place.contains(name),
         })
     }
 }
@@ -422,20 +445,24 @@ fn jit_error_log(source: &str) -> Option<String> {
 /// Points the module's grid barrier word (`cg_grid_barrier`) at the GPU's
 /// counters, where a kernel of it reaches `grid.sync()`: the first such
 /// module of a GPU allocates them and times their place
-/// (`grid_barrier`).
+/// (`grid_barrier`). Returns the address it set (0 where it set none),
+/// which launches also pass to the entry points that take it as a
+/// parameter.
 fn connect_grid_barrier(
     gpu: &Gpu,
     module: &Arc<CudaModule>,
     ptx: &cg_ptx::Module<'_>,
-) -> Result<(), Error> {
+) -> Result<u64, Error> {
     if ptx.global(GRID_BARRIER_SYMBOL).is_none()
         || ptx
             .entries_reaching(|f| f.comments().any(|c| c == GRID_SYNC_MARKER))
             .is_empty()
     {
-        return Ok(());
+        return Ok(0);
     }
-    set_grid_barrier_word(gpu, module, gpu.grid_barrier()?.address())
+    let address = gpu.grid_barrier()?.address();
+    set_grid_barrier_word(gpu, module, address)?;
+    Ok(address)
 }
 
 /// Sets the module's grid barrier word to `address`, and waits for it.
@@ -550,6 +577,9 @@ pub struct Function {
     /// The shape every block must have, as the kernel declared it
     /// ([`Function::requiring_block_shape`]).
     block_shape: Option<[u32; 3]>,
+    /// Whether its last PTX parameter is the grid barrier's place, which
+    /// every launch appends to the caller's parameters.
+    takes_grid_barrier_place: bool,
 }
 
 /// What runs a [`Function`].
@@ -704,12 +734,16 @@ impl Function {
         Ok(LaunchConfig::new(blocks, block_threads).with_shared_mem(shared_mem_bytes))
     }
 
-    /// Launches with the kind the kernel declared.
+    /// Launches with the kind the kernel declared. Where cg-builder gave
+    /// the kernel the grid barrier's place as a last PTX parameter
+    /// (`cg_ptx::Function::takes_grid_barrier_place`), the launch appends
+    /// it: `params` holds the kernel's declared parameters only.
     ///
     /// # Safety
-    /// `params` must point to one value per PTX parameter of the kernel, of
-    /// the parameter's type, and every pointer among them must be valid for
-    /// the kernel's accesses until it completes. The generated typed handles
+    /// `params` must point to one value per parameter the kernel declares
+    /// (its PTX parameters but the grid barrier's place), of the
+    /// parameter's type, and every pointer among them must be valid for the
+    /// kernel's accesses until it completes. The generated typed handles
     /// uphold this; prefer them.
     pub unsafe fn launch(
         &self,
@@ -945,6 +979,17 @@ impl Function {
         })?;
         let f = self.cuda("a launch")?.cu_function();
         let smem = config.shared_mem_bytes;
+        // The grid barrier's place, after the caller's parameters where
+        // cg-builder appended it (the driver copies the values at launch).
+        let mut place = self.module.grid_barrier_place.load(Ordering::Relaxed);
+        let mut with_place;
+        let params = if self.takes_grid_barrier_place {
+            with_place = params.to_vec();
+            with_place.push((&raw mut place).cast());
+            &mut with_place[..]
+        } else {
+            params
+        };
         let launched = match (plan.cluster, plan.cooperative) {
             (None, false) => result::launch_kernel(f, grid, block, smem, stream, params),
             (None, true) => result::launch_cooperative_kernel(f, grid, block, smem, stream, params),

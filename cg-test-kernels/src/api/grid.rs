@@ -15,6 +15,37 @@ pub fn published(i: u32, r: u32) -> u32 {
 /// `out[r * n + i]` = what thread `(i + 1 + r) % n` published.
 #[kernel(cooperative)]
 pub fn api_grid_split_barrier(scratch: *mut u32, out: *mut u32, n: u32, rounds: u32) {
+    barrier_rounds(scratch, out, n, rounds, split_barrier, |grid| sync(grid));
+}
+
+/// [`api_grid_split_barrier`] with each barrier in a device function the
+/// compiler does not inline: its barriers read the counters' place from
+/// the module word, where the kernel's own read it from the parameter
+/// cg-builder adds.
+#[kernel(cooperative)]
+pub fn api_grid_barrier_not_inlined(scratch: *mut u32, out: *mut u32, n: u32, rounds: u32) {
+    barrier_rounds(
+        scratch,
+        out,
+        n,
+        rounds,
+        |grid, slot| split_barrier_not_inlined(*grid, slot),
+        |grid| sync_not_inlined(*grid),
+    );
+}
+
+/// The rounds of [`api_grid_split_barrier`], crossing the barriers of even
+/// rounds with `split(grid, slot)` (`slot` null where the thread has none)
+/// and those of odd rounds with `whole(grid)`.
+#[inline(always)]
+fn barrier_rounds(
+    scratch: *mut u32,
+    out: *mut u32,
+    n: u32,
+    rounds: u32,
+    split: impl Fn(&GridGroup, *mut u32),
+    whole: impl Fn(&GridGroup),
+) {
     let grid = this_grid();
     let i = grid.thread_rank() as u32;
     for r in 0..rounds {
@@ -24,18 +55,43 @@ pub fn api_grid_split_barrier(scratch: *mut u32, out: *mut u32, n: u32, rounds: 
             unsafe { *buf.add(i as usize) = published(i, r) };
         }
         if r % 2 == 0 {
-            let token = grid.barrier_arrive();
-            if i < n {
-                unsafe { *out.add(slot) = u32::MAX };
-            }
-            grid.barrier_wait(token);
+            let mine = if i < n {
+                unsafe { out.add(slot) }
+            } else {
+                core::ptr::null_mut()
+            };
+            split(&grid, mine);
         } else {
-            sync(&grid);
+            whole(&grid);
         }
         if i < n {
             unsafe { *out.add(slot) = *buf.add(((i + 1 + r) % n) as usize) };
         }
     }
+}
+
+/// `barrier_arrive`, a write of `u32::MAX` to `slot` (unless null), then
+/// `barrier_wait`.
+#[inline(always)]
+fn split_barrier(grid: &GridGroup, slot: *mut u32) {
+    let token = grid.barrier_arrive();
+    if !slot.is_null() {
+        unsafe { *slot = u32::MAX };
+    }
+    grid.barrier_wait(token);
+}
+
+/// [`split_barrier`] in a device function of its own (the group passed by
+/// value: a reference would put it in local memory).
+#[inline(never)]
+fn split_barrier_not_inlined(grid: GridGroup, slot: *mut u32) {
+    split_barrier(&grid, slot)
+}
+
+/// `sync(&grid)` in a device function of its own.
+#[inline(never)]
+fn sync_not_inlined(grid: GridGroup) {
+    sync(&grid)
 }
 
 /// Words per thread written by [`api_grid_queries`].

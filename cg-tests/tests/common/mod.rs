@@ -116,7 +116,11 @@ pub fn twin_module(gpu: &Gpu, test: &str, file: &str) -> Option<cooperative_grou
 /// `.b8[12]`); `None` when the module has no such entry. A CUDA twin must
 /// have its Rust kernel's list.
 pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<String>> {
-    Some(cg_ptx::Module::parse(ptx).entry(name)?.param_types())
+    Some(
+        cg_ptx::Module::parse(ptx)
+            .entry(name)?
+            .declared_param_types(),
+    )
 }
 
 /// A random generator whose seed is printed, and can be fixed with

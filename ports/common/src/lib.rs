@@ -140,7 +140,7 @@ pub fn main(port: impl FnOnce(&Gpu, &Options, &mut Rows) -> Result<()>) -> std::
 pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<String>> {
     cg_ptx::Module::parse(ptx)
         .entry(name)
-        .map(|f| f.param_types())
+        .map(|f| f.declared_param_types())
 }
 
 /// Kernel `name` of another module (nvcc's PTX file, or our own kernels
