@@ -70,10 +70,12 @@ impl Options {
         }
     }
 
-    /// Jacobi problems `(nx, ny, sweeps)`.
+    /// Jacobi problems `(nx, ny, sweeps)`; with `--quick` 20 sweeps (the
+    /// persistent kernel on 1,056 blocks pays about 0.4 s a grid barrier
+    /// under racecheck).
     pub fn jacobi_shapes(&self) -> &'static [(u32, u32, u32)] {
         if self.quick {
-            &[(256, 256, 50)]
+            &[(256, 256, 20)]
         } else {
             &[(4096, 4096, 100), (512, 512, 1000)]
         }
@@ -101,6 +103,9 @@ pub fn run(body: impl FnOnce(&mut Bench) -> Result<(), Error>) -> std::process::
     });
     exit(result)
 }
+
+/// Untimed runs of each side before [`Bench::time_pair`] times any.
+pub const WARM_UPS: usize = 5;
 
 /// The `cuda` argument of [`Bench::time_pair`] when there is no twin.
 pub const NO_TWIN: Option<fn() -> Result<(), Error>> = None;
@@ -284,7 +289,9 @@ impl Bench {
     }
 
     /// The times of `rust` and of `cuda` (when present; pass [`NO_TWIN`]
-    /// to time one side), runs alternating after 5 warm-up runs of each.
+    /// to time one side), runs alternating after [`WARM_UPS`] warm-up runs
+    /// of each (as many as timed runs where those are fewer: `--runs 1`
+    /// is a check, under compute-sanitizer, where every run costs).
     /// Before every timed run the harness reads a buffer twice the size of
     /// L2 (nothing an earlier run left there survives: every run reads
     /// its inputs from memory) and then queues a 20 us spin kernel, so the
@@ -303,7 +310,7 @@ impl Bench {
             return Ok((Timing::exact(start.elapsed().as_secs_f64() * 1e3), None));
         }
         let timer = EventTimer::new(&self.gpu)?;
-        for _ in 0..5 {
+        for _ in 0..WARM_UPS.min(self.opts.runs) {
             rust()?;
             if let Some(c) = cuda.as_mut() {
                 c()?;
