@@ -130,7 +130,7 @@ pub fn this_grid() -> GridGroup {
             plan |= plan::ARRIVES | plan::FIRST_BLOCK | ((share - 1) << plan::SHARE_SHIFT)
         }
     }
-    if intrinsics::grid_workspace() != 0 && intrinsics::grid_barrier_counters() != 0 {
+    if intrinsics::grid_workspace() != 0 && intrinsics::grid_barrier_counters_set() {
         plan |= plan::RUNS;
     }
     GridGroup { plan }

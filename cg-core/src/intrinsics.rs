@@ -459,6 +459,23 @@ pub(crate) fn grid_barrier_counters() -> u64 {
     }, sim: { cg_sim::device::grid_barrier_counters(crate::grid::layout::SLOT_BYTES as usize) })
 }
 
+/// Whether the grid barrier's counters are set: [`grid_barrier_counters`]
+/// is not 0. The same read, but one the compiler may merge, move or drop
+/// where nothing uses it (an asm statement without effects), so that a
+/// kernel that never reaches a barrier keeps nothing of it.
+#[inline(always)]
+pub(crate) fn grid_barrier_counters_set() -> bool {
+    device!("ld.global.nc.u64 [cg_grid_barrier]", {
+        let r: u64;
+        // SAFETY: as in `grid_barrier_counters`.
+        unsafe {
+            asm!("ld.global.nc.u64 {r}, [cg_grid_barrier];", r = out(reg64) r,
+                 options(nomem, nostack, pure, preserves_flags))
+        };
+        r != 0
+    }, sim: { grid_barrier_counters() != 0 })
+}
+
 /// `v`, through an asm statement with effects: what is computed from it
 /// cannot move out of a loop. For values a barrier computes only when it
 /// runs (hoisted, a persistent kernel would keep each of them in a
