@@ -34,8 +34,8 @@
 //! and gives every such module the fastest. [`this_grid`] computes the
 //! thread's part once and keeps it packed in one register; at the barrier
 //! only the counter's address is left to form, from the place's address:
-//! a kernel parameter cg-builder adds to every entry point that reads it
-//! and the host fills in at launch ([`layout::PARAM_SUFFIX`]; ptxas reads
+//! a kernel parameter cg-builder adds to every entry point that reaches a
+//! barrier and the host fills in at launch ([`layout::PARAM_SUFFIX`]; ptxas reads
 //! it from the parameter bank as an operand, so no register holds the
 //! address through the kernel's loops and no load waits at a barrier). A
 //! barrier in a device function the compiler did not inline reads the
@@ -167,9 +167,9 @@ pub mod layout {
     pub const SYMBOL: &str = "cg_grid_barrier";
 
     /// The name cg-builder gives the `.u64` parameter it appends to an
-    /// entry point that reads [`SYMBOL`], after the entry's name
-    /// (`grid_sum_cg_grid_barrier`): it rewrites the entry's reads of the
-    /// word into reads of that parameter, and the host passes the place's
+    /// entry point that reaches a grid barrier, after the entry's name
+    /// (`grid_sum_cg_grid_barrier`): it rewrites the entry's reads of
+    /// [`SYMBOL`] into reads of that parameter, and the host passes the place's
     /// address there at every launch of the entry. A kernel's declared
     /// parameters, and the typed handle's, never include it.
     pub const PARAM_SUFFIX: &str = "_cg_grid_barrier";
