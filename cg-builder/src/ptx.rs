@@ -28,6 +28,7 @@
 use crate::BuildError;
 use cg_signature::record::{self, KernelRecord};
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 /// The marker `GridGroup::sync()` leaves in the PTX.
 pub const GRID_SYNC_MARKER: &str = "// cg-core: grid.sync";
@@ -149,8 +150,7 @@ pub fn with_launch_bounds(
     kernels: &[KernelRecord],
 ) -> Result<String, BuildError> {
     let module = cg_ptx::Module::parse(ptx);
-    // Where each directive goes (the byte offset of the body's `{`), in
-    // the module's order.
+    // Where each directive goes: before the body's `{`.
     let mut inserts = Vec::new();
     for k in kernels {
         let bounds = k.signature.options.launch_bounds;
@@ -185,18 +185,25 @@ pub fn with_launch_bounds(
         })?;
         // `body` lies inside `ptx` (the parser hands out slices of it).
         let at = body.as_ptr() as usize - ptx.as_ptr() as usize;
-        inserts.push((at, text));
+        inserts.push((at..at, text));
     }
-    inserts.sort_by_key(|(at, _)| *at);
-    let mut out = String::with_capacity(ptx.len() + 64 * inserts.len());
+    Ok(edited(ptx, inserts))
+}
+
+/// `ptx` with each byte range of `edits` (ranges of `ptx` that do not
+/// overlap, in any order) replaced by its text.
+fn edited(ptx: &str, mut edits: Vec<(Range<usize>, String)>) -> String {
+    edits.sort_by_key(|(range, _)| range.start);
+    let added: usize = edits.iter().map(|(_, text)| text.len()).sum();
+    let mut out = String::with_capacity(ptx.len() + added);
     let mut from = 0;
-    for (at, text) in inserts {
-        out.push_str(&ptx[from..at]);
+    for (range, text) in edits {
+        out.push_str(&ptx[from..range.start]);
         out.push_str(&text);
-        from = at;
+        from = range.end;
     }
     out.push_str(&ptx[from..]);
-    Ok(out)
+    out
 }
 
 /// `ptx` with the grid barrier's place passed as a kernel parameter.
@@ -219,10 +226,8 @@ pub fn with_grid_barrier_place(ptx: &str) -> String {
     let symbol = cg_core::grid::layout::SYMBOL;
     let read = format!(", [{symbol}];");
     let module = cg_ptx::Module::parse(ptx);
-    let marker = GRID_SYNC_MARKER.trim_start_matches("//").trim();
-    let reaching = module.entries_reaching(|f| f.comments().any(|c| c == marker));
-    // (byte range to replace, text), in the module's order.
-    let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    let reaching = entries_reaching(ptx, GRID_SYNC_MARKER);
+    let mut edits = Vec::new();
     for entry in module.entries() {
         let has_place = reaching.contains(entry.name);
         let Some(body) = entry.body else { continue };
@@ -270,16 +275,7 @@ pub fn with_grid_barrier_place(ptx: &str) -> String {
         });
         edits.extend(reads);
     }
-    edits.sort_by_key(|(range, _)| range.start);
-    let mut out = String::with_capacity(ptx.len() + 96 * edits.len());
-    let mut from = 0;
-    for (range, text) in edits {
-        out.push_str(&ptx[from..range.start]);
-        out.push_str(&text);
-        from = range.end;
-    }
-    out.push_str(&ptx[from..]);
-    out
+    edited(ptx, edits)
 }
 
 #[cfg(test)]
