@@ -27,8 +27,8 @@
 //!    signature, written by the macro as a PTX comment) and checks that
 //!    every entry point that reaches `grid.sync()` is declared
 //!    `#[kernel(cooperative)]`; writes launch bounds as PTX directives and
-//!    passes the grid barrier's place to the entry points that read it as
-//!    a kernel parameter ([`ptx`]);
+//!    passes the grid barrier's place to the entry points that reach a
+//!    barrier as a kernel parameter ([`ptx`]);
 //! 4. appends the table through which the host names a kernel fault's file
 //!    and message ([`strings`]);
 //! 5. writes `cg_kernels.rs` to `OUT_DIR`: the PTX modules embedded as

@@ -35,14 +35,14 @@
 //! thread's part once and keeps it packed in one register; at the barrier
 //! only the counter's address is left to form, from the place's address:
 //! a kernel parameter cg-builder adds to every entry point that reaches a
-//! barrier and the host fills in at launch ([`layout::PARAM_SUFFIX`]; ptxas reads
-//! it from the parameter bank as an operand, so no register holds the
-//! address through the kernel's loops and no load waits at a barrier). A
-//! barrier in a device function the compiler did not inline reads the
-//! module word `cg_grid_barrier` instead, which the host sets too. The
-//! place changes what a barrier costs, never what it does. All work on a
-//! GPU runs on one stream (the host API), so one cooperative launch runs at
-//! a time and the counters are its own. No `-rdc`, no device runtime library.
+//! barrier and the host fills in at launch ([`layout::PARAM_SUFFIX`];
+//! ptxas reads it from the parameter bank as an operand, so no register
+//! holds the address through the kernel's loops and no load waits at a
+//! barrier). A barrier in a device function the compiler did not inline
+//! reads the module word `cg_grid_barrier` instead, which the host sets
+//! too. The place changes what a barrier costs, never what it does. All
+//! work on a GPU runs on one stream (the host API), so one cooperative
+//! launch runs at a time and the counters are its own. No `-rdc`, no device runtime library.
 //!
 //! Under an ordinary launch the workspace pointer is usually 0 and `sync()`
 //! traps (the launch fails) instead of hanging. That guard is best effort:
@@ -169,8 +169,8 @@ pub mod layout {
     /// The name cg-builder gives the `.u64` parameter it appends to an
     /// entry point that reaches a grid barrier, after the entry's name
     /// (`grid_sum_cg_grid_barrier`): it rewrites the entry's reads of
-    /// [`SYMBOL`] into reads of that parameter, and the host passes the place's
-    /// address there at every launch of the entry. A kernel's declared
+    /// [`SYMBOL`] into reads of that parameter, and the host passes the
+    /// place's address there at every launch of the entry. A kernel's declared
     /// parameters, and the typed handle's, never include it.
     pub const PARAM_SUFFIX: &str = "_cg_grid_barrier";
 

@@ -437,13 +437,13 @@ core::arch::global_asm!(".visible .global .align 8 .u64 cg_grid_barrier = 0;");
 /// The address of the grid barrier's counters, read where it is used (an
 /// asm statement with effects: the compiler neither merges two reads nor
 /// keeps one in a register through a loop). The PTX reads the module
-/// global `cg_grid_barrier` (`ld.global.nc.u64`); in an entry point
-/// cg-builder rewrites that read into one of a kernel parameter it adds, which the host fills in at launch
-/// (`grid::layout::PARAM_SUFFIX`): ptxas then takes the address from the
-/// parameter bank as an operand, so no register holds it between barriers
-/// and no load waits at one. A device function the compiler did not
-/// inline keeps the global's read. On the simulator, a zeroed place of the
-/// launch's own.
+/// global `cg_grid_barrier` (`ld.global.nc.u64`); in an entry point that
+/// reaches a barrier cg-builder makes it a read of a kernel parameter it
+/// adds and the host fills in (`grid::layout::PARAM_SUFFIX`): ptxas takes
+/// the address from the parameter bank as an operand, so no register holds
+/// it between barriers and no load waits at one. A device function the
+/// compiler did not inline keeps the global's read. On the simulator, a
+/// zeroed place of the launch's own.
 #[inline(always)]
 pub(crate) fn grid_barrier_counters() -> u64 {
     device!("ld.global.nc.u64 [cg_grid_barrier]", {

@@ -39,7 +39,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How the `.u64` parameter that cg-builder appends to an entry point
-/// reading the grid barrier's place ends, after the entry's name
+/// that reaches a grid barrier ends, after the entry's name
 /// (`cg_core::grid::layout::PARAM_SUFFIX`; cg-builder checks that the two
 /// agree). The host passes the place's address there at every launch; a
 /// kernel's declared parameters, its typed handle's and a CUDA C++ twin's
