@@ -252,6 +252,41 @@ pub mod __private {
     /// element type) must be plain old data to cross to the device.
     pub const fn assert_pod<T: bytemuck::Pod>() {}
 
+    /// Tells the compiler what every buffer a kernel receives satisfies:
+    /// `len` elements of `T` take at most `isize::MAX` bytes (Rust's rule
+    /// for any allocation). With that bound a strided loop `while i < len {
+    /// ..; i += step }` whose step is below 2^32 cannot wrap, so LLVM can
+    /// count its trips and unroll it (the builder's loop settings,
+    /// `cg_builder::compile::LOOP_FLAGS`); without it the loop issues one load per
+    /// iteration.
+    ///
+    /// # Safety
+    /// `len` elements of `T` are one allocation.
+    #[inline(always)]
+    pub unsafe fn assume_allocation_len<T>(len: usize) {
+        // SAFETY: the caller's contract; no allocation is larger.
+        unsafe {
+            core::hint::assert_unchecked(
+                len <= isize::MAX as usize / core::mem::size_of::<T>().max(1),
+            )
+        }
+    }
+
+    /// A `&[T]` kernel parameter rebuilt from its pointer and length, with
+    /// its length's bound told to the compiler ([`assume_allocation_len`]).
+    ///
+    /// # Safety
+    /// `ptr` and `len` are a live device allocation of `len` elements that
+    /// nothing writes for `'a`.
+    #[inline(always)]
+    pub unsafe fn kernel_slice<'a, T>(ptr: *const T, len: usize) -> &'a [T] {
+        // SAFETY: the caller's contract.
+        unsafe {
+            assume_allocation_len::<T>(len);
+            core::slice::from_raw_parts(ptr, len)
+        }
+    }
+
     /// A buffer parameter of a `#[kernel]` (`Output<T>`, `Synced<T>`,
     /// `AtomicSlice<T>`): the PTX entry point takes a pointer and a length,
     /// and the macro rebuilds the parameter from them.
@@ -276,7 +311,10 @@ pub mod __private {
         #[inline(always)]
         unsafe fn from_kernel_buffer(ptr: *mut T, len: usize) -> Self {
             // SAFETY: see above.
-            unsafe { Self::from_raw_parts(ptr, len) }
+            unsafe {
+                assume_allocation_len::<T>(len);
+                Self::from_raw_parts(ptr, len)
+            }
         }
     }
 
@@ -285,7 +323,10 @@ pub mod __private {
         #[inline(always)]
         unsafe fn from_kernel_buffer(ptr: *mut T, len: usize) -> Self {
             // SAFETY: see above.
-            unsafe { Self::from_raw_parts(ptr, len) }
+            unsafe {
+                assume_allocation_len::<T>(len);
+                Self::from_raw_parts(ptr, len)
+            }
         }
     }
 
@@ -296,7 +337,10 @@ pub mod __private {
         #[inline(always)]
         unsafe fn from_kernel_buffer(ptr: *mut T, len: usize) -> Self {
             // SAFETY: see above.
-            unsafe { Self::from_raw_parts(ptr, len) }
+            unsafe {
+                assume_allocation_len::<T>(len);
+                Self::from_raw_parts(ptr, len)
+            }
         }
     }
 

@@ -210,7 +210,7 @@ fn entry_point(
                 // SAFETY: the host handle passes a live device allocation
                 // of `len` elements that no parameter of this launch may
                 // write (it holds a shared borrow of the buffer).
-                let #mutability #name: &[#ty] = unsafe { ::core::slice::from_raw_parts(#ptr, #len) };
+                let #mutability #name: &[#ty] = unsafe { ::cg_core::__private::kernel_slice(#ptr, #len) };
             }),
             ParamKind::Buffer => {
                 let annotation = written_ty.map(|t| quote!(: #t));
