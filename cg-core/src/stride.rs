@@ -30,6 +30,13 @@ impl Stride {
     /// Indices `first, first + step, ...` below `end`.
     #[inline(always)]
     pub(crate) fn new(first: usize, step: usize, end: usize) -> Self {
+        // The same indices with the step clamped to `1..=end`: a step of
+        // `end` or more hands out `first` alone, as a larger one does. The
+        // clamp tells the compiler that the step is not 0 and no larger
+        // than the bound (a slice's length, below 2^61), so `i + step`
+        // cannot wrap: it can count the loop's trips and unroll it (a grid
+        // stride, `nctaid * ntid` in 64 bits, is otherwise any value).
+        let step = step.max(1).min(end.max(1));
         Stride {
             last: first.wrapping_sub(step),
             // `last + step` never wraps: the last index handed out is below
