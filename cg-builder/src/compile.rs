@@ -56,6 +56,10 @@ fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
 /// [`build_ptx`]).
 fn rustflags(sm: u32, crate_dir: &Path, library: Option<&Path>, contract: FpContract) -> String {
     let mut flags = format!("-Ctarget-cpu=sm_{sm}\x1f-Zmir-enable-passes=-JumpThreading");
+    for arg in LOOP_FLAGS {
+        flags.push_str("\x1f-Cllvm-args=");
+        flags.push_str(arg);
+    }
     if sm >= 90 {
         flags.push_str("\x1f-Ctarget-feature=+ptx80");
     }
@@ -68,6 +72,31 @@ fn rustflags(sm: u32, crate_dir: &Path, library: Option<&Path>, contract: FpCont
     }
     flags
 }
+
+/// LLVM's loop settings for every kernel build: what lets a strided loop
+/// `while i < n { ..; i += step }` (a grid- or block-stride loop, however
+/// it is written) be unrolled at run time, as nvcc unrolls the same C++
+/// loop, so that one thread has several loads in flight instead of one.
+///
+/// * `-scev-cheap-expansion-budget=64`: the runtime unroller needs the trip
+///   count, `(n - i + step - 1) / step` for a step known only at run time;
+///   LLVM's default budget (4) prices that division as too dear and keeps
+///   the loop rolled. The division is computed once per loop (32-bit when
+///   its operands fit, which NVPTX tests first), against one load per
+///   iteration saved from waiting on the last.
+/// * `-unroll-runtime-multi-exit`: also unroll loops with a second exit,
+///   which every bounds-checked `x[j]` of an index not proven in bounds
+///   adds (a gather `x[col[k]]`, a `(a..b).step_by(s)` loop); without it
+///   such loops stay at one load per iteration.
+///
+/// The trip count exists only if `i += step` cannot wrap: the step's range
+/// comes from the special registers (`%ntid`, `%nctaid`: below 2^32) and
+/// the bound's from the buffers (`cg_core::__private::assume_allocation_len`,
+/// which `#[kernel]` applies to every slice and buffer parameter).
+pub const LOOP_FLAGS: [&str; 2] = [
+    "-scev-cheap-expansion-budget=64",
+    "-unroll-runtime-multi-exit",
+];
 
 /// `--remap-path-prefix` flags that name source files as seen from the
 /// kernel crate's parent directory (`cg-sample-kernels/src/x.rs`, `cg-core/src/y.rs`),
@@ -425,6 +454,8 @@ mod tests {
             [
                 "-Ctarget-cpu=sm_90",
                 "-Zmir-enable-passes=-JumpThreading",
+                "-Cllvm-args=-scev-cheap-expansion-budget=64",
+                "-Cllvm-args=-unroll-runtime-multi-exit",
                 "-Ctarget-feature=+ptx80",
                 "--remap-path-prefix=/p/=",
                 "--remap-path-prefix=src=cg-sample-kernels/src"
