@@ -38,6 +38,7 @@ use crate::intrinsics::{self, ShflMode};
 use crate::lanes;
 use crate::shared::{ld_shared, st_shared};
 use crate::shuffle::{segment_c, shfl_pod};
+use crate::tile::TileParent;
 use bytemuck::Pod;
 use core::mem::size_of;
 
@@ -98,6 +99,29 @@ impl<T> ValueSize<T> {
 
 impl<const N: u32> MultiWarpTile<N> {
     const WARPS: u32 = N / 32;
+
+    /// `tiled_partition::<N>(parent)` for a tile of 64 to 512 threads,
+    /// with no bound to write in generic code (the multi-warp counterpart
+    /// of [`ThreadBlockTile::partition`](crate::tile::ThreadBlockTile::partition)):
+    /// collective over `parent`, which must hold a whole number of tiles.
+    /// A size that is not 64, 128, 256 or 512, or larger than `parent`,
+    /// fails the build where the function is instantiated.
+    #[inline(always)]
+    pub fn partition<P: TileParent>(parent: &P) -> Self {
+        const {
+            assert!(
+                N.is_power_of_two() && N >= 64 && N <= 512,
+                "a MultiWarpTile has 64, 128, 256 or 512 threads (ThreadBlockTile for 1 to 32)"
+            )
+        };
+        const {
+            assert!(
+                N <= P::MAX_TILE,
+                "a tile is split only into tiles no larger than itself"
+            )
+        };
+        Self::cut(parent)
+    }
 
     /// Cuts the caller's tile out of `parent` (a block or a larger
     /// multi-warp tile); collective over the parent.

@@ -172,8 +172,7 @@ macro_rules! warp_tile_sizes {
 
             #[inline(always)]
             fn cut<P: TileParent>(parent: &P) -> ThreadBlockTile<$n> {
-                let (rank, size) = lanes::piece_meta(parent.thread_rank(), parent.num_threads(), $n);
-                ThreadBlockTile::with_meta(rank, size)
+                ThreadBlockTile::partition(parent)
             }
         }
     )*};
@@ -187,7 +186,7 @@ macro_rules! multi_warp_tile_sizes {
 
             #[inline(always)]
             fn cut<P: TileParent>(parent: &P) -> MultiWarpTile<$n> {
-                MultiWarpTile::cut(parent)
+                MultiWarpTile::partition(parent)
             }
         }
     )*};
@@ -265,6 +264,35 @@ pub fn this_thread() -> ThreadBlockTile<1> {
 }
 
 impl<const N: u32> ThreadBlockTile<N> {
+    /// `tiled_partition::<N>(parent)` for a tile of one warp or less, with
+    /// no bound to write in generic code: a function generic over `N`
+    /// calls it as a CUDA `template <int N>` calls `tiled_partition<N>`,
+    /// and every method of the tile is there.
+    ///
+    /// ```ignore
+    /// fn tile_sum<const N: u32>(x: f32) -> f32 {
+    ///     let tile = ThreadBlockTile::<N>::partition(&this_thread_block());
+    ///     reduce(&tile, x, Plus)
+    /// }
+    /// ```
+    ///
+    /// `N` is checked when the function is instantiated: a size that is
+    /// not 1, 2, 4, 8, 16 or 32, or larger than `parent`, fails the build
+    /// there (a `MultiWarpTile` comes from [`tiled_partition`] or
+    /// [`MultiWarpTile::partition`]).
+    #[inline(always)]
+    pub fn partition<P: TileParent>(parent: &P) -> Self {
+        const {
+            assert!(
+                N.is_power_of_two() && N <= 32,
+                "a ThreadBlockTile has 1, 2, 4, 8, 16 or 32 threads (MultiWarpTile for 64 to 512)"
+            )
+        };
+        fits::<N, P>(parent);
+        let (rank, size) = lanes::piece_meta(parent.thread_rank(), parent.num_threads(), N);
+        ThreadBlockTile::with_meta(rank, size)
+    }
+
     /// The caller's tile, as meta group `meta_rank` of `meta_size`.
     #[inline(always)]
     pub(crate) fn with_meta(meta_rank: u32, meta_size: u32) -> Self {
