@@ -46,6 +46,7 @@
 pub mod bindings;
 pub mod compile;
 pub mod ptx;
+pub mod sass;
 pub mod strings;
 pub mod toolchain;
 

@@ -1,0 +1,323 @@
+//! What `ptxas` makes of a module, read back with `nvdisasm`: each
+//! kernel's machine code (SASS) and, for each of its loops, how many
+//! global loads one iteration issues. A strided loop that issues one load
+//! per iteration waits for each load before the next: the regression this
+//! catches without a GPU (the loop settings of
+//! [`LOOP_FLAGS`](crate::compile::LOOP_FLAGS) are what unroll it).
+//!
+//! ```no_run
+//! # fn main() -> Result<(), cg_builder::BuildError> {
+//! let ptx = std::fs::read_to_string("kernels.ptx").unwrap();
+//! let sass = cg_builder::sass::Sass::of(&ptx, 90)?;
+//! let sum = sass.kernel("block_sum").expect("an entry point of the module");
+//! assert!(sum.most_loads_per_iteration() >= 4, "{}", sum.loop_report());
+//! # Ok(()) }
+//! ```
+//!
+//! The tools are CUDA's `ptxas` and `nvdisasm`, found by [`cuda_tool`]:
+//! PyPI's `nvidia-cuda-nvcc` wheel has both (`scripts/setup` installs it).
+
+use crate::{io_err, BuildError};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Finds one of CUDA's command-line tools (`ptxas`, `nvdisasm`): the
+/// variable `CG_<NAME>` (`CG_PTXAS`, `CG_NVDISASM`), then `PATH`, then the
+/// copy in the Python package `nvidia-cuda-nvcc`.
+pub fn cuda_tool(name: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(format!("CG_{}", name.to_uppercase())) {
+        return Some(p.into());
+    }
+    if Command::new(name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        return Some(name.into());
+    }
+    let script = format!(
+        "import nvidia, os; print(next(os.path.join(p, 'cu13/bin/{name}') for p in nvidia.__path__ \
+         if os.path.exists(os.path.join(p, 'cu13/bin/{name}'))))"
+    );
+    let out = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .ok()?;
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    (out.status.success() && path.exists()).then_some(path)
+}
+
+fn tool(name: &str) -> Result<PathBuf, BuildError> {
+    cuda_tool(name).ok_or_else(|| {
+        BuildError::Ptx(format!(
+            "`{name}` not found: `pip install nvidia-cuda-nvcc` (scripts/setup does), put it on \
+             PATH, or set CG_{}",
+            name.to_uppercase()
+        ))
+    })
+}
+
+/// The SASS of a whole module, as `nvdisasm` prints it.
+#[derive(Debug, Clone)]
+pub struct Sass {
+    text: String,
+}
+
+impl Sass {
+    /// Assembles `ptx` for `sm_<sm>` with `ptxas` and disassembles the
+    /// result with `nvdisasm`.
+    pub fn of(ptx: &str, sm: u32) -> Result<Sass, BuildError> {
+        let dir = std::env::temp_dir().join(format!(
+            "cg-sass-{}-{:x}",
+            std::process::id(),
+            fnv(ptx.as_bytes())
+        ));
+        std::fs::create_dir_all(&dir).map_err(io_err(format!("creating {}", dir.display())))?;
+        let (src, cubin) = (dir.join("module.ptx"), dir.join("module.cubin"));
+        std::fs::write(&src, ptx).map_err(io_err(format!("writing {}", src.display())))?;
+        let ptxas = tool("ptxas")?;
+        let out = Command::new(&ptxas)
+            .arg(format!("-arch=sm_{sm}"))
+            .arg("-o")
+            .arg(&cubin)
+            .arg(&src)
+            .output()
+            .map_err(io_err(format!("running {}", ptxas.display())))?;
+        if !out.status.success() {
+            return Err(BuildError::Ptx(format!(
+                "ptxas -arch=sm_{sm} failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        let nvdisasm = tool("nvdisasm")?;
+        let out = Command::new(&nvdisasm)
+            .arg("-c")
+            .arg(&cubin)
+            .output()
+            .map_err(io_err(format!("running {}", nvdisasm.display())))?;
+        let _ = std::fs::remove_dir_all(&dir);
+        if !out.status.success() {
+            return Err(BuildError::Ptx(format!(
+                "nvdisasm failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        Ok(Sass {
+            text: String::from_utf8_lossy(&out.stdout).into_owned(),
+        })
+    }
+
+    /// Reads `nvdisasm -c` output.
+    pub fn from_disassembly(text: impl Into<String>) -> Sass {
+        Sass { text: text.into() }
+    }
+
+    /// The names of the module's kernels, in the order `nvdisasm` prints
+    /// them.
+    pub fn kernels(&self) -> Vec<&str> {
+        self.text
+            .lines()
+            .filter_map(|l| l.strip_prefix(".text.")?.strip_suffix(':'))
+            .collect()
+    }
+
+    /// The machine code of entry point `name`.
+    pub fn kernel(&self, name: &str) -> Option<KernelSass<'_>> {
+        let start = format!(".text.{name}:");
+        let mut lines = self.text.lines().skip_while(|l| l.trim_end() != start);
+        lines.next()?;
+        let body = lines.take_while(|l| !l.starts_with("//----")).collect();
+        Some(KernelSass {
+            name: name.to_string(),
+            lines: body,
+        })
+    }
+}
+
+/// One kernel's SASS.
+#[derive(Debug, Clone)]
+pub struct KernelSass<'a> {
+    name: String,
+    lines: Vec<&'a str>,
+}
+
+/// A loop of a kernel's SASS: the instructions from a label to the branch
+/// back to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SassLoop {
+    /// Instructions in its body.
+    pub instructions: u32,
+    /// Global loads (`LDG`) in its body: what one iteration has in flight.
+    pub loads: u32,
+    /// Whether no other loop lies inside it.
+    pub innermost: bool,
+}
+
+impl KernelSass<'_> {
+    /// The instructions, without addresses, labels and comments.
+    pub fn instructions(&self) -> Vec<&str> {
+        self.lines.iter().filter_map(|l| instruction(l)).collect()
+    }
+
+    /// Every loop, in the order of its first instruction: a branch to a
+    /// label at or before it closes one (the jumps of `trap` paths that
+    /// branch to themselves, empty, included).
+    pub fn loops(&self) -> Vec<SassLoop> {
+        // (index of the label's first instruction, index of the branch).
+        let mut labels = Vec::new();
+        let mut spans = Vec::new();
+        let mut n = 0usize;
+        for l in &self.lines {
+            let t = l.trim();
+            if let Some(label) = t.strip_suffix(':').filter(|s| s.starts_with(".L")) {
+                labels.push((label, n));
+            } else if let Some(insn) = instruction(l) {
+                if let Some(target) = branch_target(insn) {
+                    if let Some(&(_, at)) = labels.iter().find(|(name, _)| *name == target) {
+                        spans.push((at, n));
+                    }
+                }
+                n += 1;
+            }
+        }
+        let insns = self.instructions();
+        let mut loops: Vec<SassLoop> = spans
+            .iter()
+            .map(|&(a, b)| SassLoop {
+                instructions: (b + 1 - a) as u32,
+                loads: insns[a..=b]
+                    .iter()
+                    .filter(|i| opcode(i).starts_with("LDG"))
+                    .count() as u32,
+                innermost: !spans
+                    .iter()
+                    .any(|&(c, d)| (c, d) != (a, b) && a <= c && d <= b),
+            })
+            .collect();
+        loops.sort_by_key(|l| std::cmp::Reverse(l.instructions));
+        loops
+    }
+
+    /// The most global loads one iteration of an innermost loop issues
+    /// (0 for a kernel without a loop that loads).
+    pub fn most_loads_per_iteration(&self) -> u32 {
+        self.loops()
+            .iter()
+            .filter(|l| l.innermost)
+            .map(|l| l.loads)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Each innermost loop that loads, as `N instructions, L loads`: what
+    /// an assertion on [`most_loads_per_iteration`](Self::most_loads_per_iteration)
+    /// prints.
+    pub fn loop_report(&self) -> String {
+        let loops: Vec<String> = self
+            .loops()
+            .iter()
+            .filter(|l| l.innermost && l.loads > 0)
+            .map(|l| format!("{} instructions, {} loads", l.instructions, l.loads))
+            .collect();
+        format!(
+            "{}: innermost loops that load: [{}]",
+            self.name,
+            loops.join("; ")
+        )
+    }
+}
+
+/// The instruction of a line of `nvdisasm` output (`/*0120*/ @!P0 BRA
+/// `(.L_x_2) ;`), without its address and the `;`.
+fn instruction(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let rest = t.strip_prefix("/*")?;
+    let (_, insn) = rest.split_once("*/")?;
+    let insn = insn.trim().trim_end_matches(';').trim();
+    (!insn.is_empty()).then_some(insn)
+}
+
+/// The opcode of an instruction, past its predicate.
+fn opcode(insn: &str) -> &str {
+    let mut words = insn.split_whitespace();
+    let first = words.next().unwrap_or("");
+    if first.starts_with('@') {
+        words.next().unwrap_or("")
+    } else {
+        first
+    }
+}
+
+/// The label a `BRA` jumps to.
+fn branch_target(insn: &str) -> Option<&str> {
+    if opcode(insn) != "BRA" {
+        return None;
+    }
+    let start = insn.find("(.L")? + 1;
+    let end = start + insn[start..].find(')')?;
+    Some(&insn[start..end])
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `nvdisasm -c` of two loops: one load an iteration, and eight.
+    const TWO_KERNELS: &str = "\
+//--------------------- .text.rolled          --------------------------
+\t.section\t.text.rolled,\"ax\",@progbits
+.text.rolled:
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*00a0*/               @P0 BRA `(.L_x_1) ;
+.L_x_2:
+        /*00e0*/                   LDG.E R2, desc[UR4][R2.64] ;
+        /*00f0*/                   FADD R0, R0, R2 ;
+        /*0120*/              @!P0 BRA `(.L_x_2) ;
+.L_x_1:
+        /*0140*/                   EXIT ;
+.L_x_3:
+        /*0160*/                   BRA `(.L_x_3);
+//--------------------- .text.unrolled        --------------------------
+.text.unrolled:
+.L_x_13:
+        /*0320*/                   LDG.E R5, desc[UR4][R2.64+-0x10] ;
+        /*0330*/                   LDG.E R4, desc[UR4][R2.64+-0xc] ;
+        /*0340*/                   LDG.E R7, desc[UR4][R2.64+-0x8] ;
+        /*0350*/                   LDG.E R9, desc[UR4][R2.64+-0x4] ;
+        /*0360*/                   LDG.E R11, desc[UR4][R2.64] ;
+        /*0370*/                   LDG.E R13, desc[UR4][R2.64+0x4] ;
+        /*0380*/                   LDG.E R15, desc[UR4][R2.64+0x8] ;
+        /*0390*/                   LDG.E R17, desc[UR4][R2.64+0xc] ;
+        /*0480*/               @P0 BRA `(.L_x_13) ;
+        /*0490*/                   EXIT ;
+";
+
+    #[test]
+    fn loops_and_their_loads_are_read_from_the_disassembly() {
+        let sass = Sass::from_disassembly(TWO_KERNELS);
+        assert_eq!(sass.kernels(), ["rolled", "unrolled"]);
+        let rolled = sass.kernel("rolled").unwrap();
+        assert_eq!(rolled.instructions().len(), 7);
+        let loops = rolled.loops();
+        assert_eq!(loops.len(), 2, "{loops:?}");
+        assert!(loops.contains(&SassLoop {
+            instructions: 3,
+            loads: 1,
+            innermost: true
+        }));
+        assert_eq!(rolled.most_loads_per_iteration(), 1);
+        assert_eq!(
+            rolled.loop_report(),
+            "rolled: innermost loops that load: [3 instructions, 1 loads]"
+        );
+        let unrolled = sass.kernel("unrolled").unwrap();
+        assert_eq!(unrolled.most_loads_per_iteration(), 8);
+        assert!(sass.kernel("missing").is_none());
+    }
+}
