@@ -1,0 +1,6 @@
+//! The corpus kernels, one file each, written from the README and the API
+//! docs. An ordinary `no_std` library: the host crate's build.rs compiles
+//! it to PTX and gives every `#[kernel]` a typed launch handle.
+#![no_std]
+
+pub mod saxpy;
