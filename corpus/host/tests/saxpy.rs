@@ -25,7 +25,11 @@ fn saxpy_matches_the_cpu() {
         for i in 0..n {
             // Each operation rounds on its own, on the GPU as here (the
             // build's default keeps Rust's semantics: no contraction).
-            assert_eq!(z[i].to_bits(), (a * x[i] + y[i]).to_bits(), "element {i} of {n}");
+            assert_eq!(
+                z[i].to_bits(),
+                (a * x[i] + y[i]).to_bits(),
+                "element {i} of {n}"
+            );
         }
     }
 }
