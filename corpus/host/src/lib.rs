@@ -23,3 +23,15 @@ pub fn saxpy(gpu: &Gpu, a: f32, x: &[f32], y: &[f32]) -> Result<Vec<f32>> {
         .launch(LaunchConfig::new(blocks, 256), a, &dx, &dy, &mut z)?;
     z.to_vec()
 }
+
+/// The sum of `x`: `(partials, total)`, the per-block sums (one per
+/// block of the largest co-resident grid) and their sum.
+pub fn block_sum(gpu: &Gpu, x: &[f32]) -> Result<(Vec<f32>, f32)> {
+    let k = kernels::Kernels::load(gpu)?;
+    let dx = gpu.upload(x)?;
+    let cfg = k.block_sum.function().cooperative_config(256, 0)?;
+    let mut partials = gpu.filled(cfg.num_blocks() as usize, f32::NAN)?;
+    let mut total = gpu.filled(1, f32::NAN)?;
+    k.block_sum.launch(cfg, &dx, &mut partials, &mut total)?;
+    Ok((partials.to_vec()?, total.to_vec()?[0]))
+}

@@ -3,4 +3,5 @@
 //! it to PTX and gives every `#[kernel]` a typed launch handle.
 #![no_std]
 
+pub mod block_sum;
 pub mod saxpy;
