@@ -35,3 +35,16 @@ pub fn block_sum(gpu: &Gpu, x: &[f32]) -> Result<(Vec<f32>, f32)> {
     k.block_sum.launch(cfg, &dx, &mut partials, &mut total)?;
     Ok((partials.to_vec()?, total.to_vec()?[0]))
 }
+
+/// The exclusive prefix sum of `x` (wrapping): `(y, block_totals)`, the
+/// scan and the sums of the blocks' chunks.
+pub fn exclusive_scan(gpu: &Gpu, x: &[u32]) -> Result<(Vec<u32>, Vec<u32>)> {
+    let k = kernels::Kernels::load(gpu)?;
+    let dx = gpu.upload(x)?;
+    let cfg = k.exclusive_scan.function().cooperative_config(256, 0)?;
+    let mut y = gpu.filled(x.len(), u32::MAX)?;
+    let mut block_totals = gpu.filled(cfg.num_blocks() as usize, u32::MAX)?;
+    k.exclusive_scan
+        .launch(cfg, &dx, &mut y, &mut block_totals)?;
+    Ok((y.to_vec()?, block_totals.to_vec()?))
+}

@@ -4,4 +4,5 @@
 #![no_std]
 
 pub mod block_sum;
+pub mod exclusive_scan;
 pub mod saxpy;
