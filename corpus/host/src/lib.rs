@@ -48,3 +48,13 @@ pub fn exclusive_scan(gpu: &Gpu, x: &[u32]) -> Result<(Vec<u32>, Vec<u32>)> {
         .launch(cfg, &dx, &mut y, &mut block_totals)?;
     Ok((y.to_vec()?, block_totals.to_vec()?))
 }
+
+/// The 256-bin histogram of `x >> 24`.
+pub fn histogram(gpu: &Gpu, x: &[u32]) -> Result<Vec<u32>> {
+    let k = kernels::Kernels::load(gpu)?;
+    let dx = gpu.upload(x)?;
+    let mut bins = gpu.filled(256, 0u32)?;
+    k.histogram
+        .launch(LaunchConfig::new(MAX_BLOCKS as u32, 256), &dx, &mut bins)?;
+    bins.to_vec()
+}

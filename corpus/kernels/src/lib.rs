@@ -5,4 +5,5 @@
 
 pub mod block_sum;
 pub mod exclusive_scan;
+pub mod histogram;
 pub mod saxpy;
