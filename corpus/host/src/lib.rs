@@ -58,3 +58,27 @@ pub fn histogram(gpu: &Gpu, x: &[u32]) -> Result<Vec<u32>> {
         .launch(LaunchConfig::new(MAX_BLOCKS as u32, 256), &dx, &mut bins)?;
     bins.to_vec()
 }
+
+/// One Jacobi sweep of the `nx` x `ny` row-major field `src`.
+pub fn jacobi_step(gpu: &Gpu, src: &[f32], nx: usize, ny: usize) -> Result<Vec<f32>> {
+    assert_eq!(
+        src.len(),
+        nx * ny,
+        "jacobi_step of a field that is not nx * ny"
+    );
+    if src.is_empty() {
+        return Ok(Vec::new());
+    }
+    let k = kernels::Kernels::load(gpu)?;
+    let dsrc = gpu.upload(src)?;
+    let mut dst = gpu.filled(src.len(), f32::NAN)?;
+    let grid = (nx.div_ceil(32) as u32, ny.div_ceil(8) as u32, 1);
+    k.jacobi_step.launch(
+        LaunchConfig::new(grid, (32, 8, 1)),
+        &dsrc,
+        &mut dst,
+        nx as u32,
+        ny as u32,
+    )?;
+    dst.to_vec()
+}

@@ -6,4 +6,5 @@
 pub mod block_sum;
 pub mod exclusive_scan;
 pub mod histogram;
+pub mod jacobi_step;
 pub mod saxpy;
