@@ -82,3 +82,27 @@ pub fn jacobi_step(gpu: &Gpu, src: &[f32], nx: usize, ny: usize) -> Result<Vec<f
     )?;
     dst.to_vec()
 }
+
+/// `y = A x` for the CSR matrix `(row_ptr, cols, vals)`.
+pub fn spmv_csr(
+    gpu: &Gpu,
+    row_ptr: &[u32],
+    cols: &[u32],
+    vals: &[f32],
+    x: &[f32],
+) -> Result<Vec<f32>> {
+    assert!(!row_ptr.is_empty(), "a CSR row_ptr has rows + 1 entries");
+    let k = kernels::Kernels::load(gpu)?;
+    let (drow_ptr, dcols) = (gpu.upload(row_ptr)?, gpu.upload(cols)?);
+    let (dvals, dx) = (gpu.upload(vals)?, gpu.upload(x)?);
+    let mut y = gpu.filled(row_ptr.len() - 1, f32::NAN)?;
+    k.spmv_csr.launch(
+        LaunchConfig::new(MAX_BLOCKS as u32, 256),
+        &drow_ptr,
+        &dcols,
+        &dvals,
+        &dx,
+        &mut y,
+    )?;
+    y.to_vec()
+}

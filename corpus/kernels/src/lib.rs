@@ -8,3 +8,4 @@ pub mod exclusive_scan;
 pub mod histogram;
 pub mod jacobi_step;
 pub mod saxpy;
+pub mod spmv_csr;
