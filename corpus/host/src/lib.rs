@@ -106,3 +106,22 @@ pub fn spmv_csr(
     )?;
     y.to_vec()
 }
+
+/// The elements of `x` greater than zero, in the order the GPU wrote
+/// them.
+pub fn compact(gpu: &Gpu, x: &[i32]) -> Result<Vec<i32>> {
+    let k = kernels::Kernels::load(gpu)?;
+    let dx = gpu.upload(x)?;
+    let mut out = gpu.filled(x.len(), i32::MIN)?;
+    let mut count = gpu.filled(1, 0u32)?;
+    k.compact.launch(
+        LaunchConfig::new(MAX_BLOCKS as u32, 256),
+        &dx,
+        &mut out,
+        &mut count,
+    )?;
+    let count = count.to_vec()?[0] as usize;
+    let mut out = out.to_vec()?;
+    out.truncate(count);
+    Ok(out)
+}

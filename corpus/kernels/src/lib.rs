@@ -4,6 +4,7 @@
 #![no_std]
 
 pub mod block_sum;
+pub mod compact;
 pub mod exclusive_scan;
 pub mod histogram;
 pub mod jacobi_step;
