@@ -125,3 +125,27 @@ pub fn compact(gpu: &Gpu, x: &[i32]) -> Result<Vec<i32>> {
     out.truncate(count);
     Ok(out)
 }
+
+/// The transpose (`cols` x `rows`) of the `rows` x `cols` row-major `a`.
+pub fn transpose(gpu: &Gpu, a: &[f32], rows: usize, cols: usize) -> Result<Vec<f32>> {
+    assert_eq!(
+        a.len(),
+        rows * cols,
+        "transpose of a matrix that is not rows * cols"
+    );
+    if a.is_empty() {
+        return Ok(Vec::new());
+    }
+    let k = kernels::Kernels::load(gpu)?;
+    let da = gpu.upload(a)?;
+    let mut t = gpu.filled(a.len(), f32::NAN)?;
+    let grid = (cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, 1);
+    k.transpose.launch(
+        LaunchConfig::new(grid, (32, 8, 1)),
+        &da,
+        &mut t,
+        rows as u32,
+        cols as u32,
+    )?;
+    t.to_vec()
+}

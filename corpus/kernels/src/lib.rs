@@ -10,3 +10,4 @@ pub mod histogram;
 pub mod jacobi_step;
 pub mod saxpy;
 pub mod spmv_csr;
+pub mod transpose;
