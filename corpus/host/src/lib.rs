@@ -149,3 +149,26 @@ pub fn transpose(gpu: &Gpu, a: &[f32], rows: usize, cols: usize) -> Result<Vec<f
     )?;
     t.to_vec()
 }
+
+/// Each row of the `rows` x `cols` row-major `a` divided by its largest
+/// absolute value.
+pub fn row_normalize(gpu: &Gpu, a: &[f32], rows: usize, cols: usize) -> Result<Vec<f32>> {
+    assert_eq!(
+        a.len(),
+        rows * cols,
+        "row_normalize of a matrix that is not rows * cols"
+    );
+    if a.is_empty() {
+        return Ok(Vec::new());
+    }
+    let k = kernels::Kernels::load(gpu)?;
+    let da = gpu.upload(a)?;
+    let mut b = gpu.filled(a.len(), f32::NAN)?;
+    k.row_normalize.launch(
+        LaunchConfig::new(rows as u32, 256),
+        &da,
+        &mut b,
+        cols as u32,
+    )?;
+    b.to_vec()
+}

@@ -8,6 +8,7 @@ pub mod compact;
 pub mod exclusive_scan;
 pub mod histogram;
 pub mod jacobi_step;
+pub mod row_normalize;
 pub mod saxpy;
 pub mod spmv_csr;
 pub mod transpose;
