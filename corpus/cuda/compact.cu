@@ -1,7 +1,8 @@
 // compact (corpus/SPEC.md), written plainly in CUDA C++ (a Cooperative
 // Groups coalesced group per atomic add): the kernel the Rust kernel of the
 // same name is compared with. Every parameter is the Rust kernel's in its
-// order: each slice or AtomicSlice a pointer and an unsigned 64-bit length.
+// order: each slice, Output or AtomicSlice a pointer and an unsigned 64-bit
+// length.
 //
 //   nvcc -O3 -arch=sm_90 -ptx -o compact.ptx compact.cu
 

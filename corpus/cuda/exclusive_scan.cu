@@ -44,11 +44,19 @@ extern "C" __global__ void exclusive_scan(const unsigned *x, u64 n, unsigned *y,
 
     grid.sync();
 
-    // Phase 2: the sum of the earlier blocks' chunks.
-    unsigned offset = 0;
-    for (int b = 0; b < blockIdx.x; b++) {
-        offset += block_totals[b];
+    // Phase 2: the sum of the earlier blocks' chunks (block-stride and a
+    // block reduce, as phase 1), shared with every thread.
+    __shared__ unsigned block_offset;
+    unsigned before = 0;
+    for (int b = threadIdx.x; b < blockIdx.x; b += blockDim.x) {
+        before += block_totals[b];
     }
+    before = BlockReduce(reduce_temp).Sum(before);
+    if (threadIdx.x == 0) {
+        block_offset = before;
+    }
+    __syncthreads();
+    unsigned offset = block_offset;
 
     // Phase 3: the chunk in rounds of one element per thread.
     unsigned running = 0;
