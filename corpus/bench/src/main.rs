@@ -53,7 +53,7 @@ const USAGE: &str = "usage: corpus-bench [--cuda DIR] [--json FILE] [--runs N] [
                 launch shapes, checked and timed
   --json FILE   write the rows (comparison and times) as JSON
   --runs N      timed runs of each kernel (default 30)
-  --quick       medium sizes (inside the L2), 5 timed runs
+  --quick       medium sizes (about the L2's), 5 timed runs
   --profile     for a profiler (ncu): each kernel launched once per build, Rust (contraction fast),
                 then nvcc, at the --quick sizes, results checked; nothing timed
   --sim         the Rust kernels (contraction fast) on the CPU simulator, at small sizes, checked;
