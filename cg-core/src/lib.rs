@@ -105,6 +105,7 @@ pub mod shuffle;
 pub mod sim;
 pub mod stride;
 pub mod tile;
+pub mod vector;
 
 /// Everything a kernel usually needs: `use cg_core::prelude::*;`.
 pub mod prelude {
@@ -146,6 +147,7 @@ pub mod prelude {
     pub use crate::tile::{
         this_thread, tiled_partition, tiled_partition_dynamic, DynamicTile, ThreadBlockTile,
     };
+    pub use crate::vector::{vectorized, Vec4, Vectorized};
     pub use crate::Pod;
 }
 

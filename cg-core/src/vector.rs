@@ -1,0 +1,104 @@
+//! 16-byte loads without `unsafe`: a slice of 4-byte values seen as the
+//! unaligned elements before its first 16-byte boundary, a body of
+//! 16-byte aligned groups of four ([`Vec4`], one `ld.global.v4` each) and
+//! the elements after the last whole group ([`vectorized`]).
+//!
+//! ```ignore
+//! let v = vectorized(input);          // device buffers are 256-byte aligned: no head
+//! let mut sum = 0.0f32;
+//! for i in grid.stride(v.body.len()) {
+//!     sum += v.body[i].sum();         // 16 bytes a load, no bounds check
+//! }
+//! for i in grid.stride(v.tail.len()) {
+//!     sum += v.tail[i];
+//! }
+//! ```
+
+use crate::Pod;
+
+/// Four values, 16-byte aligned: what one `ld.global.v4` or
+/// `st.global.v4` moves.
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Vec4<T>(pub [T; 4]);
+
+// SAFETY: four 4-byte `Pod` values, 16 bytes, align 16: no padding, and
+// every bit pattern is valid.
+unsafe impl bytemuck::Zeroable for Vec4<f32> {}
+// SAFETY: as above.
+unsafe impl Pod for Vec4<f32> {}
+// SAFETY: as above.
+unsafe impl bytemuck::Zeroable for Vec4<u32> {}
+// SAFETY: as above.
+unsafe impl Pod for Vec4<u32> {}
+// SAFETY: as above.
+unsafe impl bytemuck::Zeroable for Vec4<i32> {}
+// SAFETY: as above.
+unsafe impl Pod for Vec4<i32> {}
+
+impl Vec4<f32> {
+    /// `(x + y) + (z + w)`: the pairwise sum of CUDA's `float4` idiom.
+    #[inline(always)]
+    pub fn sum(self) -> f32 {
+        let [x, y, z, w] = self.0;
+        (x + y) + (z + w)
+    }
+}
+
+/// A slice of 4-byte values split at 16-byte boundaries ([`vectorized`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Vectorized<'a, T> {
+    /// The elements before the first 16-byte boundary (none for a device
+    /// buffer, which starts 256-byte aligned).
+    pub head: &'a [T],
+    /// The aligned groups of four.
+    pub body: &'a [Vec4<T>],
+    /// The elements after the last whole group (`len % 4` of them for an
+    /// aligned slice).
+    pub tail: &'a [T],
+}
+
+/// Splits `values` into its unaligned head, its aligned groups of four and
+/// its tail (`bytemuck::pod_align_to`, safe). Every element is in exactly
+/// one of the three, in order.
+#[inline(always)]
+pub fn vectorized<T: Pod>(values: &[T]) -> Vectorized<'_, T>
+where
+    Vec4<T>: Pod,
+{
+    let (head, body, tail) = bytemuck::pod_align_to::<T, Vec4<T>>(values);
+    Vectorized { head, body, tail }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_element_lies_in_one_part_in_order() {
+        let v: [Vec4<f32>; 4] =
+            core::array::from_fn(|i| Vec4(core::array::from_fn(|j| (4 * i + j) as f32)));
+        let flat: &[f32] = bytemuck::cast_slice(&v);
+        for start in 0..4 {
+            for end in start..=16 {
+                let s = &flat[start..end];
+                let p = vectorized(s);
+                let mut all: [f32; 16] = [0.0; 16];
+                let mut k = 0;
+                for x in p
+                    .head
+                    .iter()
+                    .chain(p.body.iter().flat_map(|g| g.0.iter()))
+                    .chain(p.tail)
+                {
+                    all[k] = *x;
+                    k += 1;
+                }
+                assert_eq!(&all[..k], s, "{start}..{end}");
+                assert!(p.head.len() < 4 && p.tail.len() < 4);
+                assert_eq!(p.head.len(), ((4 - start % 4) % 4).min(s.len()));
+            }
+        }
+        assert_eq!(Vec4([1.0f32, 2.0, 3.0, 4.0]).sum(), 10.0);
+    }
+}
