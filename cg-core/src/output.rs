@@ -523,6 +523,62 @@ impl<T: Pod> Output<T> {
     }
 }
 
+impl<T: Pod> Output<T> {
+    /// CUDA's "threadFenceReduction" finish, without `unsafe`: the leader
+    /// of each block writes `value` to the block's element (its rank in
+    /// the grid, as [`for_leader`](Self::for_leader)) and takes a ticket of
+    /// `tickets` (`fetch_add(1, AcqRel)`); the block that takes the last
+    /// of `grid.num_blocks()` tickets gets the whole buffer to read, every
+    /// other block `None`. The last block sets `tickets` back to 0 for the
+    /// next launch (it must be 0 before the first). Collective over the
+    /// block: every thread calls it (it synchronizes the block once).
+    ///
+    /// ```ignore
+    /// if let Some(partials) = partials.sync_last_block(&grid, &block, s, counter.at(0)) {
+    ///     // every block's `s` is here: this block adds them up
+    /// }
+    /// ```
+    ///
+    /// The ordering is the tickets': each leader's write comes before its
+    /// ticket (release), the last ticket's taker acquires every earlier
+    /// one, and a device-scope acquire fence after the block barrier
+    /// extends that to the block's other threads. Consuming the write view
+    /// keeps every block from writing the buffer again in the launch.
+    #[inline(always)]
+    pub fn sync_last_block(
+        mut self,
+        grid: &GridGroup,
+        block: &ThreadBlock,
+        value: T,
+        tickets: crate::atomic::AtomicRef<'_, u32>,
+    ) -> Option<Synced<T>> {
+        use crate::atomic::{fence, Device, Ordering};
+        let last = crate::shared_array!(u32; 1);
+        let blocks = grid.num_blocks();
+        if let Some(slot) = self.leader_element(block) {
+            *slot = value;
+            let ticket = tickets.fetch_add(1, Ordering::AcqRel);
+            let is_last = ticket == blocks - 1;
+            if is_last {
+                // Every block has taken its ticket: the counter is free.
+                tickets.store(0, Ordering::Relaxed);
+            }
+            last.set(0, is_last as u32);
+        }
+        block.sync();
+        if last.get(0) == 0 {
+            return None;
+        }
+        fence::<Device>(Ordering::Acquire);
+        // SAFETY: every block's leader wrote its element before its ticket
+        // (release); this block's leader took the last ticket (acquire),
+        // and the fence after the barrier extends that to this block's
+        // threads. No thread writes the buffer again: `self` is consumed
+        // here by every thread of every block.
+        Some(unsafe { self.assume_synced() })
+    }
+}
+
 impl<T: Pod> Synced<T> {
     /// The `len` elements at `ptr` as a read view.
     ///
@@ -1273,10 +1329,11 @@ impl<'a, T> Chunk<'a, T> {
     /// in the chunk, with element `j` when `j` is inside the chunk.
     ///
     /// ```ignore
+    /// let scratch = block_scratch!(u32);
     /// let start = chunk.start();
     /// chunk.block_rounds().for_each(|round| {
     ///     let v = input.get(start + round.index).copied().unwrap_or(0);
-    ///     let (x, total) = block_inclusive_scan(&block, v);
+    ///     let (x, total) = block_inclusive_scan_with_total(&block, &scratch, v, Plus);
     ///     if let Some(out) = round.value {
     ///         *out = x;
     ///     }
@@ -1345,8 +1402,10 @@ impl<'a, T> Rounds<'a, T> {
     /// naming the caller's line.
     ///
     /// ```ignore
+    /// let scratch = block_scratch!(u32);
     /// chunk.block_rounds().reading(input).for_each(|round| {
-    ///     let (x, total) = block_inclusive_scan(&block, round.input.unwrap_or(0));
+    ///     let v = round.input.unwrap_or(0);
+    ///     let (x, total) = block_inclusive_scan_with_total(&block, &scratch, v, Plus);
     ///     if let Some(out) = round.value {
     ///         *out = x;
     ///     }
