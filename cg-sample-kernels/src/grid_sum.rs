@@ -4,7 +4,7 @@
 //! element.
 
 use crate::block_reduce::{block_sum, write_block_result, WarpTotals};
-use cg_core::atomic::{fence, AtomicSlice, Device, Ordering};
+use cg_core::atomic::{AtomicSlice, Ordering};
 use cg_core::prelude::*;
 
 /// After each thread has its partial `v`: block sums to `partials`,
@@ -57,52 +57,37 @@ pub fn grid_sum(input: &[f32], partials: Output<f32>, out: Output<f32>) {
     finish_grid_sum(&grid, &block, &shared_array!(f32; 32), v, partials, out);
 }
 
-/// Four floats, 16-byte aligned: one `ld.global.v4.f32`.
-#[repr(C, align(16))]
-#[derive(Clone, Copy)]
-struct F4([f32; 4]);
-
-impl F4 {
-    #[inline(always)]
-    fn sum(self) -> f32 {
-        (self.0[0] + self.0[1]) + (self.0[2] + self.0[3])
-    }
-}
-
-/// This thread's part of `sum(input)` at memory speed: 16-byte loads, two
-/// of them in flight per iteration, over a grid-stride walk (`rank` of
-/// `stride` threads).
+/// This thread's part of `sum(input)` at memory speed: 16-byte loads
+/// ([`vectorized`]), two of them in flight per iteration, over a
+/// grid-stride walk (`rank` of `stride` threads).
 #[inline(always)]
 fn vec4_partial(input: &[f32], rank: usize, stride: usize) -> f32 {
-    let n = input.len();
+    // Device allocations are 256-byte aligned: `head` is empty there.
+    let Vectorized { head, body, tail } = vectorized(input);
+    let n4 = body.len();
     let (mut a, mut b) = (0.0f32, 0.0f32);
-    // Device allocations are 256-byte aligned; anything else takes the
-    // scalar path below for every element.
-    let n4 = if (input.as_ptr() as usize) % 16 == 0 {
-        n / 4
-    } else {
-        0
-    };
-    let v4 = input.as_ptr() as *const F4;
+    // A step of `n4` or more takes no second load either: clamped, the
+    // compiler sees that `i + step` does not wrap, so both indices below
+    // are in bounds by the loop's test.
+    let step = stride.min(n4);
     let mut i = rank;
-    while i + stride < n4 {
-        // SAFETY: i < i + stride < n4, and the first n4 * 4 floats of
-        // `input`, 16-byte aligned, are n4 `F4`s. (Indexing a cast slice
-        // would check `i` again, since the compiler cannot tell that
-        // `i + stride` does not wrap; the cast slice also costs registers.)
-        let (x, y) = unsafe { (*v4.add(i), *v4.add(i + stride)) };
-        a += x.sum();
-        b += y.sum();
-        i += 2 * stride;
+    while i + step < n4 {
+        a += body[i].sum();
+        b += body[i + step].sum();
+        i += 2 * step;
     }
     if i < n4 {
-        // SAFETY: i < n4, as above.
-        a += unsafe { *v4.add(i) }.sum();
+        a += body[i].sum();
     }
-    let mut t = 4 * n4 + rank;
-    while t < n {
-        b += input[t];
+    let mut t = rank;
+    while t < tail.len() {
+        b += tail[t];
         t += stride;
+    }
+    let mut h = rank;
+    while h < head.len() {
+        b += head[h];
+        h += stride;
     }
     a + b
 }
@@ -129,7 +114,7 @@ pub fn grid_sum_vec4(input: &[f32], partials: Output<f32>, out: Output<f32>) {
 #[kernel(grid_1d)]
 pub fn sum_last_block(
     input: &[f32],
-    mut partials: Output<f32>,
+    partials: Output<f32>,
     counter: AtomicSlice<u32>,
     out: AtomicSlice<f32>,
 ) {
@@ -144,28 +129,13 @@ pub fn sum_last_block(
     // between them.
     let totals = shared_array!(f32; 32);
     let s = block_sum(&block, &totals, v);
-    let last = shared_array!(u32; 1);
-    let nb = grid.num_blocks();
-    let tickets = counter.at(0);
-    if let Some(partial) = partials.leader_element(&block) {
-        *partial = s;
-        // Release: this block's partial is visible to whoever acquires a
-        // later ticket; acquire: the last block sees every partial.
-        let ticket = tickets.fetch_add(1, Ordering::AcqRel);
-        last.set(0, (ticket == nb - 1) as u32);
-    }
-    block.sync();
-    if last.get(0) != 0 {
-        fence::<Device>(Ordering::Acquire);
-        // SAFETY: the ordering comes from atomics, not a barrier: every
-        // block wrote its partial before its ticket (release), this block
-        // took the last ticket (acquire) and the fence extends that to its
-        // other threads; nobody writes `partials` again in this launch.
-        let partials = unsafe { partials.assume_synced() };
+    // Every block's leader writes its sum and takes a ticket; the block
+    // that takes the last one adds the partials.
+    if let Some(partials) = partials.sync_last_block(&grid, &block, s, counter.at(0)) {
+        let nb = grid.num_blocks();
         let s = block_sum(&block, &totals, block_stride_sum(&block, &partials, nb));
         if block.thread_rank() == 0 {
             out.at(0).store(s, Ordering::Relaxed);
-            tickets.store(0, Ordering::Relaxed);
         }
     }
 }
