@@ -1,0 +1,78 @@
+//! The offline check of what the build does with strided loops: each
+//! module is assembled with `ptxas` and read back with `nvdisasm`
+//! (`cg_builder::sass`), and every loop that strides over a buffer — as a
+//! newcomer writes it (`cg-test-kernels/src/loops.rs`) or as the samples
+//! do — must issue several global loads per iteration, as nvcc's unrolled
+//! loops do, not one load that each iteration waits for. A loop whose
+//! loads depend on each other is the case the check must report.
+
+use cg_builder::sass::Sass;
+use cooperative_groups::PtxSet;
+
+/// The fewest loads an iteration of a strided loop may issue.
+const LOADS_IN_FLIGHT: u32 = 4;
+
+/// The strided loops of the test kernels written as a newcomer would.
+const NEWCOMER_LOOPS: [&str; 6] = [
+    "loop_block_stride_chunk",
+    "loop_while_chunk",
+    "loop_grid_stride",
+    "loop_step_by",
+    "loop_checked_gather",
+    "loop_tile_stride",
+];
+
+/// The samples' kernels whose work is a strided loop over an input.
+const SAMPLE_LOOPS: [&str; 3] = ["grid_sum", "sum_block_partials", "sum_partials"];
+
+fn sass(set: &PtxSet, sm: u32) -> Sass {
+    let module = set
+        .modules()
+        .iter()
+        .find(|m| m.sm == sm)
+        .unwrap_or_else(|| panic!("no sm_{sm} module"));
+    Sass::of(module.source, sm).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn check(set: &PtxSet, kernels: &[&str]) {
+    for sm in [80, 90] {
+        let sass = sass(set, sm);
+        for name in kernels {
+            let k = sass
+                .kernel(name)
+                .unwrap_or_else(|| panic!("no kernel {name} in the sm_{sm} module"));
+            let loads = k.most_loads_per_iteration();
+            println!("sm_{sm} {name}: {loads} loads per iteration");
+            assert!(
+                loads >= LOADS_IN_FLIGHT,
+                "sm_{sm}: a strided loop of {name} issues {loads} load(s) per iteration, fewer than \
+                 {LOADS_IN_FLIGHT}: the build no longer unrolls it (cg_builder::compile::LOOP_FLAGS)\n{}",
+                k.loop_report()
+            );
+        }
+    }
+}
+
+#[test]
+fn newcomer_strided_loops_issue_several_loads_per_iteration() {
+    check(&cg_tests::kernels::PTX, &NEWCOMER_LOOPS);
+}
+
+#[test]
+fn the_samples_strided_loops_issue_several_loads_per_iteration() {
+    check(&cg_samples::kernels::PTX, &SAMPLE_LOOPS);
+}
+
+#[test]
+fn a_loop_of_dependent_loads_is_reported_at_one_load_per_iteration() {
+    for sm in [80, 90] {
+        let sass = sass(&cg_tests::kernels::PTX, sm);
+        let chase = sass.kernel("loop_pointer_chase").unwrap();
+        assert_eq!(
+            chase.most_loads_per_iteration(),
+            1,
+            "sm_{sm}: {}",
+            chase.loop_report()
+        );
+    }
+}
