@@ -71,3 +71,22 @@ pub fn probe_grid_rotate(input: *mut u32, out: *mut u32, n: u32) {
         unsafe { *out.add(i as usize) = *input.add(((i + 1) % n) as usize) };
     }
 }
+
+/// A tile's sum in a function generic over the tile's size, with no
+/// bound: `ThreadBlockTile::<N>::partition` as CUDA's `template <int N>`
+/// code calls `tiled_partition<N>`.
+#[inline(always)]
+fn generic_tile_sum<const N: u32>(x: u32) -> u32 {
+    let tile = ThreadBlockTile::<N>::partition(&this_thread_block());
+    reduce(&tile, x, Plus)
+}
+
+/// `out[rank] = ` the sum of `values` over the caller's tile of `N`.
+#[kernel(instances(probe_generic_tile_4 = <4>, probe_generic_tile_32 = <32>))]
+pub fn probe_generic_tile<const N: u32>(values: &[u32], mut out: Output<u32>) {
+    let grid = this_grid();
+    let rank = grid.thread_rank() as usize;
+    let x = values.get(rank).copied().unwrap_or(0);
+    let s = generic_tile_sum::<N>(x);
+    out.for_thread(&grid, |o| *o = s);
+}

@@ -16,8 +16,8 @@ fn saxpy_matches_the_cpu() {
     for n in [1, 255, 256, 100_003] {
         let x: Vec<f32> = (0..n).map(|i| (i % 97) as f32 - 48.0).collect();
         let y: Vec<f32> = (0..n).map(|i| (i % 13) as f32).collect();
-        // a = 0.5 makes `a * x` exact, so a fused multiply-add on the GPU
-        // and a multiply then add on the CPU round the same way.
+        // a = 0.5 makes `a * x` exact, so the result is the same whether the
+        // multiply and add are fused (FpContract::Fast) or not (the default).
         let z = my_app::saxpy(&gpu, 0.5, &x, &y).unwrap();
         for i in 0..n {
             assert_eq!(z[i], 0.5 * x[i] + y[i], "element {i} of {n}");
