@@ -33,9 +33,16 @@ extern "C" __device__ float cg_math_ldexpf(float x, int n) { return ldexpf(x, n)
 extern "C" __device__ double cg_math_ldexp(double x, int n) { return ldexp(x, n); }
 extern "C" __device__ int cg_math_ilogbf(float x) { return ilogbf(x); }
 extern "C" __device__ int cg_math_ilogb(double x) { return ilogb(x); }
-extern "C" __device__ float cg_math_frexpf(float x, int *e) { return frexpf(x, e); }
-extern "C" __device__ double cg_math_frexp(double x, int *e) { return frexp(x, e); }
-extern "C" __device__ float cg_math_sincosf(float x, float *c) { float s; sincosf(x, &s, c); return s; }
-extern "C" __device__ double cg_math_sincos(double x, double *c) { double s; sincos(x, &s, c); return s; }
-extern "C" __device__ float cg_math_sincospif(float x, float *c) { float s; sincospif(x, &s, c); return s; }
-extern "C" __device__ double cg_math_sincospi(double x, double *c) { double s; sincospi(x, &s, c); return s; }
+// Two results without a pointer (which would put the caller's variable in
+// local memory): packed into one 64-bit value for f32 (the first in the low
+// half), one function a result for f64.
+#define PACK(lo, hi) ((unsigned long long)(unsigned)(hi) << 32 | (unsigned)(lo))
+extern "C" __device__ unsigned long long cg_math_frexpf(float x) { int e; float m = frexpf(x, &e); return PACK(__float_as_uint(m), e); }
+extern "C" __device__ unsigned long long cg_math_sincosf(float x) { float s, c; sincosf(x, &s, &c); return PACK(__float_as_uint(s), __float_as_uint(c)); }
+extern "C" __device__ unsigned long long cg_math_sincospif(float x) { float s, c; sincospif(x, &s, &c); return PACK(__float_as_uint(s), __float_as_uint(c)); }
+extern "C" __device__ double cg_math_frexp(double x) { int e; return frexp(x, &e); }
+extern "C" __device__ int cg_math_frexp_exp(double x) { int e; frexp(x, &e); return e; }
+extern "C" __device__ double cg_math_sincos_sin(double x) { double s, c; sincos(x, &s, &c); return s; }
+extern "C" __device__ double cg_math_sincos_cos(double x) { double s, c; sincos(x, &s, &c); return c; }
+extern "C" __device__ double cg_math_sincospi_sin(double x) { double s, c; sincospi(x, &s, &c); return s; }
+extern "C" __device__ double cg_math_sincospi_cos(double x) { double s, c; sincospi(x, &s, &c); return c; }
