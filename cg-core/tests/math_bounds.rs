@@ -367,7 +367,10 @@ fn exact_functions_follow_cudas_rules() {
     assert_eq!(f32::MAX.ldexp(1), f32::INFINITY);
     assert_eq!(1.0f32.ldexp(-149), f32::from_bits(1));
     assert_eq!(12.0f32.frexp(), (0.75, 4));
-    assert_eq!(1.0f32.nextafter(2.0), libm::nextafterf(1.0f32, f32::INFINITY));
+    assert_eq!(
+        1.0f32.nextafter(2.0),
+        libm::nextafterf(1.0f32, f32::INFINITY)
+    );
     assert_eq!(1.0f32.fdim(2.0).to_bits(), 0);
     // sinpi and cospi: exact zeros with C's signs.
     assert_eq!(1.0f32.sinpi().to_bits(), 0);
