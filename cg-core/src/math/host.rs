@@ -5,8 +5,8 @@
 //! `erfcinv`) computed here. `f32`: the exact ones directly, the others as
 //! the `f64` function rounded to `f32`: within an `f32` ulp of the exact
 //! result whatever the `f64` function's own error of an ulp or two (std's
-//! `f32` `asinh`, `acosh` and `atanh` miss CUDA's bounds by far near the
-//! ends of their ranges; glibc's `exp10f` by 2 ulp).
+//! `f32` `asinh` and `atanh` miss CUDA's bounds by far near the ends of
+//! their ranges, the `libm` crate's `exp10f` by 2 ulp).
 #![allow(missing_docs)]
 
 /// std's `$std` with the `sim` feature, `$libm` without.
