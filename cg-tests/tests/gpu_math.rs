@@ -37,6 +37,16 @@ use rand::Rng;
 const CHUNK: usize = 1 << 28;
 /// Inputs of the sampled tests.
 const SAMPLES: usize = 100_000_000;
+
+/// With `CG_QUICK=1` (under compute-sanitizer): 2^20 inputs of each chunk
+/// of the sweep, a thousandth of the samples.
+fn sizes() -> (usize, usize) {
+    if common::quick() {
+        (1 << 20, SAMPLES / 1000)
+    } else {
+        (CHUNK, SAMPLES)
+    }
+}
 /// The differing indices `math_diff*` records.
 const FIRST: usize = 8;
 
@@ -336,8 +346,9 @@ fn f32_functions_of_one_argument_equal_nvccs_on_every_input() {
                 .unwrap(),
         )
     };
-    let mut a = gpu.alloc_uninit::<u32>(CHUNK).unwrap();
-    let mut b = gpu.alloc_uninit::<u32>(CHUNK).unwrap();
+    let (len, _) = sizes();
+    let mut a = gpu.alloc_uninit::<u32>(len).unwrap();
+    let mut b = gpu.alloc_uninit::<u32>(len).unwrap();
     let mut results = Vec::new();
     for (op, name) in F32_UNARY.iter().enumerate() {
         let mut found = Found::default();
@@ -377,10 +388,11 @@ fn f64_functions_of_one_argument_equal_nvccs_on_samples() {
         )
     };
     let mut rng = common::rng(test);
-    let xs = inputs64(&mut rng, SAMPLES);
+    let (_, samples) = sizes();
+    let xs = inputs64(&mut rng, samples);
     let dx = gpu.upload(&xs).unwrap();
-    let mut a = gpu.alloc_uninit::<u64>(SAMPLES).unwrap();
-    let mut b = gpu.alloc_uninit::<u64>(SAMPLES).unwrap();
+    let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
+    let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
     let mut results = Vec::new();
     for (op, name) in F64_UNARY.iter().enumerate() {
         let mut found = Found::default();
@@ -424,12 +436,13 @@ fn functions_of_two_arguments_equal_nvccs_on_samples() {
         )
     };
     let mut rng = common::rng(test);
+    let (_, samples) = sizes();
     let mut results = Vec::new();
     {
-        let xs = inputs32(&mut rng, SAMPLES);
+        let xs = inputs32(&mut rng, samples);
         // Every special against every special first, then shuffled pairs.
         let sp = specials32();
-        let mut ys: Vec<f32> = inputs32(&mut rng, SAMPLES);
+        let mut ys: Vec<f32> = inputs32(&mut rng, samples);
         let mut xs = xs;
         for (i, (x, y)) in sp
             .iter()
@@ -440,8 +453,8 @@ fn functions_of_two_arguments_equal_nvccs_on_samples() {
             ys[i] = y;
         }
         let (dx, dy) = (gpu.upload(&xs).unwrap(), gpu.upload(&ys).unwrap());
-        let mut a = gpu.alloc_uninit::<u32>(SAMPLES).unwrap();
-        let mut b = gpu.alloc_uninit::<u32>(SAMPLES).unwrap();
+        let mut a = gpu.alloc_uninit::<u32>(samples).unwrap();
+        let mut b = gpu.alloc_uninit::<u32>(samples).unwrap();
         for (op, name) in F32_BINARY.iter().enumerate() {
             let mut found = Found::default();
             k.math_f32_binary
@@ -462,8 +475,8 @@ fn functions_of_two_arguments_equal_nvccs_on_samples() {
     }
     {
         let sp = specials64();
-        let mut xs = inputs64(&mut rng, SAMPLES);
-        let mut ys = inputs64(&mut rng, SAMPLES);
+        let mut xs = inputs64(&mut rng, samples);
+        let mut ys = inputs64(&mut rng, samples);
         for (i, (x, y)) in sp
             .iter()
             .flat_map(|x| sp.iter().map(move |y| (*x, *y)))
@@ -473,8 +486,8 @@ fn functions_of_two_arguments_equal_nvccs_on_samples() {
             ys[i] = y;
         }
         let (dx, dy) = (gpu.upload(&xs).unwrap(), gpu.upload(&ys).unwrap());
-        let mut a = gpu.alloc_uninit::<u64>(SAMPLES).unwrap();
-        let mut b = gpu.alloc_uninit::<u64>(SAMPLES).unwrap();
+        let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
+        let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
         for (op, name) in F64_BINARY.iter().enumerate() {
             let mut found = Found::default();
             k.math_f64_binary
