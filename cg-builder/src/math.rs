@@ -342,7 +342,7 @@ fn nvcc_flags(sm: u32, mode: MathMode) -> Vec<String> {
 
 /// nvcc's PTX of [`SOURCE`] for `sm_<sm>`: from the cache under
 /// `target_dir` when its key matches, else compiled now.
-fn library_ptx(sm: u32, mode: MathMode, target_dir: &Path) -> Result<String, BuildError> {
+pub fn library_ptx(sm: u32, mode: MathMode, target_dir: &Path) -> Result<String, BuildError> {
     let nvcc = nvcc()?;
     let version = Command::new(&nvcc)
         .arg("--version")
