@@ -20,6 +20,7 @@
 //! the builder runs in a build script (cargo shows them, and shows them
 //! again while the build script's output is fresh), on stderr otherwise.
 
+use crate::math::MathMode;
 use crate::toolchain::Toolchain;
 use crate::{io_err, BuildError};
 use std::path::{Path, PathBuf};
@@ -54,7 +55,13 @@ fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
 
 /// The flags every crate of an `sm_<sm>` build of `crate_dir` gets (see
 /// [`build_ptx`]).
-fn rustflags(sm: u32, crate_dir: &Path, library: Option<&Path>, contract: FpContract) -> String {
+fn rustflags(
+    sm: u32,
+    crate_dir: &Path,
+    library: Option<&Path>,
+    contract: FpContract,
+    math: MathMode,
+) -> String {
     let mut flags = format!("-Ctarget-cpu=sm_{sm}\x1f-Zmir-enable-passes=-JumpThreading");
     for arg in LOOP_FLAGS {
         flags.push_str("\x1f-Cllvm-args=");
@@ -65,6 +72,9 @@ fn rustflags(sm: u32, crate_dir: &Path, library: Option<&Path>, contract: FpCont
     }
     if contract == FpContract::Fast {
         flags.push_str("\x1f-Cllvm-args=-fp-contract=fast");
+    }
+    if math == MathMode::Fast {
+        flags.push_str("\x1f--cfg\x1fcg_fast_math");
     }
     for remap in remap_source_paths(crate_dir, library) {
         flags.push('\x1f');
@@ -190,16 +200,20 @@ pub fn build_ptx(
     target_dir: &Path,
     sm: u32,
     contract: FpContract,
+    math: MathMode,
 ) -> Result<String, BuildError> {
     let arch = format!("sm_{sm}");
     let name = crate_lib_name(crate_dir)?;
     // One directory per kernel crate, architecture and contraction setting:
     // two kernel crates (or two settings) sharing a target directory never
     // overwrite each other's PTX, nor rebuild each other's `core`.
-    let dir = match contract {
-        FpContract::Off => arch.clone(),
-        FpContract::Fast => format!("{arch}-fma"),
-    };
+    let mut dir = arch.clone();
+    if contract == FpContract::Fast {
+        dir.push_str("-fma");
+    }
+    if math == MathMode::Fast {
+        dir.push_str("-fast-math");
+    }
     let target_dir = target_dir.join(&name).join(dir);
     let mut cmd = nested_cargo(tc, crate_dir);
     cmd.arg("rustc");
@@ -238,9 +252,17 @@ pub fn build_ptx(
         // * source paths as the project names them, for panic locations.
         // * with `FpContract::Fast`, LLVM's `-fp-contract=fast` (nvcc's
         //   `-fmad=true`).
+        // * with `MathMode::Fast`, `--cfg cg_fast_math`: cg-core's math
+        //   functions become what nvcc's `--use_fast_math` makes of them.
         .env(
             "CARGO_ENCODED_RUSTFLAGS",
-            rustflags(sm, crate_dir, tc.library_sources().as_deref(), contract),
+            rustflags(
+                sm,
+                crate_dir,
+                tc.library_sources().as_deref(),
+                contract,
+                math,
+            ),
         )
         .output()
         .map_err(io_err(format!(
@@ -448,7 +470,13 @@ mod tests {
                 "--remap-path-prefix=src=k/src"
             ]
         );
-        let flags = rustflags(90, Path::new("/p/cg-sample-kernels"), None, FpContract::Off);
+        let flags = rustflags(
+            90,
+            Path::new("/p/cg-sample-kernels"),
+            None,
+            FpContract::Off,
+            MathMode::Precise,
+        );
         assert_eq!(
             flags.split('\x1f').collect::<Vec<_>>(),
             [
@@ -461,9 +489,16 @@ mod tests {
                 "--remap-path-prefix=src=cg-sample-kernels/src"
             ]
         );
-        let fused = rustflags(80, Path::new("/p/k"), None, FpContract::Fast);
+        let fused = rustflags(
+            80,
+            Path::new("/p/k"),
+            None,
+            FpContract::Fast,
+            MathMode::Fast,
+        );
         assert!(fused
             .split('\x1f')
             .any(|f| f == "-Cllvm-args=-fp-contract=fast"));
+        assert!(fused.contains("\x1f--cfg\x1fcg_fast_math"));
     }
 }

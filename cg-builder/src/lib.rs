@@ -23,21 +23,23 @@
 //! 2. builds the crate once per architecture, with fat LTO and
 //!    `--emit=asm`, into one complete PTX module each, in a target directory
 //!    of its own and with the outer build's environment scrubbed ([`compile`]);
-//! 3. reads the `#[kernel]` record each entry point starts with (its
+//! 3. defines the functions of CUDA's math library the kernels call, from
+//!    nvcc's compilation of them ([`math`]);
+//! 4. reads the `#[kernel]` record each entry point starts with (its
 //!    signature, written by the macro as a PTX comment) and checks that
 //!    every entry point that reaches `grid.sync()` is declared
 //!    `#[kernel(cooperative)]`; writes launch bounds as PTX directives and
 //!    passes the grid barrier's place to the entry points that reach a
 //!    barrier as a kernel parameter ([`ptx`]);
-//! 4. appends the table through which the host names a kernel fault's file
+//! 5. appends the table through which the host names a kernel fault's file
 //!    and message ([`strings`]);
-//! 5. writes `cg_kernels.rs` to `OUT_DIR`: the PTX modules embedded as
+//! 6. writes `cg_kernels.rs` to `OUT_DIR`: the PTX modules embedded as
 //!    strings and one typed launch handle per recorded entry point — a
 //!    kernel function, each instance of a generic one, a kernel a
 //!    `macro_rules!` macro wrote — whose launch takes exactly the recorded
 //!    parameters; a kernel only some architectures' modules have gets a
 //!    handle that reports it unavailable on the others ([`bindings`]);
-//! 6. tells cargo to rerun only when the kernel crate or one of its path
+//! 7. tells cargo to rerun only when the kernel crate or one of its path
 //!    dependencies changes.
 //!
 //! The builder reads no kernel source: what it knows of the kernels it
@@ -45,12 +47,14 @@
 
 pub mod bindings;
 pub mod compile;
+pub mod math;
 pub mod ptx;
 pub mod sass;
 pub mod strings;
 pub mod toolchain;
 
 pub use compile::FpContract;
+pub use math::MathMode;
 use std::path::{Path, PathBuf};
 
 /// Everything that can stop a kernel build, each with what to do about it.
@@ -94,6 +98,7 @@ pub struct KernelBuild {
     archs: Vec<u32>,
     target_dir: Option<PathBuf>,
     contract: FpContract,
+    math: MathMode,
 }
 
 impl KernelBuild {
@@ -114,6 +119,7 @@ impl KernelBuild {
             archs: Vec::new(),
             target_dir: None,
             contract: FpContract::Off,
+            math: MathMode::Precise,
         }
     }
 
@@ -126,6 +132,25 @@ impl KernelBuild {
     /// bit for bit, to a CUDA C++ version of the same expressions.
     pub fn fp_contract(mut self, contract: FpContract) -> Self {
         self.contract = contract;
+        self
+    }
+
+    /// Whether CUDA's math functions (`x.exp()`, `x.sin()`, ... through
+    /// `cg_core::math`) are the precise ones (`false`, the default) or what
+    /// nvcc's `--use_fast_math` makes of them (`true`): `sinf` becomes
+    /// `__sinf`, `expf` becomes `__expf`, `sqrtf` becomes
+    /// `sqrt.approx.ftz`, and every `f32` math function flushes subnormal
+    /// inputs and results to zero. The error bounds are in `cg_core::math::fast`'s
+    /// documentation. It changes the math functions only: the kernel's own
+    /// `+`, `-`, `*` and `/` stay IEEE (no flush to zero, `div.rn`), where
+    /// nvcc's `--use_fast_math` would make `/` approximate too
+    /// (`cg_core::math::fast::fdividef` is that division).
+    pub fn fast_math(mut self, fast: bool) -> Self {
+        self.math = if fast {
+            MathMode::Fast
+        } else {
+            MathMode::Precise
+        };
         self
     }
 
@@ -157,7 +182,15 @@ impl KernelBuild {
         let target_dir = self.target_dir.clone().unwrap_or_else(default_target_dir);
         let mut out = Vec::new();
         for sm in archs {
-            let ptx = compile::build_ptx(&tc, &self.crate_dir, &target_dir, sm, self.contract)?;
+            let ptx = compile::build_ptx(
+                &tc,
+                &self.crate_dir,
+                &target_dir,
+                sm,
+                self.contract,
+                self.math,
+            )?;
+            let ptx = math::link_library(&ptx, sm, self.math, &target_dir)?;
             let kernels = ptx::records(&ptx, sm)?;
             ptx::check_cooperative(&ptx, sm, &kernels)?;
             let ptx = ptx::with_launch_bounds(&ptx, sm, &kernels)?;

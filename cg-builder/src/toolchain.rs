@@ -18,7 +18,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Environment variables that change what the build does.
-pub const ENV_VARS: [&str; 3] = ["CG_NVPTX_RUSTC", "CG_NVPTX_CARGO", "CG_PTX_TARGET_DIR"];
+pub const ENV_VARS: [&str; 4] = [
+    "CG_NVPTX_RUSTC",
+    "CG_NVPTX_CARGO",
+    "CG_PTX_TARGET_DIR",
+    crate::math::NVCC_VAR,
+];
 
 /// A compiler and cargo pair able to build `core` for nvptx64.
 #[derive(Debug, Clone)]

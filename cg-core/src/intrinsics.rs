@@ -620,6 +620,100 @@ pub(crate) unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
     })
 }
 
+/// `.f32` instructions of one operand that `math::fast` is built from (on
+/// the GPU only: `math::fast` computes their host versions itself).
+#[cfg(target_arch = "nvptx64")]
+macro_rules! f32_unary {
+    ($($(#[$doc:meta])* $name:ident => $insn:literal;)*) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        pub(crate) fn $name(a: f32) -> f32 {
+            let d: f32;
+            // SAFETY: arithmetic on registers.
+            unsafe {
+                asm!(concat!($insn, " {d}, {a};"), d = out(reg32) d, a = in(reg32) a,
+                     options(pure, nomem, nostack))
+            };
+            d
+        }
+    )*};
+}
+
+/// `.f32` instructions of two operands, as [`f32_unary`].
+#[cfg(target_arch = "nvptx64")]
+macro_rules! f32_binary {
+    ($($(#[$doc:meta])* $name:ident => $insn:literal;)*) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        pub(crate) fn $name(a: f32, b: f32) -> f32 {
+            let d: f32;
+            // SAFETY: arithmetic on registers.
+            unsafe {
+                asm!(concat!($insn, " {d}, {a}, {b};"), d = out(reg32) d, a = in(reg32) a,
+                     b = in(reg32) b, options(pure, nomem, nostack))
+            };
+            d
+        }
+    )*};
+}
+
+/// The approximate and directed-rounding `.f32` instructions behind CUDA's
+/// fast intrinsics (`__expf`, `__fadd_rz`, ...), as nvcc emits them.
+#[cfg(target_arch = "nvptx64")]
+pub(crate) mod fast_f32 {
+    use core::arch::asm;
+
+    f32_unary! {
+        /// `ex2.approx.f32`.
+        ex2_approx => "ex2.approx.f32";
+        /// `lg2.approx.f32`.
+        lg2_approx => "lg2.approx.f32";
+        /// `sin.approx.f32`.
+        sin_approx => "sin.approx.f32";
+        /// `cos.approx.f32`.
+        cos_approx => "cos.approx.f32";
+        /// `cvt.sat.f32.f32`: clamped to [0, 1], NaN to 0.
+        saturate => "cvt.sat.f32.f32";
+    }
+
+    f32_binary! {
+        /// `div.approx.f32`.
+        div_approx => "div.approx.f32";
+        /// `add.rn.f32`.
+        add_rn => "add.rn.f32";
+        /// `add.rz.f32`.
+        add_rz => "add.rz.f32";
+        /// `add.rm.f32`.
+        add_rd => "add.rm.f32";
+        /// `add.rp.f32`.
+        add_ru => "add.rp.f32";
+        /// `sub.rn.f32`.
+        sub_rn => "sub.rn.f32";
+        /// `sub.rz.f32`.
+        sub_rz => "sub.rz.f32";
+        /// `sub.rm.f32`.
+        sub_rd => "sub.rm.f32";
+        /// `sub.rp.f32`.
+        sub_ru => "sub.rp.f32";
+        /// `mul.rn.f32`.
+        mul_rn => "mul.rn.f32";
+        /// `mul.rz.f32`.
+        mul_rz => "mul.rz.f32";
+        /// `mul.rm.f32`.
+        mul_rd => "mul.rm.f32";
+        /// `mul.rp.f32`.
+        mul_ru => "mul.rp.f32";
+        /// `div.rn.f32`.
+        div_rn => "div.rn.f32";
+        /// `div.rz.f32`.
+        div_rz => "div.rz.f32";
+        /// `div.rm.f32`.
+        div_rd => "div.rm.f32";
+        /// `div.rp.f32`.
+        div_ru => "div.rp.f32";
+    }
+}
+
 /// `fma.rn.f32`: `a * b + c` with one rounding, to nearest even.
 #[inline(always)]
 pub(crate) fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {

@@ -28,8 +28,10 @@
 //! * shared memory: [`shared`] (static arrays, the dynamic region);
 //! * kernel outputs written without `unsafe`: [`output`] (`Output`,
 //!   `Synced` and the patterns that hand each element to one thread);
-//!   atomics and fences: [`atomic`]; the explicit fused multiply-add:
-//!   [`math`];
+//!   atomics and fences: [`atomic`]; CUDA's math library with std's method
+//!   names (`x.exp()`, `x.sin()`, ... through
+//!   [`FloatMath`](math::FloatMath)), the fast intrinsics
+//!   ([`math::fast`]) and the explicit fused multiply-add: [`math`];
 //! * asynchronous copies to shared memory: [`memcpy_async`] (`memcpy_async`,
 //!   `wait`, `wait_prior`), the block-scope [`barrier`] they can complete
 //!   on, and the multi-stage [`pipeline`].
@@ -65,7 +67,10 @@
 //! check kernel signatures; there every instruction panics
 //! (`cg-core: ... runs only on the GPU`).
 #![cfg_attr(not(test), no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(asm_experimental_arch, stdarch_nvptx, core_float_math)
+)]
 #![warn(missing_docs)]
 
 // The simulator's host bodies (`sim` feature) use std: fused multiply-add,
@@ -130,7 +135,7 @@ pub mod prelude {
     pub use crate::grid::{this_grid, GridArrivalToken, GridGroup};
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
     pub use crate::kernel;
-    pub use crate::math::mul_add;
+    pub use crate::math::{mul_add, FloatMath};
     pub use crate::memcpy_async::{
         memcpy_async, memcpy_async_aligned, wait, wait_prior, AsyncCopyGroup,
     };

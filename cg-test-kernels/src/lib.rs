@@ -10,6 +10,7 @@ pub mod api;
 pub mod cluster_probes;
 pub mod faults;
 pub mod loops;
+pub mod math;
 pub mod multi_grid;
 pub mod outputs;
 pub mod planted;
