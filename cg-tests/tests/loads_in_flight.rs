@@ -77,14 +77,15 @@ fn the_samples_strided_loops_issue_several_loads_per_iteration() {
     check(&cg_samples::kernels::PTX, &SAMPLE_LOOPS);
 }
 
-/// `name`'s loop is reported at one load per iteration.
-fn rolled(name: &str) {
+/// `name`'s loop is reported at `loads` loads per iteration: one
+/// element's.
+fn rolled(name: &str, loads: u32) {
     for sm in [80, 90] {
         let sass = sass(&cg_tests::kernels::PTX, sm);
         let k = sass.kernel(name).unwrap();
         assert_eq!(
             k.most_loads_per_iteration(),
-            1,
+            loads,
             "sm_{sm}: {}",
             k.loop_report()
         );
