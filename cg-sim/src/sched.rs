@@ -193,6 +193,11 @@ fn run_resident(
                 yielder: Cell::new(std::ptr::null()),
                 cluster_phase: Cell::new(0),
                 acquired: Cell::new(0),
+                grid_phase: Cell::new(0),
+                acquired_global: Cell::new(0),
+                edges: RefCell::new(Vec::new()),
+                last_read: Cell::new(None),
+                argument_calls: RefCell::new(HashMap::new()),
             });
             block.threads.push(&*t as *const ThreadCx);
             threads.push(t);
