@@ -222,10 +222,22 @@ pub(crate) fn try_complete(block: &BlockState, w: usize, op: WarpOp, mask: u32) 
     true
 }
 
-/// `bar.sync 0`: waits for every thread of the block.
-pub fn bar_sync() {
+/// `bar.sync 0` at `site`: waits for every thread of the block. A thread
+/// that reaches it at another call site than the threads already waiting
+/// is a fault: `bar.sync` is an aligned barrier, which every thread of the
+/// block must reach at the same instruction (PTX leaves it undefined
+/// otherwise).
+pub fn bar_sync(site: &'static Location<'static>) {
     let t = cx();
     let block = t.block();
+    match block.bar_site.get() {
+        None => block.bar_site.set(Some((site, t.linear()))),
+        Some((first, who)) => {
+            if let Some(message) = crate::uniform::block_barrier(t, site, first, who) {
+                raise(FaultKind::BarrierDivergence, message);
+            }
+        }
+    }
     block.bar_arrived.set(block.bar_arrived.get() + 1);
     if block.bar_arrived.get() == block.live.get() {
         release_block_barrier(block);
@@ -257,6 +269,7 @@ pub(crate) fn release_block_barrier(block: &BlockState) {
         );
     }
     block.bar_arrived.set(0);
+    block.bar_site.set(None);
     block.end_barrier_phase(|w| matches!(w, Wait::BlockBarrier));
 }
 

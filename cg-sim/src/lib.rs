@@ -21,7 +21,12 @@
 //!   that is not cooperative, a deadlock, a spin loop that cannot end, a
 //!   shared-memory access past the block's shared memory, two threads
 //!   touching a shared byte with nothing ordering them (see
-//!   [`Shape::shared_checks`])
+//!   [`Shape::shared_checks`]), two threads reaching one element of a
+//!   global buffer through cg-core's output views in one barrier phase
+//!   with nothing ordering them (see [`Shape::global_checks`]), threads
+//!   reaching a grid barrier (or, in one block, a block barrier) at
+//!   different call sites, an argument every thread must pass alike that
+//!   differs between threads,
 //!   and any panic of the kernel stop the launch with a [`Fault`] that names the thread
 //!   (block, thread, warp, lane) and what it waited for.
 //!

@@ -149,6 +149,7 @@ fn run_resident(
             first_exit: Cell::new(None),
             exited: Cell::new(0),
             bar_arrived: Cell::new(0),
+            bar_site: Cell::new(None),
             warp_slots: (0..warps).map(|_| RefCell::new([None; 32])).collect(),
             warp_live: live_per_warp,
             mbarriers: RefCell::new(HashMap::new()),

@@ -113,6 +113,9 @@ pub(crate) struct BlockState {
     pub first_exit: Cell<Option<Coords>>,
     pub exited: Cell<u32>,
     pub bar_arrived: Cell<u32>,
+    /// Where the block barrier's first waiting thread reached it, and
+    /// which thread that was (its linear index).
+    pub bar_site: Cell<Option<(&'static std::panic::Location<'static>, u32)>>,
     /// Per warp: the lanes' pending arrivals, and the lanes still running.
     pub warp_slots: Vec<RefCell<[Option<Arrival>; 32]>>,
     pub warp_live: Vec<Cell<u32>>,

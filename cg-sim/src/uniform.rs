@@ -1,5 +1,6 @@
 //! What every thread of a launch must do alike, checked: reach each grid
-//! barrier at the same call site, and pass the same value to the
+//! barrier at the same call site (and each block barrier, within its
+//! block), and pass the same value to the
 //! arguments of an output pattern that every thread must pass alike (a
 //! chunk's length, a row's width, a window, a stencil's sizes).
 //!
@@ -69,6 +70,29 @@ pub(crate) fn grid_barrier(t: &ThreadCx, site: &'static Location<'static>) -> Op
         kernel(t),
         phase + 1,
         who(&by),
+    ))
+}
+
+/// Thread `t` reaches its block's barrier at `site`, where thread `who`
+/// of the block (linear index) waits since it reached it at `first`: the
+/// divergence, if the sites differ, as the fault's message.
+pub(crate) fn block_barrier(
+    t: &ThreadCx,
+    site: &'static Location<'static>,
+    first: &'static Location<'static>,
+    who: u32,
+) -> Option<String> {
+    if key(first) == key(site) {
+        return None;
+    }
+    let [bx, by, _] = t.launch().shape.block;
+    let (x, y, z) = (who % bx, (who / bx) % by, who / (bx * by));
+    Some(format!(
+        "barrier divergence in {}: this thread reaches the block barrier (bar.sync: \
+         block.sync(), __syncthreads) at {site}, where thread ({x}, {y}, {z}) of its block waits \
+         at {first}. bar.sync is aligned: every thread of the block must reach the same barrier \
+         instruction (PTX leaves it undefined otherwise); call it once, after the branch",
+        kernel(t),
     ))
 }
 

@@ -1,7 +1,7 @@
 //! What the simulator catches that the output types cannot: two patterns
 //! reaching one element in one phase (a race on global memory), threads
-//! reaching a grid barrier at different call sites (barrier divergence),
-//! and arguments every thread must pass alike that differ between threads.
+//! reaching a grid barrier at different call sites (barrier divergence;
+//! and, within a block, its block barrier), and arguments every thread must pass alike that differ between threads.
 //! Each way, planted in a kernel without `unsafe`
 //! (`cg-test-kernels/src/races.rs`), is a fault that names both threads,
 //! the element or values, the kernel and the lines marked `// RACE:`;
@@ -265,6 +265,38 @@ fn a_read_view_of_a_buffer_another_thread_writes_races() {
     // And the check can be turned off.
     sim::launch(Shape::new(2, 256).without_global_checks(), || {
         races::race_mixed_patterns(buffer.view())
+    })
+    .unwrap();
+}
+
+#[test]
+fn block_barriers_at_two_call_sites_of_one_block_diverge() {
+    let f = sim::launch(Shape::new(1, 64), || {
+        let block = this_thread_block();
+        if block.thread_rank() < 32 {
+            block.sync();
+        } else {
+            block.sync();
+        }
+    })
+    .unwrap_err();
+    expect(
+        &f,
+        FaultKind::BarrierDivergence,
+        &[
+            "reaches the block barrier (bar.sync: block.sync(), __syncthreads) at",
+            "where thread (0, 0, 0) of its block waits at",
+            "sim_races.rs:",
+        ],
+    );
+    assert_eq!(f.at.unwrap().thread, [32, 0, 0], "{f}");
+    // One call site after the branch: no fault.
+    sim::launch(Shape::new(1, 64), || {
+        let block = this_thread_block();
+        if block.thread_rank() < 32 {
+            std::hint::black_box(1);
+        }
+        block.sync();
     })
     .unwrap();
 }
