@@ -46,8 +46,15 @@
 //! The guarantee rests on the rule CUDA states for its barriers as well:
 //! every thread of the grid reaches the same `grid.sync()` calls (a thread
 //! that writes after its own barrier while another thread reads after a
-//! different one is barrier divergence, undefined in CUDA; the simulator
-//! reports it, and a race between two patterns, see `cg_core::checks`). Where an ordering comes from atomics instead of a barrier (the
+//! different one is barrier divergence, undefined in CUDA), uses one
+//! pattern per buffer in a phase, and passes the same value to the
+//! arguments every thread shares (a chunk's length, a width, a window, a
+//! stencil's sizes). The types cannot see those; the simulator
+//! (`cg_core::sim`, the `sim` feature) checks them at run time and reports
+//! a race, a barrier divergence or a non-uniform argument as a fault that
+//! names both threads and both lines.
+//!
+//! Where an ordering comes from atomics instead of a barrier (the
 //! last block of a "last block done" reduction reads every block's
 //! partial), [`Output::assume_synced`] is the `unsafe` escape hatch; so is
 //! [`Output::as_mut_ptr`].
