@@ -185,6 +185,8 @@ impl<T: Pod> Output<T> {
     /// (`grid.thread_index()`), or `None` when `x >= width`, the element
     /// lies beyond the buffer, or the thread is not in the launch's first
     /// plane (`z > 0`: in a 3-D launch the planes would share elements).
+    /// Every thread passes the same `width` (the simulator checks it: a
+    /// width per thread hands one element to two threads).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn thread_element_2d(&mut self, grid: &GridGroup, width: usize) -> Option<&mut T> {
@@ -200,7 +202,8 @@ impl<T: Pod> Output<T> {
     /// The element `(z * height + y) * width + x` of a row-major array of
     /// `width` x `height` planes, where `(x, y, z)` is this thread's position
     /// in the grid's threads, or `None` when `x >= width`, `y >= height` or
-    /// the element lies beyond the buffer.
+    /// the element lies beyond the buffer. Every thread passes the same
+    /// `width` and `height` (the simulator checks it).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn thread_element_3d(
@@ -278,7 +281,8 @@ impl<T: Pod> Output<T> {
     /// `y.end * width <= len()`) and its rows fit in `u32`
     /// (`y.end * width <= u32::MAX`). A loop that walks the same window
     /// many times (sweeps between grid barriers) makes a [`Walk`] once and
-    /// passes it to [`walk`](Self::walk).
+    /// passes it to [`walk`](Self::walk). Every thread passes the same
+    /// window (the simulator checks it).
     #[inline(always)]
     #[track_caller]
     pub fn grid_stride_window(&mut self, grid: &GridGroup, window: Window) -> WindowStride<'_, T> {
@@ -347,7 +351,8 @@ impl<T: Pod> Output<T> {
     /// otherwise), and the window's conditions of
     /// [`grid_stride_window`](Self::grid_stride_window); the neighbours'
     /// loads then need no checks. A loop of sweeps makes a [`StencilWalk`]
-    /// once and passes it to [`stencil`](Self::stencil).
+    /// once and passes it to [`stencil`](Self::stencil). Every thread
+    /// passes the same sizes (the simulator checks it).
     #[inline(always)]
     #[track_caller]
     pub fn grid_stride_stencil<'s>(
@@ -471,6 +476,8 @@ impl<T: Pod> Output<T> {
     /// the grid (clipped to the buffer; `None` when it starts beyond it or
     /// `len` is 0: a chunk is never empty).
     /// Its threads then take one element each or a block stride of it.
+    /// Every thread of the grid passes the same `len` (the simulator checks
+    /// it: a length per block makes chunks overlap).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn block_chunk(&mut self, block: &ThreadBlock, len: usize) -> Option<Chunk<'_, T>> {
@@ -494,7 +501,8 @@ impl<T: Pod> Output<T> {
 
     /// This block's chunks of `len` elements, grid-stride: chunks `c`,
     /// `c + B`, `c + 2B`, ... for block rank `c` of `B` blocks (the last
-    /// chunk clipped to the buffer).
+    /// chunk clipped to the buffer). Every thread of the grid passes the
+    /// same `len` (the simulator checks it).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn block_chunks(&mut self, block: &ThreadBlock, len: usize) -> BlockChunks<'_, T> {
@@ -554,7 +562,9 @@ impl<T: Pod> Output<T> {
         )
     }
 
-    /// The buffer as a read view, without a barrier.
+    /// The buffer as a read view, without a barrier. On the simulator it is
+    /// an acquire of the buffer: the race check takes every access to it
+    /// so far as ordered before this thread's reads, as the caller vouches.
     ///
     /// # Safety
     /// Every write to the buffer by other threads happens before this
@@ -864,7 +874,8 @@ impl Walk {
     ///
     /// Panics (a fault the host reports, at the caller's line) unless
     /// `x.start <= x.end <= width`, `y.start <= y.end` and the window's
-    /// rows fit in `u32` (`y.end * width <= u32::MAX`).
+    /// rows fit in `u32` (`y.end * width <= u32::MAX`). Every thread
+    /// passes the same window (the simulator checks it).
     #[inline(always)]
     #[track_caller]
     pub fn new(grid: &GridGroup, window: Window) -> Self {
@@ -998,7 +1009,8 @@ impl StencilWalk {
     /// [`Output::grid_stride_stencil`].
     ///
     /// Panics (a fault the host reports, at the caller's line) unless
-    /// `width * height <= u32::MAX`.
+    /// `width * height <= u32::MAX`. Every thread passes the same sizes
+    /// (the simulator checks it).
     #[inline(always)]
     #[track_caller]
     pub fn new(grid: &GridGroup, width: u32, height: u32) -> Self {
