@@ -31,7 +31,6 @@
 use crate::fault::Coords;
 use crate::state::{LaunchState, ThreadCx};
 use crate::Shape;
-use std::collections::BTreeMap;
 use std::panic::Location;
 
 /// One access: by whom, in which phase, and where in the kernel.
@@ -65,20 +64,20 @@ struct Recent {
 }
 
 impl Recent {
-    fn push(&mut self, a: Access) {
-        if let Some(l) = self.last {
-            if l.block != a.block {
-                self.other_block = Some(l);
-            }
+    fn push(&mut self, a: &Access) {
+        if let Some(l) = &self.last {
             if (l.block, l.thread) != (a.block, a.thread) {
-                self.other_thread = Some(l);
+                if l.block != a.block {
+                    self.other_block = Some(*l);
+                }
+                self.other_thread = Some(*l);
             }
         }
-        self.last = Some(a);
+        self.last = Some(*a);
     }
 
-    fn iter(&self) -> impl Iterator<Item = Access> {
-        [self.last, self.other_thread, self.other_block]
+    fn iter(&self) -> impl Iterator<Item = &Access> {
+        [&self.last, &self.other_thread, &self.other_block]
             .into_iter()
             .flatten()
     }
@@ -97,16 +96,22 @@ struct Buffer {
 /// The launch's state of the check.
 #[derive(Default)]
 pub(crate) struct Shadow {
-    /// By base address.
-    buffers: BTreeMap<u64, Buffer>,
+    /// The buffers with their base addresses (a kernel has few), and the
+    /// one found last.
+    buffers: Vec<(u64, Buffer)>,
+    last: usize,
     seq: u64,
 }
 
 impl Shadow {
     /// The buffer holding `addr`: its base and state.
     fn find(&mut self, addr: u64) -> Option<(u64, &mut Buffer)> {
-        let (&base, b) = self.buffers.range_mut(..=addr).next_back()?;
-        (addr - base < b.len * b.size).then_some((base, b))
+        let holds = |(base, b): &(u64, Buffer)| addr >= *base && addr - base < b.len * b.size;
+        if !self.buffers.get(self.last).is_some_and(holds) {
+            self.last = self.buffers.iter().position(holds)?;
+        }
+        let (base, b) = &mut self.buffers[self.last];
+        Some((*base, b))
     }
 }
 
@@ -117,15 +122,22 @@ pub(crate) fn buffer(launch: &LaunchState, base: u64, len: u64, size: u64) {
         return;
     }
     let mut g = launch.global.borrow_mut();
-    let b = g.buffers.entry(base).or_insert_with(|| Buffer {
-        len,
-        size,
-        cells: Vec::new(),
-        exclusive: Recent::default(),
-        reads: Recent::default(),
-    });
-    if b.size == size && len > b.len {
-        b.len = len;
+    match g.buffers.iter_mut().find(|(b, _)| *b == base) {
+        Some((_, b)) => {
+            if b.size == size && len > b.len {
+                b.len = len;
+            }
+        }
+        None => g.buffers.push((
+            base,
+            Buffer {
+                len,
+                size,
+                cells: Vec::new(),
+                exclusive: Recent::default(),
+                reads: Recent::default(),
+            },
+        )),
     }
 }
 
@@ -247,14 +259,14 @@ pub(crate) fn exclusive(
         b.cells.resize(b.len as usize, None);
     }
     let cell = &mut b.cells[i as usize];
-    if let Some(a) = cell.filter(|a| !ordered(t, base, a, &me)) {
-        return Some(race(t, base, b.len, b.size, &a, &me));
+    if let Some(a) = cell.as_ref().filter(|a| !ordered(t, base, a, &me)) {
+        return Some(race(t, base, b.len, b.size, a, &me));
     }
     *cell = Some(me);
     if let Some(a) = b.reads.iter().find(|a| !ordered(t, base, a, &me)) {
-        return Some(race(t, base, b.len, b.size, &a, &me));
+        return Some(race(t, base, b.len, b.size, a, &me));
     }
-    b.exclusive.push(me);
+    b.exclusive.push(&me);
     None
 }
 
@@ -279,9 +291,9 @@ pub(crate) fn read(t: &ThreadCx, base: u64, site: &'static Location<'static>) ->
     let (base, b) = g.find(base)?;
     let me = now(t, seq, None, site);
     if let Some(a) = b.exclusive.iter().find(|a| !ordered(t, base, a, &me)) {
-        return Some(race(t, base, b.len, b.size, &a, &me));
+        return Some(race(t, base, b.len, b.size, a, &me));
     }
-    b.reads.push(me);
+    b.reads.push(&me);
     None
 }
 
