@@ -273,6 +273,8 @@ fn a_read_view_of_a_buffer_another_thread_writes_races() {
 fn block_barriers_at_two_call_sites_of_one_block_diverge() {
     let f = sim::launch(Shape::new(1, 64), || {
         let block = this_thread_block();
+        // Two call sites on purpose: the planted divergence.
+        #[allow(clippy::if_same_then_else)]
         if block.thread_rank() < 32 {
             block.sync();
         } else {
