@@ -71,6 +71,7 @@ impl ThreadBlock {
     /// (`thread_block::barrier_wait(token)`): `bar.sync 0`, with the same
     /// ordering as [`sync`](GroupSync::sync).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn barrier_wait(&self, token: BlockArrivalToken) {
         let BlockArrivalToken { _private: () } = token;
         self.sync()
@@ -99,6 +100,7 @@ impl GroupSync for ThreadBlock {
     /// `bar.sync 0` (`__syncthreads()`), through LLVM's convergent barrier
     /// intrinsic.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     fn sync(&self) {
         // SAFETY: every thread of the block calls it (`GroupSync`'s
         // contract), so all of them reach this barrier.

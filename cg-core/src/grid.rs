@@ -516,6 +516,7 @@ impl GridGroup {
     #[track_caller]
     pub fn barrier_arrive(&self) -> GridArrivalToken {
         self.check_barrier();
+        crate::checks::Site::here().grid_barrier();
         // SAFETY: the grid barrier is collective: every thread of every
         // block arrives (this method's contract), so every thread of this
         // block reaches this barrier.
@@ -540,6 +541,7 @@ impl GridGroup {
         // SAFETY: every thread of the block waits with its token (this
         // method's contract), so all of them reach this barrier.
         unsafe { intrinsics::bar_sync() };
+        crate::checks::grid_barrier_passed();
     }
 
     /// `grid.sync()`: barrier over every thread of the grid, with memory
@@ -551,6 +553,7 @@ impl GridGroup {
     #[track_caller]
     pub fn sync(&self) {
         self.check_barrier();
+        crate::checks::Site::here().grid_barrier();
         // SAFETY: as in `barrier_arrive` and `barrier_wait`.
         unsafe { intrinsics::bar_sync() };
         if self.plan & plan::FIRST_WARP != 0 {
@@ -559,6 +562,7 @@ impl GridGroup {
         }
         // SAFETY: as above.
         unsafe { intrinsics::bar_sync() };
+        crate::checks::grid_barrier_passed();
     }
 }
 

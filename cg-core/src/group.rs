@@ -125,6 +125,7 @@ pub trait GroupSync: sealed::Sealed {
 /// sync(&block);
 /// ```
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn sync<G: GroupSync>(group: &G) {
     group.sync()
 }

@@ -157,10 +157,14 @@ pub(crate) fn activemask() -> u32 {
 /// # Safety
 /// Every thread of the block that has not exited reaches this barrier, the
 /// threads of one warp the same instruction (an aligned barrier reached by
-/// part of a warp is undefined).
+/// part of a warp is undefined). On the simulator the caller's line is the
+/// barrier's call site, which every thread of the block must share.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub(crate) unsafe fn bar_sync() {
-    device!("bar.sync", { nvptx::_syncthreads() }, sim: { cg_sim::device::bar_sync() })
+    device!("bar.sync", { nvptx::_syncthreads() }, sim: {
+        cg_sim::device::bar_sync(core::panic::Location::caller())
+    })
 }
 
 /// `bar.warp.sync mask`: the threads in `mask` wait for each other.

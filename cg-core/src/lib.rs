@@ -86,6 +86,7 @@ pub mod atomic;
 pub mod barrier;
 pub mod block;
 pub mod block_collectives;
+mod checks;
 pub mod clock;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod cluster;
@@ -177,6 +178,14 @@ macro_rules! __cg_host_kernel {
 
 #[doc(hidden)]
 pub mod __private {
+    /// What the host build of a `#[kernel]` function starts with: its
+    /// name, for the simulator's reports.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    pub fn kernel_started(name: &'static str) {
+        crate::checks::kernel_name(name);
+    }
+
     /// What `#[kernel(grid_1d)]` starts its entry point with: the grid is
     /// one row of blocks (`gridDim.y == gridDim.z == 1`), so `blockIdx.y`
     /// and `.z` are 0 and every rank in the grid folds to one computed

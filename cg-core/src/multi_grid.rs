@@ -140,6 +140,7 @@ impl MultiGridGroup {
     #[track_caller]
     pub fn barrier_arrive(&self) -> MultiGridArrivalToken {
         let counter = self.counter();
+        crate::checks::Site::here().grid_barrier();
         let word = crate::grid::driver_barrier_word();
         // SAFETY: the barrier is collective: every thread of every block
         // arrives (this method's contract).
@@ -213,6 +214,7 @@ impl MultiGridGroup {
         // SAFETY: every thread of the block waits with its token (this
         // method's contract).
         unsafe { intrinsics::bar_sync() };
+        crate::checks::grid_barrier_passed();
     }
 
     /// `multi_grid.sync()`: barrier over every thread of every grid, with

@@ -46,13 +46,21 @@
 //! The guarantee rests on the rule CUDA states for its barriers as well:
 //! every thread of the grid reaches the same `grid.sync()` calls (a thread
 //! that writes after its own barrier while another thread reads after a
-//! different one is barrier divergence, undefined in CUDA and not caught
-//! here). Where an ordering comes from atomics instead of a barrier (the
+//! different one is barrier divergence, undefined in CUDA), uses one
+//! pattern per buffer in a phase, and passes the same value to the
+//! arguments every thread shares (a chunk's length, a width, a window, a
+//! stencil's sizes). The types cannot see those; the simulator
+//! (`cg_core::sim`, the `sim` feature) checks them at run time and reports
+//! a race, a barrier divergence or a non-uniform argument as a fault that
+//! names both threads and both lines.
+//!
+//! Where an ordering comes from atomics instead of a barrier (the
 //! last block of a "last block done" reduction reads every block's
 //! partial), [`Output::assume_synced`] is the `unsafe` escape hatch; so is
 //! [`Output::as_mut_ptr`].
 
 use crate::block::ThreadBlock;
+use crate::checks::{self, Site};
 use crate::grid::{this_grid, GridGroup};
 use crate::group::{GroupSync, ThreadGroup};
 use crate::multi_grid::MultiGridGroup;
@@ -101,6 +109,7 @@ impl<T: Pod> Output<T> {
     /// parameters with this, from a `&mut DeviceBuffer` of the host.
     #[inline(always)]
     pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        checks::buffer(ptr, len);
         Output { ptr, len }
     }
 
@@ -134,27 +143,31 @@ impl<T: Pod> Output<T> {
     /// # Safety
     /// `i < self.len`, and no other live reference reaches element `i`.
     #[inline(always)]
-    unsafe fn element(&mut self, i: usize) -> &mut T {
+    unsafe fn element(&mut self, i: usize, site: Site) -> &mut T {
         // SAFETY: the caller's contract.
-        unsafe { element_at(self.ptr, i) }
+        unsafe { element_at(self.ptr, i, site) }
     }
 
     /// The element of this thread of the grid, `grid.thread_rank()`, or
     /// `None` when the buffer is shorter than that.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn thread_element(&mut self, grid: &GridGroup) -> Option<&mut T> {
-        // SAFETY: see `thread_index`.
-        self.thread_index(grid).map(|i| unsafe { self.element(i) })
+        let site = Site::here();
+        self.thread_index(grid)
+            // SAFETY: see `thread_index`.
+            .map(|i| unsafe { self.element(i, site) })
     }
 
     /// Calls `f` with this thread's element, `grid.thread_rank()`, when the
     /// buffer has it ([`thread_element`](Self::thread_element) without the
     /// `Option`: a predicated store).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn for_thread(&mut self, grid: &GridGroup, f: impl FnOnce(&mut T)) {
         if let Some(i) = self.thread_index(grid) {
             // SAFETY: see `thread_index`.
-            f(unsafe { self.element(i) })
+            f(unsafe { self.element(i, Site::here()) })
         }
     }
 
@@ -172,8 +185,13 @@ impl<T: Pod> Output<T> {
     /// (`grid.thread_index()`), or `None` when `x >= width`, the element
     /// lies beyond the buffer, or the thread is not in the launch's first
     /// plane (`z > 0`: in a 3-D launch the planes would share elements).
+    /// Every thread passes the same `width` (the simulator checks it: a
+    /// width per thread hands one element to two threads).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn thread_element_2d(&mut self, grid: &GridGroup, width: usize) -> Option<&mut T> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        Site::here().uniform("thread_element_2d's width", &[width as u64]);
         let t = grid.thread_index();
         if t.z != 0 {
             return None;
@@ -184,19 +202,27 @@ impl<T: Pod> Output<T> {
     /// The element `(z * height + y) * width + x` of a row-major array of
     /// `width` x `height` planes, where `(x, y, z)` is this thread's position
     /// in the grid's threads, or `None` when `x >= width`, `y >= height` or
-    /// the element lies beyond the buffer.
+    /// the element lies beyond the buffer. Every thread passes the same
+    /// `width` and `height` (the simulator checks it).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn thread_element_3d(
         &mut self,
         grid: &GridGroup,
         width: usize,
         height: usize,
     ) -> Option<&mut T> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        Site::here().uniform(
+            "thread_element_3d's width, height",
+            &[width as u64, height as u64],
+        );
         let t = grid.thread_index();
         self.position(t.x as usize, t.y as usize, t.z as usize, width, height)
     }
 
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     fn position(
         &mut self,
         x: usize,
@@ -217,7 +243,7 @@ impl<T: Pod> Output<T> {
             // SAFETY: in bounds; distinct (x, y, z) with x < width and
             // y < height give distinct indices, and each thread has its
             // own (x, y, z).
-            Some(unsafe { self.element(i) })
+            Some(unsafe { self.element(i, Site::here()) })
         } else {
             None
         }
@@ -233,12 +259,14 @@ impl<T: Pod> Output<T> {
     /// }
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn grid_stride(&mut self, grid: &GridGroup) -> GridStride<'_, T> {
         GridStride::new(
             self.ptr,
             self.len,
             grid.thread_rank() as usize,
             grid.num_threads() as usize,
+            Site::here(),
         )
     }
 
@@ -253,10 +281,13 @@ impl<T: Pod> Output<T> {
     /// `y.end * width <= len()`) and its rows fit in `u32`
     /// (`y.end * width <= u32::MAX`). A loop that walks the same window
     /// many times (sweeps between grid barriers) makes a [`Walk`] once and
-    /// passes it to [`walk`](Self::walk).
+    /// passes it to [`walk`](Self::walk). Every thread passes the same
+    /// window (the simulator checks it).
     #[inline(always)]
     #[track_caller]
     pub fn grid_stride_window(&mut self, grid: &GridGroup, window: Window) -> WindowStride<'_, T> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        window.check_uniform(Site::here());
         let rows_end = (window.y.end as u64) * (window.width as u64);
         // One branch to a cold panic (`&`, not `&&`): every thread makes
         // these checks before its first point.
@@ -268,7 +299,7 @@ impl<T: Pod> Output<T> {
         // SAFETY: just checked.
         let walk = unsafe { Walk::new_unchecked(grid, window) };
         // SAFETY: the window's rows end inside the buffer (checked).
-        unsafe { self.walk_unchecked(&walk) }
+        unsafe { self.walk_unchecked(&walk, Site::here()) }
     }
 
     /// This thread's points of the window of `walk` (made once by
@@ -290,16 +321,17 @@ impl<T: Pod> Output<T> {
             window_does_not_fit();
         }
         // SAFETY: just checked.
-        unsafe { self.walk_unchecked(walk) }
+        unsafe { self.walk_unchecked(walk, Site::here()) }
     }
 
     /// # Safety
     /// `walk.rows_end <= len()`.
     #[inline(always)]
-    unsafe fn walk_unchecked(&mut self, walk: &Walk) -> WindowStride<'_, T> {
+    unsafe fn walk_unchecked(&mut self, walk: &Walk, site: Site) -> WindowStride<'_, T> {
         WindowStride {
             ptr: self.ptr,
             walk: *walk,
+            site,
             _out: PhantomData,
         }
     }
@@ -319,7 +351,8 @@ impl<T: Pod> Output<T> {
     /// otherwise), and the window's conditions of
     /// [`grid_stride_window`](Self::grid_stride_window); the neighbours'
     /// loads then need no checks. A loop of sweeps makes a [`StencilWalk`]
-    /// once and passes it to [`stencil`](Self::stencil).
+    /// once and passes it to [`stencil`](Self::stencil). Every thread
+    /// passes the same sizes (the simulator checks it).
     #[inline(always)]
     #[track_caller]
     pub fn grid_stride_stencil<'s>(
@@ -329,6 +362,11 @@ impl<T: Pod> Output<T> {
         width: u32,
         height: u32,
     ) -> StencilStride<'_, 's, T> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        Site::here().uniform(
+            "the stencil's width, height",
+            &[width as u64, height as u64],
+        );
         let points = width as u64 * height as u64;
         let fits = (points <= self.len as u64)
             & (points <= src.len() as u64)
@@ -339,7 +377,7 @@ impl<T: Pod> Output<T> {
         // SAFETY: just checked.
         let walk = unsafe { StencilWalk::new_unchecked(grid, width, height) };
         // SAFETY: both arrays hold the points (checked).
-        unsafe { self.stencil_unchecked(&walk, src) }
+        unsafe { self.stencil_unchecked(&walk, src, Site::here()) }
     }
 
     /// One sweep of the stencil of `walk` (made once by
@@ -364,7 +402,7 @@ impl<T: Pod> Output<T> {
             window_does_not_fit();
         }
         // SAFETY: just checked.
-        unsafe { self.stencil_unchecked(walk, src) }
+        unsafe { self.stencil_unchecked(walk, src, Site::here()) }
     }
 
     /// # Safety
@@ -374,11 +412,12 @@ impl<T: Pod> Output<T> {
         &mut self,
         walk: &StencilWalk,
         src: &'s [T],
+        site: Site,
     ) -> StencilStride<'_, 's, T> {
         StencilStride {
             // SAFETY: the interior's rows end before width * height,
             // which the buffer holds (the caller's contract).
-            points: unsafe { self.walk_unchecked(&walk.walk) },
+            points: unsafe { self.walk_unchecked(&walk.walk, site) },
             src: src.as_ptr(),
             width: walk.walk.width,
             _src: PhantomData,
@@ -396,9 +435,12 @@ impl<T: Pod> Output<T> {
     /// }
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn leader_element<G: LeaderSlot>(&mut self, group: &G) -> Option<&mut T> {
-        // SAFETY: see `leader_index`.
-        self.leader_index(group).map(|i| unsafe { self.element(i) })
+        let site = Site::here();
+        self.leader_index(group)
+            // SAFETY: see `leader_index`.
+            .map(|i| unsafe { self.element(i, site) })
     }
 
     /// Calls `f` with the element of `group` if this thread is the group's
@@ -410,10 +452,11 @@ impl<T: Pod> Output<T> {
     /// block_sums.for_leader(&block, |slot| *slot = s);
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn for_leader<G: LeaderSlot>(&mut self, group: &G, f: impl FnOnce(&mut T)) {
         if let Some(i) = self.leader_index(group) {
             // SAFETY: see `leader_index`.
-            f(unsafe { self.element(i) })
+            f(unsafe { self.element(i, Site::here()) })
         }
     }
 
@@ -433,8 +476,13 @@ impl<T: Pod> Output<T> {
     /// the grid (clipped to the buffer; `None` when it starts beyond it or
     /// `len` is 0: a chunk is never empty).
     /// Its threads then take one element each or a block stride of it.
+    /// Every thread of the grid passes the same `len` (the simulator checks
+    /// it: a length per block makes chunks overlap).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn block_chunk(&mut self, block: &ThreadBlock, len: usize) -> Option<Chunk<'_, T>> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        Site::here().uniform("block_chunk's len", &[len as u64]);
         let c = this_grid().block_rank() as usize;
         let start = c.checked_mul(len).filter(|_| len > 0)?;
         if start >= self.len {
@@ -453,9 +501,13 @@ impl<T: Pod> Output<T> {
 
     /// This block's chunks of `len` elements, grid-stride: chunks `c`,
     /// `c + B`, `c + 2B`, ... for block rank `c` of `B` blocks (the last
-    /// chunk clipped to the buffer).
+    /// chunk clipped to the buffer). Every thread of the grid passes the
+    /// same `len` (the simulator checks it).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn block_chunks(&mut self, block: &ThreadBlock, len: usize) -> BlockChunks<'_, T> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        Site::here().uniform("block_chunks' len", &[len as u64]);
         let grid = this_grid();
         let (c, blocks) = (grid.block_rank() as usize, grid.num_blocks() as usize);
         BlockChunks {
@@ -476,6 +528,7 @@ impl<T: Pod> Output<T> {
     /// write view is consumed: no element can be written again until
     /// [`Synced::into_output`] (another barrier).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync(self, grid: &impl GridBarrier) -> Synced<T> {
         grid.sync();
         Synced {
@@ -494,6 +547,7 @@ impl<T: Pod> Output<T> {
     /// }
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync_swap(self, read: Synced<T>, grid: &impl GridBarrier) -> (Synced<T>, Output<T>) {
         grid.sync();
         (
@@ -508,7 +562,9 @@ impl<T: Pod> Output<T> {
         )
     }
 
-    /// The buffer as a read view, without a barrier.
+    /// The buffer as a read view, without a barrier. On the simulator it is
+    /// an acquire of the buffer: the race check takes every access to it
+    /// so far as ordered before this thread's reads, as the caller vouches.
     ///
     /// # Safety
     /// Every write to the buffer by other threads happens before this
@@ -516,6 +572,7 @@ impl<T: Pod> Output<T> {
     /// the buffer while the view is alive.
     #[inline(always)]
     pub unsafe fn assume_synced(self) -> Synced<T> {
+        checks::acquire(self.ptr);
         Synced {
             ptr: self.ptr,
             len: self.len,
@@ -589,6 +646,7 @@ impl<T: Pod> Synced<T> {
     /// `&mut DeviceBuffer` of the host.
     #[inline(always)]
     pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        checks::buffer(ptr, len);
         Synced { ptr, len }
     }
 
@@ -603,6 +661,7 @@ impl<T: Pod> Synced<T> {
     /// `grid.sync()` (every thread is done reading), then the buffer as a
     /// write view again.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn into_output(self, grid: &impl GridBarrier) -> Output<T> {
         grid.sync();
         Output {
@@ -676,6 +735,7 @@ macro_rules! sync_phases {
 
             #[inline(always)]
             #[allow(non_snake_case)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
             fn sync(self, grid: &impl GridBarrier) -> Self::Next {
                 grid.sync();
                 let ($($b,)+) = self;
@@ -692,7 +752,9 @@ impl<T: Pod> core::ops::Deref for Synced<T> {
     type Target = [T];
 
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     fn deref(&self) -> &[T] {
+        Site::here().read(self.ptr);
         // SAFETY: `len` valid elements that nobody writes while the view
         // lives (the barrier that made it, or the constructor's contract).
         unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
@@ -706,7 +768,7 @@ impl<T: Pod> core::ops::Deref for Synced<T> {
 /// `i` is in bounds of a live array at `ptr` that no other reference
 /// reaches at that element for `'a`.
 #[inline(always)]
-unsafe fn element_at<'a, T>(ptr: *mut T, i: usize) -> &'a mut T {
+unsafe fn element_at<'a, T>(ptr: *mut T, i: usize, site: Site) -> &'a mut T {
     // SAFETY: an array with an element in bounds is live, so its address
     // is not null. Saying so (of the loop-invariant base, and of the
     // element) lets the compiler drop the null test an `Option<&mut T>`
@@ -716,6 +778,7 @@ unsafe fn element_at<'a, T>(ptr: *mut T, i: usize) -> &'a mut T {
     let p = unsafe { ptr.add(i) };
     // SAFETY: as above.
     unsafe { core::hint::assert_unchecked(!p.is_null()) };
+    site.exclusive(p);
     // SAFETY: the caller's contract.
     unsafe { &mut *p }
 }
@@ -741,6 +804,7 @@ pub struct GridStride<'a, T> {
     /// The index last handed out (one stride before the first at first).
     last: usize,
     stride: usize,
+    site: Site,
     _out: PhantomData<&'a mut T>,
 }
 
@@ -748,12 +812,13 @@ impl<T> GridStride<'_, T> {
     /// Indices `first`, `first + stride`, ... below `len` of the array at
     /// `ptr`.
     #[inline(always)]
-    fn new(ptr: *mut T, len: usize, first: usize, stride: usize) -> Self {
+    fn new(ptr: *mut T, len: usize, first: usize, stride: usize, site: Site) -> Self {
         GridStride {
             ptr,
             len,
             last: first.wrapping_sub(stride),
             stride,
+            site,
             _out: PhantomData,
         }
     }
@@ -773,7 +838,7 @@ impl<'a, T> Iterator for GridStride<'a, T> {
             // SAFETY: in bounds; this thread's indices are distinct from
             // every other thread's (distinct ranks modulo the stride) and
             // from each other.
-            Some((i, unsafe { element_at(self.ptr, i) }))
+            Some((i, unsafe { element_at(self.ptr, i, self.site) }))
         } else {
             None
         }
@@ -798,6 +863,21 @@ impl Window {
     #[inline(always)]
     fn is_ordered(&self) -> bool {
         (self.x.start <= self.x.end) & (self.y.start <= self.y.end) & (self.x.end <= self.width)
+    }
+
+    /// The simulator's check that every thread passes this window.
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn check_uniform(&self, site: Site) {
+        site.uniform(
+            "the window's width, x.start, x.end, y.start, y.end",
+            &[
+                self.width as u64,
+                self.x.start as u64,
+                self.x.end as u64,
+                self.y.start as u64,
+                self.y.end as u64,
+            ],
+        );
     }
 
     /// The interior of a `width` x `height` array: every point but the
@@ -850,10 +930,13 @@ impl Walk {
     ///
     /// Panics (a fault the host reports, at the caller's line) unless
     /// `x.start <= x.end <= width`, `y.start <= y.end` and the window's
-    /// rows fit in `u32` (`y.end * width <= u32::MAX`).
+    /// rows fit in `u32` (`y.end * width <= u32::MAX`). Every thread
+    /// passes the same window (the simulator checks it).
     #[inline(always)]
     #[track_caller]
     pub fn new(grid: &GridGroup, window: Window) -> Self {
+        #[cfg(not(target_arch = "nvptx64"))]
+        window.check_uniform(Site::here());
         let rows_end = (window.y.end as u64) * (window.width as u64);
         if !(window.is_ordered() & (rows_end <= u32::MAX as u64)) {
             window_does_not_fit();
@@ -982,10 +1065,16 @@ impl StencilWalk {
     /// [`Output::grid_stride_stencil`].
     ///
     /// Panics (a fault the host reports, at the caller's line) unless
-    /// `width * height <= u32::MAX`.
+    /// `width * height <= u32::MAX`. Every thread passes the same sizes
+    /// (the simulator checks it).
     #[inline(always)]
     #[track_caller]
     pub fn new(grid: &GridGroup, width: u32, height: u32) -> Self {
+        #[cfg(not(target_arch = "nvptx64"))]
+        Site::here().uniform(
+            "the stencil walk's width, height",
+            &[width as u64, height as u64],
+        );
         if width as u64 * height as u64 > u32::MAX as u64 {
             window_does_not_fit();
         }
@@ -1034,6 +1123,7 @@ enum Niche {
 pub struct WindowStride<'a, T> {
     ptr: *mut T,
     walk: Walk,
+    site: Site,
     _out: PhantomData<&'a mut T>,
 }
 
@@ -1046,7 +1136,7 @@ impl<'a, T> Iterator for WindowStride<'a, T> {
             return None;
         }
         // SAFETY: the walk's point, taken once.
-        Some(unsafe { window_item(self.ptr, self.walk.point()) })
+        Some(unsafe { window_item(self.ptr, self.walk.point(), self.site) })
     }
 
     /// Internal iteration (what `for_each` uses): one instruction fewer
@@ -1054,10 +1144,10 @@ impl<'a, T> Iterator for WindowStride<'a, T> {
     /// stride's division.
     #[inline(always)]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
-        let ptr = self.ptr;
+        let (ptr, site) = (self.ptr, self.site);
         self.walk
             // SAFETY: each of the walk's points, once.
-            .fold_points(init, |acc, p| f(acc, unsafe { window_item(ptr, p) }))
+            .fold_points(init, |acc, p| f(acc, unsafe { window_item(ptr, p, site) }))
     }
 }
 
@@ -1067,11 +1157,15 @@ impl<'a, T> Iterator for WindowStride<'a, T> {
 /// The point is one of this thread's points of a window that lies inside
 /// the buffer at `ptr`, and is handed out once.
 #[inline(always)]
-unsafe fn window_item<'a, T>(ptr: *mut T, (x, y, index): (u32, u32, u32)) -> (Point, &'a mut T) {
+unsafe fn window_item<'a, T>(
+    ptr: *mut T,
+    (x, y, index): (u32, u32, u32),
+    site: Site,
+) -> (Point, &'a mut T) {
     // SAFETY: the window lies inside the buffer (checked when the
     // iterator was made); points are numbered one-to-one and each thread
     // takes its own residue class of numbers.
-    let element = unsafe { element_at(ptr, index as usize) };
+    let element = unsafe { element_at(ptr, index as usize, site) };
     let point = Point {
         x,
         y,
@@ -1153,9 +1247,10 @@ unsafe fn stencil_item<'a, 's, T>(
     src: *const T,
     width: u32,
     index: u32,
+    site: Site,
 ) -> (Neighbours<'s, T>, &'a mut T) {
     // SAFETY: as in `window_item`.
-    let element = unsafe { element_at(ptr, index as usize) };
+    let element = unsafe { element_at(ptr, index as usize, site) };
     // The neighbours' reads are in bounds: the point is an interior one
     // (1 <= x < width - 1, 1 <= y < height - 1) and `src` holds width *
     // height elements (both checked when the iterator was made).
@@ -1179,7 +1274,15 @@ impl<'a, 's, T: Copy> Iterator for StencilStride<'a, 's, T> {
         }
         let (_, _, index) = self.points.walk.point();
         // SAFETY: the walk's point, taken once.
-        Some(unsafe { stencil_item(self.points.ptr, self.src, self.width, index) })
+        Some(unsafe {
+            stencil_item(
+                self.points.ptr,
+                self.src,
+                self.width,
+                index,
+                self.points.site,
+            )
+        })
     }
 
     /// Internal iteration (what `for_each` uses): no `Option` per point
@@ -1189,10 +1292,10 @@ impl<'a, 's, T: Copy> Iterator for StencilStride<'a, 's, T> {
     /// per point.
     #[inline(always)]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
-        let (ptr, src, width) = (self.points.ptr, self.src, self.width);
+        let (ptr, src, width, site) = (self.points.ptr, self.src, self.width, self.points.site);
         self.points.walk.fold_points(init, |acc, (_, _, index)| {
             // SAFETY: each of the walk's points, once.
-            f(acc, unsafe { stencil_item(ptr, src, width, index) })
+            f(acc, unsafe { stencil_item(ptr, src, width, index, site) })
         })
     }
 }
@@ -1246,13 +1349,14 @@ impl<'a, T> Chunk<'a, T> {
     /// The element of this thread, `block.thread_rank()` of the chunk
     /// (`None` beyond it).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn thread_element(self) -> Option<Owned<'a, T>> {
         // Two tests rather than one against `len()`: the first is the same
         // for every chunk of a loop.
         if self.rank < self.len && self.start + self.rank < self.buffer {
             // SAFETY: in the chunk; thread ranks are unique in the block,
             // and the chunk is this block's alone.
-            Some(unsafe { Owned::new(self.ptr, self.start, self.rank) })
+            Some(unsafe { Owned::new(self.ptr, self.start, self.rank, Site::here()) })
         } else {
             None
         }
@@ -1267,6 +1371,7 @@ impl<'a, T> Chunk<'a, T> {
     /// chunk.for_thread(|c, t| *c = sa.get(t) + sb.get(t));
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn for_thread(self, f: impl FnOnce(&'a mut T, usize)) {
         // The test of `thread_element`, written out again: through a
         // shared helper the compiler lays out the loops over chunks
@@ -1283,7 +1388,7 @@ impl<'a, T> Chunk<'a, T> {
             // wait, on the store's path (vector addition on a barrier 3%
             // faster, a pipeline 8 deep 1.6-1.9% slower; NOTES 2026-11-27).
             f(
-                unsafe { element_at(self.ptr.add(self.rank), self.start) },
+                unsafe { element_at(self.ptr.add(self.rank), self.start, Site::here()) },
                 self.rank,
             )
         }
@@ -1305,6 +1410,8 @@ impl<'a, T> Chunk<'a, T> {
         let ptr = unsafe { self.ptr.add(self.start) };
         let mut j = self.rank;
         while j < len {
+            #[cfg(not(target_arch = "nvptx64"))]
+            Site::here().exclusive(ptr.wrapping_add(j));
             // SAFETY: `j < len`, inside the chunk (this block's alone, and
             // element `j` this thread's alone) and inside `src` (checked).
             unsafe { *ptr.add(j) = src.get_unchecked(j) };
@@ -1315,10 +1422,17 @@ impl<'a, T> Chunk<'a, T> {
     /// This thread's elements of the chunk, block-stride: `(j, &mut
     /// chunk[j])` for `j = rank, rank + threads, ...`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn block_stride(self) -> GridStride<'a, T> {
         // SAFETY: `start` is inside the buffer.
         let ptr = unsafe { self.ptr.add(self.start) };
-        GridStride::new(ptr, self.clipped_len(), self.rank, self.threads)
+        GridStride::new(
+            ptr,
+            self.clipped_len(),
+            self.rank,
+            self.threads,
+            Site::here(),
+        )
     }
 }
 
@@ -1340,6 +1454,7 @@ impl<'a, T> Chunk<'a, T> {
     /// });
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn block_rounds(self) -> Rounds<'a, T> {
         let len = self.clipped_len();
         Rounds {
@@ -1349,6 +1464,7 @@ impl<'a, T> Chunk<'a, T> {
             next: self.rank,
             end: len.div_ceil(self.threads) * self.threads + self.rank,
             stride: self.threads,
+            site: Site::here(),
             _out: PhantomData,
         }
     }
@@ -1362,6 +1478,7 @@ pub struct Rounds<'a, T> {
     next: usize,
     end: usize,
     stride: usize,
+    site: Site,
     _out: PhantomData<&'a mut T>,
 }
 
@@ -1467,9 +1584,12 @@ impl<'a, T> Rounds<'a, T> {
         unsafe { core::hint::assert_unchecked(!p.is_null()) };
         Round {
             index: j,
-            // SAFETY: in bounds; `j` is this thread's (its rank modulo the
-            // block's size) in this block's chunk.
-            value: (j < self.len).then(|| unsafe { &mut *p }),
+            value: (j < self.len).then(|| {
+                self.site.exclusive(p);
+                // SAFETY: in bounds; `j` is this thread's (its rank modulo
+                // the block's size) in this block's chunk.
+                unsafe { &mut *p }
+            }),
         }
     }
 }
@@ -1542,11 +1662,11 @@ impl<'a, T> Owned<'a, T> {
     /// # Safety
     /// As [`element_at`] for element `start + index`.
     #[inline(always)]
-    unsafe fn new(ptr: *mut T, start: usize, index: usize) -> Self {
+    unsafe fn new(ptr: *mut T, start: usize, index: usize, site: Site) -> Self {
         Owned {
             index,
             // SAFETY: the caller's contract.
-            value: unsafe { element_at(ptr, start + index) },
+            value: unsafe { element_at(ptr, start + index, site) },
             _niche: Niche::Some,
         }
     }

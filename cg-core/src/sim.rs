@@ -6,8 +6,10 @@
 //! for how, and what is not modelled). Where CUDA leaves a result
 //! undefined the simulator says so, and the bugs a GPU hides (a barrier
 //! some threads skip, a mask without the caller, a deadlock, `grid.sync()`
-//! in an ordinary launch) stop the launch with a [`Fault`] that names the
-//! thread.
+//! in an ordinary launch, two output patterns reaching one element in one
+//! phase, barriers reached at different call sites, a pattern argument
+//! that differs between threads) stop the launch with a [`Fault`] that
+//! names the thread.
 //!
 //! ```ignore
 //! use cg_core::sim::{self, Buffer, Shape};

@@ -289,10 +289,17 @@ fn block_shape_assumption(sig: &KernelSignature) -> proc_macro2::TokenStream {
 /// Off the GPU, the function itself (through `cg_core::__cg_host_kernel!`,
 /// which keeps it only when cg-core has its `sim` feature): every thread of
 /// a simulated launch calls it. A generic kernel is the generic function;
-/// the simulator calls it with the instance's arguments. Its lint
-/// warnings (an unused parameter) are the device build's, which reports
-/// them already.
+/// the simulator calls it with the instance's arguments. It starts by
+/// telling the simulator its name (for the faults that name the kernel).
+/// Its lint warnings (an unused parameter) are the device build's, which
+/// reports them already.
 fn host_kernel(func: &ItemFn) -> proc_macro2::TokenStream {
+    let mut func = func.clone();
+    let name = func.sig.ident.to_string();
+    func.block.stmts.insert(
+        0,
+        syn::parse_quote!(::cg_core::__private::kernel_started(#name);),
+    );
     quote! {
         #[cfg(not(target_arch = "nvptx64"))]
         ::cg_core::__cg_host_kernel! {

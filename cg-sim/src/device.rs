@@ -194,9 +194,15 @@ pub(crate) fn try_complete(block: &BlockState, w: usize, op: WarpOp, mask: u32) 
         .map(|l| block.thread(w as u32 * 32 + l).acquired.get())
         .max()
         .unwrap_or(0);
+    let acquired_global = lanes()
+        .map(|l| block.thread(w as u32 * 32 + l).acquired_global.get())
+        .max()
+        .unwrap_or(0);
     for l in lanes() {
         block.lane_synced[w][l as usize].set(seq);
-        block.thread(w as u32 * 32 + l).acquired.set(acquired);
+        let th = block.thread(w as u32 * 32 + l);
+        th.acquired.set(acquired);
+        th.acquired_global.set(acquired_global);
     }
     for l in (0..32u32).filter(|&l| needed >> l & 1 == 1) {
         let th = block.thread(w as u32 * 32 + l);
@@ -216,10 +222,22 @@ pub(crate) fn try_complete(block: &BlockState, w: usize, op: WarpOp, mask: u32) 
     true
 }
 
-/// `bar.sync 0`: waits for every thread of the block.
-pub fn bar_sync() {
+/// `bar.sync 0` at `site`: waits for every thread of the block. A thread
+/// that reaches it at another call site than the threads already waiting
+/// is a fault: `bar.sync` is an aligned barrier, which every thread of the
+/// block must reach at the same instruction (PTX leaves it undefined
+/// otherwise).
+pub fn bar_sync(site: &'static Location<'static>) {
     let t = cx();
     let block = t.block();
+    match block.bar_site.get() {
+        None => block.bar_site.set(Some((site, t.linear()))),
+        Some((first, who)) => {
+            if let Some(message) = crate::uniform::block_barrier(t, site, first, who) {
+                raise(FaultKind::BarrierDivergence, message);
+            }
+        }
+    }
     block.bar_arrived.set(block.bar_arrived.get() + 1);
     if block.bar_arrived.get() == block.live.get() {
         release_block_barrier(block);
@@ -251,6 +269,7 @@ pub(crate) fn release_block_barrier(block: &BlockState) {
         );
     }
     block.bar_arrived.set(0);
+    block.bar_site.set(None);
     block.end_barrier_phase(|w| matches!(w, Wait::BlockBarrier));
 }
 
@@ -399,8 +418,11 @@ pub fn shared_filled(addr: u32, bytes: u32) {
 /// semantics, a fence): for the race check, what it did before may be
 /// seen by a thread that acquires after it.
 pub fn release() {
-    let block = cx().block();
+    let t = cx();
+    let block = t.block();
     block.releases.set(block.releases.get() + 1);
+    let launch = t.launch();
+    launch.global_releases.set(launch.global_releases.get() + 1);
 }
 
 /// An acquire operation of this thread (an atomic or load with acquire
@@ -409,6 +431,90 @@ pub fn release() {
 pub fn acquire() {
     let t = cx();
     t.acquired.set(t.block().releases.get());
+    t.acquired_global.set(t.launch().global_releases.get());
+}
+
+/// The kernel's name (`#[kernel]` functions say it when they start), for
+/// the faults that name it.
+pub fn kernel_name(name: &'static str) {
+    let launch = cx().launch();
+    if launch.kernel.get().is_none() {
+        launch.kernel.set(Some(name));
+    }
+}
+
+/// An output view (`Output<T>`, `Synced<T>`) of `len` elements of `size`
+/// bytes at `base` was made: the global race check keeps its elements'
+/// accesses.
+pub fn global_buffer(base: u64, len: u64, size: u64) {
+    let launch = cx().launch();
+    if launch.shape.global_checks {
+        crate::global::buffer(launch, base, len, size);
+    }
+}
+
+/// This thread takes the global element at `addr` for writing (`&mut`,
+/// from an output pattern) at `site`, the kernel's line: a fault when
+/// another thread took it, or read its buffer through a read view, in the
+/// same barrier phase with nothing ordering the two.
+pub fn global_exclusive(addr: u64, site: &'static Location<'static>) {
+    let t = cx();
+    if !t.launch().shape.global_checks {
+        return;
+    }
+    if let Some(message) = crate::global::exclusive(t, addr, site) {
+        raise(FaultKind::GlobalRace, message);
+    }
+}
+
+/// This thread reads the buffer at `base` through a read view (`Synced`)
+/// at `site`: a fault when another thread took one of its elements for
+/// writing in the same barrier phase with nothing ordering the two.
+pub fn global_read(base: u64, site: &'static Location<'static>) {
+    let t = cx();
+    if !t.launch().shape.global_checks {
+        return;
+    }
+    if let Some(message) = crate::global::read(t, base, site) {
+        raise(FaultKind::GlobalRace, message);
+    }
+}
+
+/// This thread's accesses to the buffer at `base` from now on are
+/// ordered after every access to it so far (`Output::assume_synced`,
+/// whose caller vouches for the ordering).
+pub fn global_acquire(base: u64) {
+    let t = cx();
+    if t.launch().shape.global_checks {
+        crate::global::acquire(t, base);
+    }
+}
+
+/// This thread reaches a grid barrier at `site`: a fault when another
+/// thread reached the same barrier (the same count of grid barriers
+/// before it) at another call site.
+pub fn grid_barrier_arrive(site: &'static Location<'static>) {
+    let t = cx();
+    if let Some(message) = crate::uniform::grid_barrier(t, site) {
+        raise(FaultKind::BarrierDivergence, message);
+    }
+}
+
+/// This thread has passed a grid barrier: its accesses from now on are
+/// ordered after every access before the barrier.
+pub fn grid_barrier_passed() {
+    let t = cx();
+    t.grid_phase.set(t.grid_phase.get() + 1);
+}
+
+/// This thread passes `values` for an argument every thread must pass
+/// alike (`what`: its names) at `site`: a fault when another thread
+/// passed other values in the same call there.
+pub fn uniform_argument(site: &'static Location<'static>, what: &'static str, values: &[u64]) {
+    let t = cx();
+    if let Some(message) = crate::uniform::argument(t, site, what, values) {
+        raise(FaultKind::NonUniformArgument, message);
+    }
 }
 
 /// What fresh shared memory holds: CUDA leaves it uninitialized; all-ones

@@ -58,6 +58,22 @@ pub enum FaultKind {
     /// Two threads of a block access a shared byte, at least one of them
     /// writing, with no barrier or warp rendezvous between them.
     SharedRace,
+    /// Two threads reach one element of a global buffer through the
+    /// output views (`Output`'s patterns, `Synced`'s reads) in the same
+    /// barrier phase, at least one of them for writing (`&mut`), with
+    /// nothing the simulator knows of ordering the two (a grid barrier, a
+    /// block barrier of their block, a release the reader acquired).
+    GlobalRace,
+    /// Threads of one launch reach a barrier, in the same phase, at
+    /// different call sites: one grid barrier (`grid.sync()`, directly or
+    /// through `Output::sync`) for all, or one block barrier per block.
+    /// CUDA leaves that undefined.
+    BarrierDivergence,
+    /// Threads pass different values for an argument every thread of the
+    /// launch must pass alike (a chunk's length, a row's width, a window,
+    /// a stencil's sizes) at the same call: the pattern's promise that no
+    /// two threads reach one element no longer holds.
+    NonUniformArgument,
     /// The launch itself is refused (its shape, its shared memory).
     BadLaunch,
 }

@@ -21,7 +21,12 @@
 //!   that is not cooperative, a deadlock, a spin loop that cannot end, a
 //!   shared-memory access past the block's shared memory, two threads
 //!   touching a shared byte with nothing ordering them (see
-//!   [`Shape::shared_checks`])
+//!   [`Shape::shared_checks`]), two threads reaching one element of a
+//!   global buffer through cg-core's output views in one barrier phase
+//!   with nothing ordering them (see [`Shape::global_checks`]), threads
+//!   reaching a grid barrier (or, in one block, a block barrier) at
+//!   different call sites, an argument every thread must pass alike that
+//!   differs between threads,
 //!   and any panic of the kernel stop the launch with a [`Fault`] that names the thread
 //!   (block, thread, warp, lane) and what it waited for.
 //!
@@ -39,12 +44,14 @@
 
 pub mod device;
 mod fault;
+mod global;
 #[cfg(unix)]
 mod overflow;
 mod race;
 pub mod registry;
 mod sched;
 mod state;
+mod uniform;
 pub mod warp;
 
 pub use fault::{Coords, Fault, FaultKind, Read, Report, Undefined};
@@ -67,6 +74,12 @@ pub struct Shape {
     /// bytes no thread wrote (undefined reads in the report). On unless
     /// turned off ([`Shape::without_shared_checks`]).
     pub shared_checks: bool,
+    /// Check the accesses to global buffers made through the output views
+    /// (`Output`'s patterns, `Synced`'s reads): two threads on one element
+    /// in one barrier phase, one of them writing, with nothing ordering
+    /// them, is a fault. On unless turned off
+    /// ([`Shape::without_global_checks`]).
+    pub global_checks: bool,
 }
 
 /// The most threads in a block, as on every CUDA GPU since sm_20.
@@ -103,6 +116,7 @@ impl Shape {
             dynamic_shared: 0,
             cooperative: false,
             shared_checks: true,
+            global_checks: true,
         }
     }
 
@@ -122,6 +136,13 @@ impl Shape {
     /// every byte of shared memory and check every plain access).
     pub fn without_shared_checks(mut self) -> Self {
         self.shared_checks = false;
+        self
+    }
+
+    /// Without the global-memory race check (it keeps the last access of
+    /// every element the output views handed out).
+    pub fn without_global_checks(mut self) -> Self {
+        self.global_checks = false;
         self
     }
 

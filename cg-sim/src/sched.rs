@@ -149,6 +149,7 @@ fn run_resident(
             first_exit: Cell::new(None),
             exited: Cell::new(0),
             bar_arrived: Cell::new(0),
+            bar_site: Cell::new(None),
             warp_slots: (0..warps).map(|_| RefCell::new([None; 32])).collect(),
             warp_live: live_per_warp,
             mbarriers: RefCell::new(HashMap::new()),
@@ -193,6 +194,11 @@ fn run_resident(
                 yielder: Cell::new(std::ptr::null()),
                 cluster_phase: Cell::new(0),
                 acquired: Cell::new(0),
+                grid_phase: Cell::new(0),
+                acquired_global: Cell::new(0),
+                edges: RefCell::new(Vec::new()),
+                last_read: Cell::new(None),
+                argument_calls: RefCell::new(HashMap::new()),
             });
             block.threads.push(&*t as *const ThreadCx);
             threads.push(t);

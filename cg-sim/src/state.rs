@@ -55,6 +55,16 @@ pub(crate) struct ThreadCx {
     /// The block's release count at this thread's last acquire operation
     /// (the race check's).
     pub acquired: Cell<u64>,
+    /// The global race check's: grid barriers passed, the launch's release
+    /// count at the last acquire, explicit acquires of buffers (base
+    /// address, access count), the last whole-buffer read recorded.
+    pub grid_phase: Cell<u32>,
+    pub acquired_global: Cell<u64>,
+    pub edges: RefCell<Vec<(u64, u64)>>,
+    pub last_read: Cell<Option<(u64, u32, u64, u64)>>,
+    /// Calls so far per call site of a pattern whose arguments must be
+    /// uniform.
+    pub argument_calls: RefCell<HashMap<crate::uniform::Site, u64>>,
 }
 
 impl ThreadCx {
@@ -103,6 +113,9 @@ pub(crate) struct BlockState {
     pub first_exit: Cell<Option<Coords>>,
     pub exited: Cell<u32>,
     pub bar_arrived: Cell<u32>,
+    /// Where the block barrier's first waiting thread reached it, and
+    /// which thread that was (its linear index).
+    pub bar_site: Cell<Option<(&'static std::panic::Location<'static>, u32)>>,
     /// Per warp: the lanes' pending arrivals, and the lanes still running.
     pub warp_slots: Vec<RefCell<[Option<Arrival>; 32]>>,
     pub warp_live: Vec<Cell<u32>>,
@@ -134,6 +147,15 @@ impl BlockState {
     /// before what comes after.
     pub fn end_barrier_phase(&self, waiting: impl Fn(Wait) -> bool) {
         self.epoch.set(self.epoch.get() + 1);
+        // What one thread of the block acquired, the others have after the
+        // barrier (it orders them after that thread).
+        let acquired = (0..self.threads.len() as u32)
+            .map(|i| self.thread(i).acquired_global.get())
+            .max()
+            .unwrap_or(0);
+        for i in 0..self.threads.len() as u32 {
+            self.thread(i).acquired_global.set(acquired);
+        }
         for i in 0..self.threads.len() as u32 {
             let th = self.thread(i);
             if waiting(th.wait.get()) {
@@ -185,6 +207,14 @@ pub(crate) struct LaunchState {
     /// The fault a device call raised before unwinding the thread.
     pub fault: RefCell<Option<Fault>>,
     pub start: Instant,
+    /// The kernel's name, from its first call (`#[kernel]` functions).
+    pub kernel: Cell<Option<&'static str>>,
+    /// The global race check's state, and the launch's release operations
+    /// so far.
+    pub global: RefCell<crate::global::Shadow>,
+    pub global_releases: Cell<u64>,
+    /// What every thread must do alike (`uniform`).
+    pub uniform: RefCell<crate::uniform::Uniform>,
 }
 
 impl LaunchState {
@@ -199,6 +229,10 @@ impl LaunchState {
             report: RefCell::new(Report::default()),
             fault: RefCell::new(None),
             start: Instant::now(),
+            kernel: Cell::new(None),
+            global: RefCell::new(crate::global::Shadow::default()),
+            global_releases: Cell::new(0),
+            uniform: RefCell::new(crate::uniform::Uniform::default()),
         }
     }
 

@@ -1,7 +1,8 @@
 //! The kernels behind the GPU tests: the API probes compared with CUDA
 //! (`api`), the foundation probes, the safe output patterns beside their
 //! raw-pointer forms (`outputs`), the planted bugs the sanitizers must
-//! catch and the kernels that fault on purpose. Each `#[kernel]` here gets
+//! catch, the kernels that fault on purpose, and the races of the output
+//! patterns that the simulator must catch (`races`). Each `#[kernel]` here gets
 //! a typed host handle in `cg_tests::kernels`.
 #![no_std]
 
@@ -15,3 +16,4 @@ pub mod multi_grid;
 pub mod outputs;
 pub mod planted;
 pub mod probes;
+pub mod races;
