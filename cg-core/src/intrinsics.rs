@@ -104,6 +104,27 @@ sreg3! {
     grid_dim => "mov.u32 %nctaid", _grid_dim_x, _grid_dim_y, _grid_dim_z;
 }
 
+/// `x`, with what the compiler knows of its range forgotten (an empty asm
+/// statement, no instruction): a loop stepping by it has no trip count
+/// LLVM can compute, so the build does not unroll it at run time
+/// (`cg_builder::compile::LOOP_FLAGS`). For library loops that run about
+/// once per thread, where unrolling only adds the trip count's division
+/// and registers (the asynchronous copies' element loops).
+#[inline(always)]
+pub(crate) fn keep_rolled(x: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let mut x = x;
+        // SAFETY: no instruction; `x` is its own input and output.
+        unsafe { asm!("/* keep_rolled {x} */", x = inout(reg32) x, options(pure, nomem, nostack)) };
+        x
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        x
+    }
+}
+
 /// This thread's lane in its warp, 0..32.
 ///
 /// Warps are formed from consecutive linear thread indices, so this is the
