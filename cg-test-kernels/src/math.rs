@@ -242,7 +242,7 @@ pub fn f64_unary(op: u32, x: f64) -> f64 {
         40 => x.sin_cos_pi().0,
         41 => x.sin_cos_pi().1,
         42 => x.frexp().0,
-        43 => f64::from_bits(x.frexp().1 as u64),
+        43 => f64::from_bits(x.frexp().1 as u32 as u64),
         44 => x.abs(),
         45 => x.recip(),
         _ => f64::NAN,
