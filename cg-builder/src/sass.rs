@@ -67,8 +67,11 @@ impl Sass {
     /// Assembles `ptx` for `sm_<sm>` with `ptxas` and disassembles the
     /// result with `nvdisasm`.
     pub fn of(ptx: &str, sm: u32) -> Result<Sass, BuildError> {
+        // One directory per call: two threads may assemble one module.
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!(
-            "cg-sass-{}-{:x}",
+            "cg-sass-{}-{call}-{:x}",
             std::process::id(),
             fnv(ptx.as_bytes())
         ));

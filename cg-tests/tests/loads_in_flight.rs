@@ -39,13 +39,12 @@ fn sass(set: &PtxSet, sm: u32) -> Arc<Sass> {
         .find(|m| m.sm == sm)
         .unwrap_or_else(|| panic!("no sm_{sm} module"));
     let key = (module.source.as_ptr() as usize, sm);
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(s) = cache.lock().unwrap().get(&key) {
-        return s.clone();
-    }
-    let s = Arc::new(Sass::of(module.source, sm).unwrap_or_else(|e| panic!("{e}")));
-    cache.lock().unwrap().insert(key, s.clone());
-    s
+    // Held while assembling: a second test waits for the first's SASS.
+    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
+    cache
+        .entry(key)
+        .or_insert_with(|| Arc::new(Sass::of(module.source, sm).unwrap_or_else(|e| panic!("{e}"))))
+        .clone()
 }
 
 fn check(set: &PtxSet, kernels: &[&str]) {
