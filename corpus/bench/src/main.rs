@@ -490,7 +490,9 @@ fn spmv_cpu(a: &Csr, x: &[f32]) -> Vec<f32> {
         .map(|r| {
             (r[0] as usize..r[1] as usize)
                 .map(|k| a.vals[k] * x[a.cols[k] as usize])
-                .sum()
+                // From +0.0, as the kernels' sums start (`sum()` starts
+                // from -0.0: a row of -0.0 products would be -0.0).
+                .fold(0.0, |s, p| s + p)
         })
         .collect()
 }
