@@ -28,13 +28,7 @@ fn chunk(n: usize, blocks: usize, b: usize) -> (usize, usize) {
     (start, (start + c).min(n))
 }
 
-fn run(
-    gpu: &Gpu,
-    what: &str,
-    cfg: LaunchConfig,
-    want: Vec<u32>,
-    launch: impl FnOnce(&mut DeviceBuffer<f32>),
-) {
+fn run(gpu: &Gpu, what: &str, want: Vec<u32>, launch: impl FnOnce(&mut DeviceBuffer<f32>)) {
     let mut out = gpu.filled(want.len(), f32::NAN).unwrap();
     launch(&mut out);
     let got: Vec<u32> = out.to_vec().unwrap().iter().map(|x| x.to_bits()).collect();
@@ -63,19 +57,18 @@ fn strided_loops_sum_every_thread_s_elements_in_its_order() {
             run(
                 &gpu,
                 &what("loop_block_stride_chunk"),
-                cfg,
                 block_chunk.clone(),
                 |o| k.loop_block_stride_chunk.launch(cfg, &input, o).unwrap(),
             );
-            run(&gpu, &what("loop_while_chunk"), cfg, block_chunk, |o| {
+            run(&gpu, &what("loop_while_chunk"), block_chunk, |o| {
                 k.loop_while_chunk.launch(cfg, &input, o).unwrap()
             });
             // Grid-stride (both forms).
             let grid = per_thread(all, |t| (t..n).step_by(all).fold(0.0f32, |s, i| s + x[i]));
-            run(&gpu, &what("loop_grid_stride"), cfg, grid.clone(), |o| {
+            run(&gpu, &what("loop_grid_stride"), grid.clone(), |o| {
                 k.loop_grid_stride.launch(cfg, &input, o).unwrap()
             });
-            run(&gpu, &what("loop_step_by"), cfg, grid, |o| {
+            run(&gpu, &what("loop_step_by"), grid, |o| {
                 k.loop_step_by.launch(cfg, &input, o).unwrap()
             });
             // A checked gather of random indices.
@@ -86,7 +79,7 @@ fn strided_loops_sum_every_thread_s_elements_in_its_order() {
                     .step_by(all)
                     .fold(0.0f32, |s, k| s + x[idx[k] as usize])
             });
-            run(&gpu, &what("loop_checked_gather"), cfg, gather, |o| {
+            run(&gpu, &what("loop_checked_gather"), gather, |o| {
                 k.loop_checked_gather
                     .launch(cfg, &input, &indices, o)
                     .unwrap()
@@ -94,7 +87,7 @@ fn strided_loops_sum_every_thread_s_elements_in_its_order() {
             // One warp per row of 37 columns, its sum in every lane.
             let cols = 37usize;
             let tile = per_thread(all, |t| {
-                let (row, base) = (t / 32, t - t % 32);
+                let row = t / 32;
                 let lane_sum = |l: usize| {
                     if (row + 1) * cols > n {
                         return 0.0f32;
@@ -105,7 +98,6 @@ fn strided_loops_sum_every_thread_s_elements_in_its_order() {
                 };
                 // The warp's reduce: the butterfly's pairwise order.
                 let mut v: Vec<f32> = (0..32).map(lane_sum).collect();
-                let _ = base;
                 for m in [16, 8, 4, 2, 1] {
                     v = (0..32).map(|l| v[l] + v[l ^ m]).collect();
                 }
@@ -113,7 +105,7 @@ fn strided_loops_sum_every_thread_s_elements_in_its_order() {
             });
             // Partial warps (33, 96 threads) reduce over fewer lanes.
             if nt % 32 == 0 {
-                run(&gpu, &what("loop_tile_stride"), cfg, tile, |o| {
+                run(&gpu, &what("loop_tile_stride"), tile, |o| {
                     k.loop_tile_stride
                         .launch(cfg, &input, cols as u32, o)
                         .unwrap()

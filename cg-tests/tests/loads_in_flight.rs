@@ -29,10 +29,13 @@ const NEWCOMER_LOOPS: [&str; 5] = [
 /// The samples' kernels whose work is a strided loop over an input.
 const SAMPLE_LOOPS: [&str; 3] = ["grid_sum", "sum_block_partials", "sum_partials"];
 
+/// Each module's SASS by (its text's address, architecture).
+type SassCache = HashMap<(usize, u32), Arc<Sass>>;
+
 /// The SASS of `set`'s `sm_<sm>` module, assembled once for all tests
 /// (ptxas takes about a minute over the test kernels' module).
 fn sass(set: &PtxSet, sm: u32) -> Arc<Sass> {
-    static CACHE: OnceLock<Mutex<HashMap<(usize, u32), Arc<Sass>>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<SassCache>> = OnceLock::new();
     let module = set
         .modules()
         .iter()
