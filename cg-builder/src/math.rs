@@ -294,40 +294,19 @@ fn identifiers(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
-/// nvcc: [`NVCC_VAR`], the PATH, PyPI's `nvidia-cuda-nvcc` wheel.
+/// nvcc: [`NVCC_VAR`], the PATH, PyPI's `nvidia-cuda-nvcc` wheel
+/// ([`cuda_tool`](crate::sass::cuda_tool)).
 pub fn nvcc() -> Result<PathBuf, BuildError> {
-    if let Some(p) = std::env::var_os(NVCC_VAR) {
-        return Ok(p.into());
-    }
-    if Command::new("nvcc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        return Ok("nvcc".into());
-    }
-    let py = Command::new("python3")
-        .args([
-            "-c",
-            "import nvidia, os; print(next(os.path.join(p, 'cu13/bin/nvcc') \
-             for p in nvidia.__path__ if os.path.exists(os.path.join(p, 'cu13/bin/nvcc'))))",
-        ])
-        .output();
-    if let Ok(o) = py {
-        let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
-        if o.status.success() && p.exists() {
-            return Ok(p);
-        }
-    }
-    Err(BuildError::Ptx(
-        "the kernel calls CUDA's math library (cg_core::math), which cg-builder compiles with \
-         nvcc, and no nvcc was found: `pip install nvidia-cuda-nvcc` (scripts/setup does), put \
-         nvcc on the PATH, or set CG_NVCC"
-            .into(),
-    ))
+    crate::sass::cuda_tool("nvcc").ok_or_else(|| {
+        BuildError::Ptx(
+            "the kernel calls CUDA's math library (cg_core::math), which cg-builder compiles with \
+             nvcc, and no nvcc was found: `pip install nvidia-cuda-nvcc` (scripts/setup does), put \
+             nvcc on the PATH, or set CG_NVCC"
+                .into(),
+        )
+    })
 }
 
-/// The flags nvcc compiles [`SOURCE`] with, for `sm_<sm>`.
 fn nvcc_flags(sm: u32, mode: MathMode) -> Vec<String> {
     let mut flags = vec![
         "-rdc=true".to_string(),

@@ -40,30 +40,13 @@ fn by_arch() -> Vec<Ptx> {
 }
 
 /// `ptxas`: `CG_PTXAS`, then the PATH, then the one in PyPI's
-/// `nvidia-cuda-nvcc` wheel.
+/// `nvidia-cuda-nvcc` wheel (`cg_builder::sass::cuda_tool`).
 fn ptxas() -> PathBuf {
-    if let Some(p) = std::env::var_os("CG_PTXAS") {
-        return p.into();
-    }
-    if Command::new("ptxas")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        return "ptxas".into();
-    }
-    let py = Command::new("python3")
-        .args(["-c", "import nvidia, os; print(next(os.path.join(p, 'cu13/bin/ptxas') for p in nvidia.__path__))"])
-        .output();
-    if let Ok(o) = py {
-        let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
-        if o.status.success() && p.exists() {
-            return p;
-        }
-    }
-    panic!(
-        "ptxas not found: `pip install nvidia-cuda-nvcc` (scripts/setup does), put ptxas on PATH, or set CG_PTXAS"
-    );
+    cg_builder::sass::cuda_tool("ptxas").unwrap_or_else(|| {
+        panic!(
+            "ptxas not found: `pip install nvidia-cuda-nvcc` (scripts/setup does), put ptxas on PATH, or set CG_PTXAS"
+        )
+    })
 }
 
 fn assemble(ptx: &str, sm: u32) -> String {
