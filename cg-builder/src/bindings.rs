@@ -131,6 +131,20 @@ fn handle(k: &Kernel) -> TokenStream {
                     values.push((l.clone(), quote!(let #l: u64 = #pn.len() as u64;)));
                 }
             }
+            ParamKind::Indices => {
+                host_params.push(quote!(#pn: &::cooperative_groups::IndexBuffer<#ty>));
+                let (v, l, b) = (
+                    format_ident!("__{}_ptr", pn),
+                    format_ident!("__{}_len", pn),
+                    format_ident!("__{}_bound", pn),
+                );
+                values.push((
+                    v.clone(),
+                    quote!(let #v: u64 = #pn.launch_address_for(function)?;),
+                ));
+                values.push((l.clone(), quote!(let #l: u64 = #pn.len() as u64;)));
+                values.push((b.clone(), quote!(let #b: u64 = #pn.bound() as u64;)));
+            }
             ParamKind::MutPtr | ParamKind::Buffer => {
                 host_params.push(quote!(#pn: &mut ::cooperative_groups::DeviceBuffer<#ty>));
                 let v = format_ident!("__{}_ptr", pn);

@@ -63,6 +63,7 @@ fn every_kernel_is_read_from_its_record_whatever_wrote_it() {
                         ParamKind::ConstPtr => format!("*const {ty}"),
                         ParamKind::MutPtr => format!("*mut {ty}"),
                         ParamKind::Buffer => format!("buffer of {ty}"),
+                        ParamKind::Indices => format!("indices of {ty}"),
                     };
                     format!("{}: {ty}", p.name)
                 })

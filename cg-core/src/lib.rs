@@ -95,6 +95,7 @@ pub mod collectives;
 pub mod fault;
 pub mod grid;
 pub mod group;
+pub mod indices;
 mod intrinsics;
 mod lanes;
 pub mod math;
@@ -135,6 +136,7 @@ pub mod prelude {
     };
     pub use crate::grid::{this_grid, GridArrivalToken, GridGroup};
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
+    pub use crate::indices::{Gather, Indices};
     pub use crate::kernel;
     pub use crate::math::{mul_add, FloatMath};
     pub use crate::memcpy_async::{
@@ -267,6 +269,10 @@ pub mod __private {
     /// Compile-time check behind `#[kernel]`: every parameter type (or
     /// element type) must be plain old data to cross to the device.
     pub const fn assert_pod<T: bytemuck::Pod>() {}
+
+    /// Compile-time check behind `#[kernel]`: an `Indices<I>` parameter
+    /// holds one of the index types ([`IndexValue`](crate::indices::IndexValue)).
+    pub const fn assert_index_value<I: crate::indices::IndexValue>() {}
 
     /// Tells the compiler what every buffer a kernel receives satisfies:
     /// `len` elements of `T` take at most `isize::MAX` bytes (Rust's rule

@@ -800,10 +800,9 @@ fn window_does_not_fit() -> ! {
 /// ([`Output::grid_stride`]).
 pub struct GridStride<'a, T> {
     ptr: *mut T,
-    len: usize,
-    /// The index last handed out (one stride before the first at first).
-    last: usize,
-    stride: usize,
+    /// This thread's indices: the step clamped as every strided loop's
+    /// is ([`Stride`](crate::stride::Stride)), so the loop unrolls.
+    indices: crate::stride::Stride,
     site: Site,
     _out: PhantomData<&'a mut T>,
 }
@@ -815,9 +814,7 @@ impl<T> GridStride<'_, T> {
     fn new(ptr: *mut T, len: usize, first: usize, stride: usize, site: Site) -> Self {
         GridStride {
             ptr,
-            len,
-            last: first.wrapping_sub(stride),
-            stride,
+            indices: crate::stride::Stride::new(first, stride, len),
             site,
             _out: PhantomData,
         }
@@ -829,19 +826,11 @@ impl<'a, T> Iterator for GridStride<'a, T> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        // The step comes first (from one stride before the first index),
-        // as in a `while i < len { ..; i += stride }` loop: the compiler
-        // then makes the same loop of both.
-        let i = self.last.wrapping_add(self.stride);
-        if i < self.len {
-            self.last = i;
-            // SAFETY: in bounds; this thread's indices are distinct from
-            // every other thread's (distinct ranks modulo the stride) and
-            // from each other.
-            Some((i, unsafe { element_at(self.ptr, i, self.site) }))
-        } else {
-            None
-        }
+        let i = self.indices.next()?;
+        // SAFETY: below the buffer's length; this thread's indices are
+        // distinct from every other thread's (distinct ranks modulo the
+        // stride) and from each other.
+        Some((i, unsafe { element_at(self.ptr, i, self.site) }))
     }
 }
 

@@ -16,7 +16,8 @@
 //! On `nvptx64` the function becomes `#[no_mangle] extern "ptx-kernel"` with
 //! its name kept; a `&[T]` parameter or a buffer view (`Output<T>`,
 //! `Synced<T>`, `AtomicSlice<T>`) becomes a pointer and a length in PTX and
-//! is rebuilt before the body runs. Every parameter type must be
+//! is rebuilt before the body runs; checked index values (`Indices<I>`) a
+//! pointer, a length and their bound. Every parameter type must be
 //! `bytemuck::Pod` (for pointers and slices, the element type); a type that is
 //! not is a compile error pointing at the parameter.
 //!
@@ -223,6 +224,17 @@ fn entry_point(
                     };
                 });
             }
+            ParamKind::Indices => {
+                let bound = p.bound_name();
+                rebuild.push(quote! {
+                    // SAFETY: the host handle passes an `IndexBuffer` of
+                    // `len` values, each checked to be below `bound` when it
+                    // was uploaded, which nothing can write.
+                    let #name: ::cg_core::indices::Indices<#ty> = unsafe {
+                        ::cg_core::indices::Indices::from_raw_parts(#ptr, #len, #bound)
+                    };
+                });
+            }
             // A pointer or a value is the PTX parameter itself.
             _ => {
                 let ptx = p.ptx_params(&ptr, &len);
@@ -352,6 +364,20 @@ fn host_entry(
                     let #name: &[#ty] = unsafe { ::core::slice::from_raw_parts(#ptr, #len) };
                 }
             }
+            ParamKind::Indices => {
+                let (ptr, len, bound) = (
+                    next(quote!(::core::ptr::NonNull<#ty>)),
+                    next(quote!(usize)),
+                    next(quote!(usize)),
+                );
+                quote! {
+                    // SAFETY: the launch handle passes an `IndexBuffer` of
+                    // `len` values, each below `bound`, that nothing writes.
+                    let #name: ::cg_core::indices::Indices<#ty> = unsafe {
+                        ::cg_core::indices::Indices::from_raw_parts(#ptr, #len, #bound)
+                    };
+                }
+            }
             ParamKind::Buffer => {
                 let (ptr, len) = (next(quote!(*mut #ty)), next(quote!(usize)));
                 quote! {
@@ -399,8 +425,13 @@ fn host_entry(
 fn param_checks(sig: &KernelSignature, args: &[&FnArg]) -> proc_macro2::TokenStream {
     let checks = sig.params.iter().zip(args).map(|(p, arg)| {
         let ty = &p.ty;
-        quote_spanned! {arg.span()=>
-            ::cg_core::__private::assert_pod::<#ty>();
+        match p.kind {
+            ParamKind::Indices => quote_spanned! {arg.span()=>
+                ::cg_core::__private::assert_index_value::<#ty>();
+            },
+            _ => quote_spanned! {arg.span()=>
+                ::cg_core::__private::assert_pod::<#ty>();
+            },
         }
     });
     let check_fn = format_ident!("__cg_kernel_param_checks_{}", sig.name);

@@ -20,6 +20,7 @@
 //! | `x: *const T` | `.u64` pointer | `&DeviceBuffer<T>` |
 //! | `x: *mut T` | `.u64` pointer | `&mut DeviceBuffer<T>` |
 //! | `x: Output<T>`, `x: Synced<T>`, `x: AtomicSlice<T>` (cg-core's buffer views) | `.u64` pointer, `.u64` length | `&mut DeviceBuffer<T>` |
+//! | `x: Indices<I>` (cg-core's checked index values) | `.u64` pointer, `.u64` length, `.u64` bound | `&IndexBuffer<I>` |
 //!
 //! A buffer view is recognised by the last segment of its path (`Output`,
 //! `Synced`, `AtomicSlice`, also written `cg_core::output::Output<T>`); its
@@ -112,10 +113,17 @@ pub enum ParamKind {
     /// A buffer view of cg-core (`Output<T>`, `Synced<T>`,
     /// `AtomicSlice<T>`), passed as pointer and length.
     Buffer,
+    /// Read-only index values that the host checked against a bound
+    /// (cg-core's `Indices<I>`), passed as pointer, length and bound.
+    Indices,
 }
 
 /// The names of cg-core's buffer views a `#[kernel]` parameter may have.
 pub const BUFFER_VIEWS: [&str; 3] = ["Output", "Synced", "AtomicSlice"];
+
+/// The name of cg-core's checked index view a `#[kernel]` parameter may
+/// have.
+pub const INDEX_VIEW: &str = "Indices";
 
 /// One kernel parameter.
 #[derive(Debug, Clone)]
@@ -132,7 +140,8 @@ pub struct Param {
 impl Param {
     /// The parameters of the PTX entry point for this one: `name: T`,
     /// `name: *const T`, `name: *mut T`, or a slice's `ptr` and `len` (whose
-    /// names the caller gives).
+    /// names the caller gives), with an index view's bound after them, named
+    /// by [`Param::bound_name`].
     pub fn ptx_params(&self, slice_ptr: &Ident, slice_len: &Ident) -> TokenStream {
         let (name, ty) = (&self.name, &self.ty);
         match self.kind {
@@ -146,7 +155,16 @@ impl Param {
             ParamKind::Buffer => {
                 quote!(#slice_ptr: ::core::ptr::NonNull<#ty>, #slice_len: usize)
             }
+            ParamKind::Indices => {
+                let bound = self.bound_name();
+                quote!(#slice_ptr: ::core::ptr::NonNull<#ty>, #slice_len: usize, #bound: usize)
+            }
         }
+    }
+
+    /// The name of an index view's bound parameter in the PTX entry point.
+    pub fn bound_name(&self) -> Ident {
+        quote::format_ident!("__{}_bound", self.name)
     }
 }
 
@@ -763,25 +781,34 @@ fn classify(ty: &Type) -> syn::Result<(ParamKind, Type)> {
         // A type a `macro_rules!` macro passes as `$t:ty`.
         Type::Group(g) => classify(&g.elem),
         Type::Path(p) => match buffer_element(p)? {
-            Some(elem) => Ok((ParamKind::Buffer, elem)),
+            Some((kind, elem)) => Ok((kind, elem)),
             None => Ok((ParamKind::Value, ty.clone())),
         },
         Type::Array(_) | Type::Tuple(_) => Ok((ParamKind::Value, ty.clone())),
         _ => Err(err(
             ty.span(),
             "this type cannot cross to the device: kernel parameters are `T: Pod` by value, \
-             `&[T]`, `*const T`, `*mut T` or a buffer view (`Output<T>`, `Synced<T>`, `AtomicSlice<T>`)",
+             `&[T]`, `*const T`, `*mut T`, a buffer view (`Output<T>`, `Synced<T>`, `AtomicSlice<T>`) \
+             or checked index values (`Indices<I>`)",
         )),
     }
 }
 
-/// The element type of a buffer view (`Output<T>`, `Synced<T>`,
-/// `AtomicSlice<T, S>`), `None` for any other path.
-fn buffer_element(p: &syn::TypePath) -> syn::Result<Option<Type>> {
+/// The kind and element type of a buffer view (`Output<T>`, `Synced<T>`,
+/// `AtomicSlice<T, S>`) or of an index view (`Indices<I>`), `None` for any
+/// other path.
+fn buffer_element(p: &syn::TypePath) -> syn::Result<Option<(ParamKind, Type)>> {
     let Some(last) = p.path.segments.last() else {
         return Ok(None);
     };
-    if p.qself.is_some() || !BUFFER_VIEWS.iter().any(|v| last.ident == v) {
+    let kind = if last.ident == INDEX_VIEW {
+        ParamKind::Indices
+    } else if BUFFER_VIEWS.iter().any(|v| last.ident == v) {
+        ParamKind::Buffer
+    } else {
+        return Ok(None);
+    };
+    if p.qself.is_some() {
         return Ok(None);
     }
     let elem = match &last.arguments {
@@ -792,7 +819,11 @@ fn buffer_element(p: &syn::TypePath) -> syn::Result<Option<Type>> {
         _ => None,
     };
     match elem {
-        Some(t) => Ok(Some(t)),
+        Some(t) => Ok(Some((kind, t))),
+        None if kind == ParamKind::Indices => Err(err(
+            p.span(),
+            "`Indices` holds index values: give their type, as in `Indices<u32>`",
+        )),
         None => Err(err(
             p.span(),
             &format!(
@@ -835,6 +866,7 @@ mod tests {
                     g: cg_core::Synced<[u8; 4]>,
                     h: AtomicSlice<u32, System>,
                     i: Outputs<f32>,
+                    j: Indices<u32>,
                 ) {
                 }
             ),
@@ -857,9 +889,11 @@ mod tests {
                 ParamKind::Buffer,
                 ParamKind::Buffer,
                 ParamKind::Buffer,
-                ParamKind::Value
+                ParamKind::Value,
+                ParamKind::Indices
             ]
         );
+        assert_eq!(text(&sig.params[9].ty), "u32");
         assert_eq!(text(&sig.params[2].ty), "[u32;2]");
         let elems: Vec<String> = sig.params[5..8].iter().map(|p| text(&p.ty)).collect();
         assert_eq!(elems, ["f32", "[u8;4]", "u32"]);

@@ -106,6 +106,7 @@ fn head(sig: &KernelSignature, instance_of: Option<&str>) -> String {
             ParamKind::ConstPtr => "const",
             ParamKind::MutPtr => "mut",
             ParamKind::Buffer => "buffer",
+            ParamKind::Indices => "indices",
         };
         let ty = type_text(&p.ty.to_token_stream());
         out += &format!(" param={}:{kind}:{}", p.name, escape(&ty));
@@ -195,6 +196,7 @@ fn decode_fields(rest: &str) -> Result<KernelRecord, String> {
                     "const" => ParamKind::ConstPtr,
                     "mut" => ParamKind::MutPtr,
                     "buffer" => ParamKind::Buffer,
+                    "indices" => ParamKind::Indices,
                     _ => return Err(format!("parameter kind `{k}`")),
                 };
                 let text = unescape(t)?;
@@ -312,6 +314,7 @@ mod tests {
                     c: *mut [u32; 2],
                     d: Pair<{ 1 + 2 }>,
                     e: cg_core::output::Output<u64>,
+                    f: Indices<i32>,
                 ) {
                 }
             ),
@@ -323,7 +326,7 @@ mod tests {
             text,
             "cg-kernel v1 name=k cooperative=1 cluster=2,1,1 param=a:slice:f32 \
              param=b:const:(u8,u16) param=c:mut:[u32;2] param=d:value:Pair<%7B1+2%7D> \
-             param=e:buffer:u64 at=42:kernels/src/a b.rs"
+             param=e:buffer:u64 param=f:indices:i32 at=42:kernels/src/a b.rs"
         );
         let r = decode(&text).unwrap().unwrap();
         assert_eq!(r.signature.name, "k");
@@ -345,7 +348,8 @@ mod tests {
                 ParamKind::ConstPtr,
                 ParamKind::MutPtr,
                 ParamKind::Value,
-                ParamKind::Buffer
+                ParamKind::Buffer,
+                ParamKind::Indices
             ]
         );
     }

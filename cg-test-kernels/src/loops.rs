@@ -2,8 +2,9 @@
 //! each issues several loads per iteration once compiled
 //! (`cg-tests/tests/loads_in_flight.rs`): a block's chunk with
 //! `block.stride`, the same as a plain `while` loop, a grid-stride loop,
-//! `step_by` with a checked index, a checked gather, a tile-stride `while`
-//! loop; and a pointer chase, whose loads depend on each other and whose end
+//! `step_by` with a checked index, a checked gather, the same gather through
+//! host-checked `Indices`, a CSR row product through them, a tile-stride
+//! `while` loop, a saxpy over `Output::grid_stride`; and a pointer chase, whose loads depend on each other and whose end
 //! depends on them, which the check must report at one load per iteration.
 
 use cg_core::prelude::*;
@@ -77,6 +78,53 @@ pub fn loop_checked_gather(x: &[f32], idx: &[u32], mut out: Output<f32>) {
         s += x[idx[k] as usize];
     }
     out.for_thread(&grid, |o| *o = s);
+}
+
+/// `out[i] = a * x[i] + out[i]` over `Output::grid_stride` (each `x[i]`
+/// checked: `x` may be shorter than `out`).
+#[kernel]
+pub fn loop_output_grid_stride(x: &[f32], a: f32, mut out: Output<f32>) {
+    let grid = this_grid();
+    for (i, y) in out.grid_stride(&grid) {
+        *y = a * x[i] + *y;
+    }
+}
+
+/// [`loop_checked_gather`] through index values the host checked: the
+/// gather's one check is `Indices::over`'s, before the loop.
+#[kernel]
+pub fn loop_validated_gather(x: &[f32], idx: Indices<u32>, mut out: Output<f32>) {
+    let grid = this_grid();
+    let xs = idx.over(x);
+    let mut s = 0.0f32;
+    for k in grid.stride(xs.len()) {
+        s += xs[k];
+    }
+    out.for_thread(&grid, |o| *o = s);
+}
+
+/// `out[row] = sum(values[k] * x[columns[k]])` over the CSR row `row`
+/// (`rows[row]..rows[row + 1]`), a grid-stride loop over the rows, as the
+/// module docs of `cg_core::indices` write it.
+#[kernel]
+pub fn loop_csr_rows(
+    rows: &[u32],
+    columns: Indices<u32>,
+    values: &[f32],
+    x: &[f32],
+    mut out: Output<f32>,
+) {
+    let grid = this_grid();
+    let x_at = columns.over(x);
+    for (row, y) in out.grid_stride(&grid) {
+        let (start, end) = (rows[row] as usize, rows[row + 1] as usize);
+        let (a, xs) = (&values[start..end], x_at.range(start..end));
+        let mut sum = 0.0f32;
+        for j in 0..a.len() {
+            sum += a[j] * xs[j];
+        }
+        *y = sum;
+    }
 }
 
 /// One warp per row of `x` (`cols` wide): its lanes' stride over the row,

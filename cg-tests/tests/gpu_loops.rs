@@ -8,7 +8,7 @@
 mod common;
 
 use cg_tests::kernels::Kernels;
-use cooperative_groups::{DeviceBuffer, Gpu, LaunchConfig};
+use cooperative_groups::{DeviceBuffer, Error, Gpu, LaunchConfig};
 use rand::Rng;
 
 /// Grids (blocks, threads per block) with partial warps and blocks.
@@ -79,9 +79,25 @@ fn strided_loops_sum_every_thread_s_elements_in_its_order() {
                     .step_by(all)
                     .fold(0.0f32, |s, k| s + x[idx[k] as usize])
             });
-            run(&gpu, &what("loop_checked_gather"), gather, |o| {
+            run(&gpu, &what("loop_checked_gather"), gather.clone(), |o| {
                 k.loop_checked_gather
                     .launch(cfg, &input, &indices, o)
+                    .unwrap()
+            });
+            // A saxpy over `Output::grid_stride`, `x` as long as `out`.
+            let y0 = common::random_f32(&mut rng, n);
+            let saxpy: Vec<u32> = (0..n).map(|i| (1.5f32 * x[i] + y0[i]).to_bits()).collect();
+            let mut y = gpu.upload(&y0).unwrap();
+            k.loop_output_grid_stride
+                .launch(cfg, &input, 1.5, &mut y)
+                .unwrap();
+            let got: Vec<u32> = y.to_vec().unwrap().iter().map(|v| v.to_bits()).collect();
+            assert_eq!(got, saxpy, "{}", what("loop_output_grid_stride"));
+            // The same gather through indices the host checked.
+            let checked = gpu.upload_indices(&idx, n).unwrap();
+            run(&gpu, &what("loop_validated_gather"), gather, |o| {
+                k.loop_validated_gather
+                    .launch(cfg, &input, &checked, o)
                     .unwrap()
             });
             // One warp per row of 37 columns, its sum in every lane.
@@ -162,4 +178,107 @@ fn a_tile_cut_in_generic_code_sums_its_members() {
             .collect();
         assert_eq!(out.to_vec().unwrap(), want, "tiles of {n}");
     }
+}
+
+/// A random CSR matrix of `rows` rows over `cols` columns: row offsets,
+/// column indices and values; rows of 0 to 40 entries.
+fn csr(rng: &mut rand::rngs::StdRng, rows: usize, cols: usize) -> (Vec<u32>, Vec<u32>, Vec<f32>) {
+    let mut offsets = vec![0u32];
+    let mut columns = Vec::new();
+    for _ in 0..rows {
+        let len = rng.random_range(0..=40usize);
+        columns.extend((0..len).map(|_| rng.random_range(0..cols as u32)));
+        offsets.push(columns.len() as u32);
+    }
+    let values = common::random_f32(rng, columns.len());
+    (offsets, columns, values)
+}
+
+#[test]
+fn csr_rows_gathered_through_checked_indices_match_the_cpu() {
+    let gpu = gpu_or_return!("csr_rows_gathered_through_checked_indices_match_the_cpu");
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng("csr_rows");
+    for (blocks, threads) in SHAPES {
+        for (rows, cols) in [(0usize, 1usize), (1, 1), (257, 100), (3001, 4099)] {
+            let (offsets, columns, values) = csr(&mut rng, rows, cols);
+            let x = common::random_f32(&mut rng, cols);
+            let want: Vec<u32> = (0..rows)
+                .map(|r| {
+                    let (a, b) = (offsets[r] as usize, offsets[r + 1] as usize);
+                    (a..b)
+                        .fold(0.0f32, |s, j| s + values[j] * x[columns[j] as usize])
+                        .to_bits()
+                })
+                .collect();
+            let checked = gpu.upload_indices(&columns, cols).unwrap();
+            let (offsets, values, x) = (
+                gpu.upload(&offsets).unwrap(),
+                gpu.upload(&values).unwrap(),
+                gpu.upload(&x).unwrap(),
+            );
+            let what = format!("loop_csr_rows: {rows}x{cols} grid={blocks}x{threads}");
+            run(&gpu, &what, want, |o| {
+                k.loop_csr_rows
+                    .launch(
+                        LaunchConfig::new(blocks, threads),
+                        &offsets,
+                        &checked,
+                        &values,
+                        &x,
+                        o,
+                    )
+                    .unwrap()
+            });
+        }
+    }
+}
+
+#[test]
+fn index_values_outside_their_bound_are_refused_before_upload() {
+    let gpu = gpu_or_return!("index_values_outside_their_bound_are_refused_before_upload");
+    let refused = |e: Error| match e {
+        Error::IndexOutOfBounds {
+            position,
+            value,
+            bound,
+        } => (position, value, bound),
+        other => panic!("not IndexOutOfBounds: {other}"),
+    };
+    let e = gpu.upload_indices(&[0u32, 9, 10, 11], 10).err().unwrap();
+    assert!(
+        e.to_string()
+            .contains("index 10 at position 2 is not in 0..10"),
+        "{e}"
+    );
+    assert_eq!(refused(e), (2, "10".into(), 10));
+    let e = gpu.upload_indices(&[3i32, -1], 10).err().unwrap();
+    assert_eq!(refused(e), (1, "-1".into(), 10));
+    let e = gpu.upload_indices(&[0u64], 0).err().unwrap();
+    assert_eq!(refused(e), (0, "0".into(), 0));
+    let ok = gpu.upload_indices(&[9u16, 0, 5], 10).unwrap();
+    assert_eq!((ok.len(), ok.bound()), (3, 10));
+    assert_eq!(ok.values().to_vec().unwrap(), [9, 0, 5]);
+}
+
+/// On the simulator: a GPU's panic loses its context for the rest of the
+/// test program (the fault tests run it in a process of its own).
+#[test]
+fn a_gather_over_a_slice_shorter_than_the_bound_panics_in_the_kernel() {
+    let gpu = Gpu::simulator();
+    let k = Kernels::load(&gpu).unwrap();
+    // Indices below 100, a gather over 50 elements: `over` refuses.
+    let checked = gpu.upload_indices(&[99u32, 1], 100).unwrap();
+    let x = gpu.upload(&[1.0f32; 50]).unwrap();
+    let mut out = gpu.filled(32, 0.0f32).unwrap();
+    let e = k
+        .loop_validated_gather
+        .launch(LaunchConfig::new(1, 32), &x, &checked, &mut out)
+        .and_then(|()| gpu.synchronize())
+        .expect_err("the launch faults");
+    let text = e.to_string();
+    assert!(
+        text.contains("a gather through indices below 100 over a slice of 50 elements"),
+        "{text}"
+    );
 }

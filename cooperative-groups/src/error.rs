@@ -120,6 +120,22 @@ pub enum Error {
         /// Host elements.
         host: usize,
     },
+    /// An index value that [`Gpu::upload_indices`](crate::Gpu::upload_indices)
+    /// refused: negative, or not below the bound it was to be checked
+    /// against. Nothing was uploaded.
+    #[error(
+        "index {value} at position {position} is not in 0..{bound}: every value of an index \
+         buffer must be below the bound given to upload_indices (the length of the slice the \
+         kernel gathers from); fix the data, or give the right bound"
+    )]
+    IndexOutOfBounds {
+        /// Where the value is in the data.
+        position: usize,
+        /// The value, as written.
+        value: String,
+        /// The bound.
+        bound: usize,
+    },
     /// An environment variable the library reads holds a value it does
     /// not take.
     #[error("the environment variable {variable}={value}: {expected}")]

@@ -446,6 +446,19 @@ impl Gpu {
         Ok(b)
     }
 
+    /// Index values for a kernel's `Indices<I>` parameter, each checked on
+    /// the host to be at least 0 and below `bound` (the length of the
+    /// slice the kernel gathers from), then uploaded: the kernel's gather
+    /// through them needs no check per element. [`Error::IndexOutOfBounds`]
+    /// names the first value that is not; nothing is uploaded then.
+    pub fn upload_indices<I: crate::IndexValue + std::fmt::Display>(
+        &self,
+        data: &[I],
+        bound: usize,
+    ) -> Result<crate::IndexBuffer<I>, Error> {
+        crate::IndexBuffer::upload(self, data, bound)
+    }
+
     /// A buffer of `len` elements that nothing has written: its contents
     /// are whatever the memory held (any bit pattern is a valid `T: Pod`).
     /// For outputs that a kernel overwrites completely; reading it first is

@@ -50,6 +50,7 @@ mod fault;
 mod gpu;
 mod gpu_set;
 mod grid_barrier;
+mod indices;
 pub mod launch;
 mod module;
 #[cfg(feature = "nccl")]
@@ -68,6 +69,7 @@ pub use error::Error;
 pub use gpu::{driver_present, DeviceInfo, Gpu, Graph};
 pub use gpu_set::{GpuSet, MultiGridMember};
 pub use grid_barrier::{GridBarrierPlace, PlaceChoice};
+pub use indices::{IndexBuffer, IndexValue};
 pub use launch::{Dim3, LaunchConfig, LaunchKind};
 pub use module::{Function, Module, Ptx, PtxSet};
 pub use timing::{median, EventTimer};

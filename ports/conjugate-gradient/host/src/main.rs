@@ -9,7 +9,7 @@
 //! conjugate-gradient [--cuda conjugate_gradient.ptx] [--json FILE] [--runs N] [--quick]
 //! ```
 
-use cooperative_groups::{DeviceBuffer, Gpu, LaunchConfig, Ptx, PtxSet};
+use cooperative_groups::{DeviceBuffer, Gpu, IndexBuffer, LaunchConfig, Ptx, PtxSet};
 use kernels::ConjugateGradient;
 use ports_common::{Builds, Diff, Lcg, Options, Row, Rows, Step, Timed};
 
@@ -102,7 +102,7 @@ fn max_error(a: &Csr, x: &[f64], b: &[f64]) -> f64 {
 /// The problem on the GPU.
 struct Inputs {
     row_offsets: DeviceBuffer<u32>,
-    columns: DeviceBuffer<u32>,
+    columns: IndexBuffer<u32>,
     values: DeviceBuffer<f64>,
     rhs: DeviceBuffer<f64>,
 }
@@ -236,7 +236,7 @@ fn run(gpu: &Gpu, opts: &Options, rows: &mut Rows) -> ports_common::Result<()> {
     let b = vec![1.0; n];
     let inputs = Inputs {
         row_offsets: gpu.upload(&a.row_offsets)?,
-        columns: gpu.upload(&a.columns)?,
+        columns: gpu.upload_indices(&a.columns, n)?,
         values: gpu.upload(&a.values)?,
         rhs: gpu.upload(&b)?,
     };
@@ -455,7 +455,7 @@ mod tests {
         let b = vec![1.0; n];
         let inputs = Inputs {
             row_offsets: gpu.upload(&a.row_offsets).unwrap(),
-            columns: gpu.upload(&a.columns).unwrap(),
+            columns: gpu.upload_indices(&a.columns, n).unwrap(),
             values: gpu.upload(&a.values).unwrap(),
             rhs: gpu.upload(&b).unwrap(),
         };

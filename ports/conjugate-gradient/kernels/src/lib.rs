@@ -1,7 +1,8 @@
 //! The conjugate gradient solver of CUDA's `conjugateGradientMultiBlockCG`
 //! sample, in one cooperative kernel, written as a Rust user writes it:
 //! grid-stride loops over slices and outputs, plain `usize` indexing,
-//! plain arithmetic, no `unsafe`.
+//! plain arithmetic, no `unsafe`; the column indices checked once by the
+//! host (`Indices<u32>`), so the gather `v[columns[j]]` needs no check.
 //!
 //! The matrix is sparse (CSR: `row_offsets`, `columns`, `values`),
 //! symmetric and positive definite; every vector is `f64`. Each dot product
@@ -23,23 +24,27 @@ const WARPS: usize = THREADS_PER_BLOCK as usize / 32;
 /// The most iterations the solver takes (the sample's).
 pub const MAX_ITERATIONS: u32 = 10_000;
 
-/// `y[i] = alpha * (A v)[i]` for this thread's rows (grid-stride).
+/// `y[i] = alpha * (A v)[i]` for this thread's rows (grid-stride). The
+/// column indices were checked by the host (`Indices`), so `v` is checked
+/// once here, and each row's values and gather once a row.
 #[inline(always)]
 fn spmv(
     row_offsets: &[u32],
-    columns: &[u32],
+    columns: Indices<u32>,
     values: &[f64],
     alpha: f64,
     v: &[f64],
     y: &mut Output<f64>,
     grid: &GridGroup,
 ) {
+    let v_at = columns.over(v);
     for (i, y) in y.grid_stride(grid) {
         let start = row_offsets[i] as usize;
         let end = row_offsets[i + 1] as usize;
+        let (a, vs) = (&values[start..end], v_at.range(start..end));
         let mut sum = 0.0;
-        for j in start..end {
-            sum += alpha * values[j] * v[columns[j] as usize];
+        for j in 0..a.len() {
+            sum += alpha * a[j] * vs[j];
         }
         *y = sum;
     }
@@ -91,7 +96,7 @@ fn add_block_sum(partial: f64, dot: &AtomicSlice<f64>, block: &ThreadBlock) {
 #[kernel(cooperative)]
 pub fn conjugate_gradient(
     row_offsets: &[u32],
-    columns: &[u32],
+    columns: Indices<u32>,
     values: &[f64],
     x: Synced<f64>,
     mut ax: Output<f64>,
