@@ -100,11 +100,27 @@ fn camel(name: &Ident) -> Ident {
     Ident::new(&s, Span::call_site())
 }
 
+/// The statement that binds `v` to the launch address of the buffer
+/// parameter `param` (writable if `write`): through the buffer, which
+/// orders the launch after other GPUs' work on it and records the use, or
+/// for a multi-grid kernel through the member, which does so once every
+/// grid is given and refuses a buffer two grids would race on.
+fn buffer_address(v: &Ident, param: &Ident, write: bool, multi_grid: bool) -> TokenStream {
+    let name = param.to_string();
+    match (multi_grid, write) {
+        (false, false) => quote!(let #v: u64 = #param.launch_address_for(function)?;),
+        (false, true) => quote!(let #v: u64 = #param.launch_address_for_mut(function)?;),
+        (true, false) => quote!(let #v: u64 = member.buffer(function, #name, #param)?;),
+        (true, true) => quote!(let #v: u64 = member.buffer_mut(function, #name, #param)?;),
+    }
+}
+
 fn handle(k: &Kernel) -> TokenStream {
     let sig = &k.record.signature;
     let name = &sig.name;
     let name_str = name.to_string();
     let ty_name = camel(name);
+    let multi_grid = sig.options.multi_grid;
     let mut host_params = Vec::new();
     let mut values = Vec::new();
     for p in &sig.params {
@@ -122,10 +138,7 @@ fn handle(k: &Kernel) -> TokenStream {
             ParamKind::Slice | ParamKind::ConstPtr => {
                 host_params.push(quote!(#pn: &::cooperative_groups::DeviceBuffer<#ty>));
                 let v = format_ident!("__{}_ptr", pn);
-                values.push((
-                    v.clone(),
-                    quote!(let #v: u64 = #pn.launch_address_for(function)?;),
-                ));
+                values.push((v.clone(), buffer_address(&v, pn, false, multi_grid)));
                 if p.kind == ParamKind::Slice {
                     let l = format_ident!("__{}_len", pn);
                     values.push((l.clone(), quote!(let #l: u64 = #pn.len() as u64;)));
@@ -134,10 +147,7 @@ fn handle(k: &Kernel) -> TokenStream {
             ParamKind::MutPtr | ParamKind::Buffer => {
                 host_params.push(quote!(#pn: &mut ::cooperative_groups::DeviceBuffer<#ty>));
                 let v = format_ident!("__{}_ptr", pn);
-                values.push((
-                    v.clone(),
-                    quote!(let #v: u64 = #pn.launch_address_for(function)?;),
-                ));
+                values.push((v.clone(), buffer_address(&v, pn, true, multi_grid)));
                 if p.kind == ParamKind::Buffer {
                     let l = format_ident!("__{}_len", pn);
                     values.push((l.clone(), quote!(let #l: u64 = #pn.len() as u64;)));
@@ -150,7 +160,6 @@ fn handle(k: &Kernel) -> TokenStream {
         .iter()
         .map(|(v, _)| quote!(::core::ptr::addr_of!(#v) as *mut ::core::ffi::c_void));
     let count = values.len();
-    let multi_grid = sig.options.multi_grid;
     let grid_1d = sig.options.grid_1d;
     let max_threads = match sig.options.launch_bounds {
         Some(b) => {
@@ -452,7 +461,7 @@ mod tests {
             "member: &mut ::cooperative_groups::MultiGridMember,\n        mine: &mut ::cooperative_groups::DeviceBuffer<f32>,",
             ".set_grid(",
             "::cooperative_groups::args::bytes(&__n)",
-            "mine.launch_address_for(function)?",
+            "member.buffer_mut(function, \"mine\", mine)?",
         ] {
             assert!(code.contains(want), "no `{want}` in:\n{code}");
         }
@@ -485,6 +494,8 @@ mod tests {
             "v: f32,\n        out: &mut ::cooperative_groups::DeviceBuffer<[f32; 4]>,",
             "the instance `fill::<f32, 4>` of a generic kernel (`kernels/src/fill.rs:12`)",
             "input: &::cooperative_groups::DeviceBuffer<f32>",
+            "input.launch_address_for(function)?",
+            "out.launch_address_for_mut(function)?",
             "::cooperative_groups::LaunchKind::Cooperative",
             "::cooperative_groups::LaunchKind::Cluster {",
             "function: ::core::option::Option<::cooperative_groups::Function>",
