@@ -100,11 +100,35 @@ fn camel(name: &Ident) -> Ident {
     Ident::new(&s, Span::call_site())
 }
 
+/// The statement that binds `v` to the launch address of the buffer
+/// parameter `param` (writable if `write`): through the buffer, which
+/// orders the launch after other GPUs' work on it and records the use, or
+/// for a multi-grid kernel through the member, which does so once every
+/// grid is given and refuses a buffer two grids would race on.
+/// `buffer` is the `DeviceBuffer` behind the parameter (the parameter
+/// itself, or an index buffer's values).
+fn buffer_address(
+    v: &Ident,
+    param: &Ident,
+    buffer: TokenStream,
+    write: bool,
+    multi_grid: bool,
+) -> TokenStream {
+    let name = param.to_string();
+    match (multi_grid, write) {
+        (false, false) => quote!(let #v: u64 = #buffer.launch_address_for(function)?;),
+        (false, true) => quote!(let #v: u64 = #buffer.launch_address_for_mut(function)?;),
+        (true, false) => quote!(let #v: u64 = member.buffer(function, #name, #buffer)?;),
+        (true, true) => quote!(let #v: u64 = member.buffer_mut(function, #name, #buffer)?;),
+    }
+}
+
 fn handle(k: &Kernel) -> TokenStream {
     let sig = &k.record.signature;
     let name = &sig.name;
     let name_str = name.to_string();
     let ty_name = camel(name);
+    let multi_grid = sig.options.multi_grid;
     let mut host_params = Vec::new();
     let mut values = Vec::new();
     for p in &sig.params {
@@ -124,7 +148,7 @@ fn handle(k: &Kernel) -> TokenStream {
                 let v = format_ident!("__{}_ptr", pn);
                 values.push((
                     v.clone(),
-                    quote!(let #v: u64 = #pn.launch_address_for(function)?;),
+                    buffer_address(&v, pn, quote!(#pn), false, multi_grid),
                 ));
                 if p.kind == ParamKind::Slice {
                     let l = format_ident!("__{}_len", pn);
@@ -138,10 +162,8 @@ fn handle(k: &Kernel) -> TokenStream {
                     format_ident!("__{}_len", pn),
                     format_ident!("__{}_bound", pn),
                 );
-                values.push((
-                    v.clone(),
-                    quote!(let #v: u64 = #pn.launch_address_for(function)?;),
-                ));
+                let address = buffer_address(&v, pn, quote!(#pn.values()), false, multi_grid);
+                values.push((v.clone(), address));
                 values.push((l.clone(), quote!(let #l: u64 = #pn.len() as u64;)));
                 values.push((b.clone(), quote!(let #b: u64 = #pn.bound() as u64;)));
             }
@@ -150,7 +172,7 @@ fn handle(k: &Kernel) -> TokenStream {
                 let v = format_ident!("__{}_ptr", pn);
                 values.push((
                     v.clone(),
-                    quote!(let #v: u64 = #pn.launch_address_for(function)?;),
+                    buffer_address(&v, pn, quote!(#pn), true, multi_grid),
                 ));
                 if p.kind == ParamKind::Buffer {
                     let l = format_ident!("__{}_len", pn);
@@ -164,7 +186,6 @@ fn handle(k: &Kernel) -> TokenStream {
         .iter()
         .map(|(v, _)| quote!(::core::ptr::addr_of!(#v) as *mut ::core::ffi::c_void));
     let count = values.len();
-    let multi_grid = sig.options.multi_grid;
     let grid_1d = sig.options.grid_1d;
     let max_threads = match sig.options.launch_bounds {
         Some(b) => {
@@ -466,7 +487,7 @@ mod tests {
             "member: &mut ::cooperative_groups::MultiGridMember,\n        mine: &mut ::cooperative_groups::DeviceBuffer<f32>,",
             ".set_grid(",
             "::cooperative_groups::args::bytes(&__n)",
-            "mine.launch_address_for(function)?",
+            "member.buffer_mut(function, \"mine\", mine)?",
         ] {
             assert!(code.contains(want), "no `{want}` in:\n{code}");
         }
@@ -499,6 +520,8 @@ mod tests {
             "v: f32,\n        out: &mut ::cooperative_groups::DeviceBuffer<[f32; 4]>,",
             "the instance `fill::<f32, 4>` of a generic kernel (`kernels/src/fill.rs:12`)",
             "input: &::cooperative_groups::DeviceBuffer<f32>",
+            "input.launch_address_for(function)?",
+            "out.launch_address_for_mut(function)?",
             "::cooperative_groups::LaunchKind::Cooperative",
             "::cooperative_groups::LaunchKind::Cluster {",
             "function: ::core::option::Option<::cooperative_groups::Function>",

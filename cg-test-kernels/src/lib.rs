@@ -1,9 +1,10 @@
 //! The kernels behind the GPU tests: the API probes compared with CUDA
 //! (`api`), the foundation probes, the safe output patterns beside their
 //! raw-pointer forms (`outputs`), the planted bugs the sanitizers must
-//! catch, the kernels that fault on purpose, and the races of the output
-//! patterns that the simulator must catch (`races`). Each `#[kernel]` here gets
-//! a typed host handle in `cg_tests::kernels`.
+//! catch, the kernels that fault on purpose, a kernel that outlasts the
+//! host's next call (`peer`), and the races of the output patterns that
+//! the simulator must catch (`races`). Each `#[kernel]` here gets a typed
+//! host handle in `cg_tests::kernels`.
 #![no_std]
 
 pub mod api;
@@ -14,6 +15,7 @@ pub mod loops;
 pub mod math;
 pub mod multi_grid;
 pub mod outputs;
+pub mod peer;
 pub mod planted;
 pub mod probes;
 pub mod races;

@@ -1,8 +1,9 @@
 //! GPU tests of `MultiGridGroup` and `GpuSet` (cg-test-kernels/src/
 //! multi_grid.rs): every thread's ranks and sizes; markers passed around
 //! the ring of GPUs through peer memory, 10,000 barriers in one launch,
-//! with `sync()` and with the split barrier; and the launches a set
-//! refuses before any grid starts. On a machine with one GPU the same
+//! with `sync()` and with the split barrier; the launches a set refuses
+//! before any grid starts (one buffer the output of two grids among them);
+//! and buffers the closure drops after giving them, which outlive the grids. On a machine with one GPU the same
 //! tests run on a multi-grid of one; the two-GPU tests say loudly that
 //! they did not run (and fail under `CG_REQUIRE_GPUS=2`).
 
@@ -229,9 +230,81 @@ fn refusals(test: &str, n: usize) {
             })
             .unwrap_err();
         refused(e, "every GPU runs the same kernel");
+        // One buffer as the output of two grids (GPU 0's, given to all).
+        let e = set
+            .launch(cfg, |r, m| k[r].multi_grid_ranks.launch(m, &mut outs[0]))
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::MultiGridSharedBuffer {
+                    buffer_gpu: 0,
+                    rank: 0,
+                    gpu: 0,
+                    other_rank: 1,
+                    other_gpu: 1,
+                    other_writes: true,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains(
+                "the writable `out` of rank 0's grid (GPU 0) and the writable `out` of rank 1's"
+            ) && text.contains("GpuSet::launch_sharing_buffers"),
+            "{text}"
+        );
     }
     // Nothing started: the set launches as usual.
     check_ranks(&set, &k, cfg);
+}
+
+/// A buffer given to a grid and then dropped by the closure, before the
+/// grids are queued: its memory stays with the launch until the grids are
+/// queued, and is freed after them. Fresh buffers allocated meanwhile (which
+/// the pool would give the freed memory) keep their contents.
+fn buffers_dropped_in_the_closure(test: &str, n: usize) {
+    let Some((set, k)) = open(test, n) else {
+        return;
+    };
+    let cfg = LaunchConfig::new(2, 64);
+    let threads = 128;
+    let mut outs = set.each(|g| g.filled(threads, [POISON; 7])).unwrap();
+    let mut fresh = Vec::new();
+    set.launch(cfg, |r, m| {
+        k[r].multi_grid_ranks.launch(m, &mut outs[r])?;
+        if r + 1 == n {
+            outs.clear();
+            fresh = set.each(|g| g.filled(threads, [POISON; 7]))?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    set.synchronize().unwrap();
+    for (g, f) in fresh.iter().enumerate() {
+        assert!(
+            f.to_vec().unwrap().iter().all(|x| *x == [POISON; 7]),
+            "GPU {g}'s grid wrote into memory freed before it was queued"
+        );
+    }
+}
+
+#[test]
+fn a_buffer_dropped_after_it_is_given_to_a_grid_outlives_the_grid() {
+    buffers_dropped_in_the_closure(
+        "a_buffer_dropped_after_it_is_given_to_a_grid_outlives_the_grid",
+        1,
+    );
+}
+
+#[test]
+fn buffers_dropped_after_they_are_given_to_two_grids_outlive_the_grids() {
+    buffers_dropped_in_the_closure(
+        "buffers_dropped_after_they_are_given_to_two_grids_outlive_the_grids",
+        2,
+    );
 }
 
 #[test]

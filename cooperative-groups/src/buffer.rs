@@ -2,9 +2,12 @@
 
 use crate::context::ContextBound;
 use crate::error::Error;
+use crate::uses::Uses;
 use crate::Gpu;
 use cudarc::driver::{sys, CudaSlice, DevicePtr, DriverError};
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+use std::sync::Arc;
 
 /// `len` values of `T` in device memory, allocated on a [`Gpu`]'s stream.
 /// The element type is what a kernel's `&[T]`, `*const T` or `*mut T`
@@ -15,15 +18,31 @@ use std::marker::PhantomData;
 ///
 /// A buffer belongs to its GPU's context: after [`Gpu::reset`] every
 /// operation on it is [`Error::StaleHandle`], and dropping it frees nothing.
+///
+/// A kernel on another GPU of a [`GpuSet`](crate::GpuSet) may use the
+/// buffer (peer access). The buffer remembers which other GPUs' streams
+/// have work queued on it, and orders what comes next after that work:
+/// [`DeviceBuffer::to_vec`] waits for the other GPUs' kernels that write
+/// it, writing it ([`DeviceBuffer::copy_from`], [`DeviceBuffer::zero`],
+/// [`DeviceBuffer::copy_from_device`]) or dropping it waits for every
+/// kernel that uses it, and a kernel on one GPU waits for the work of the
+/// others that conflicts with it (a write for every use, a read for the
+/// writes). The waits are CUDA events recorded on the other GPU's stream
+/// and waited for on the one that comes next (`cuStreamWaitEvent`): no
+/// thread blocks, and a buffer that only its own GPU uses costs nothing.
 pub struct DeviceBuffer<T> {
-    bytes: Storage,
+    /// Taken out only by `Drop`.
+    bytes: ManuallyDrop<Storage>,
     len: usize,
     gpu: Gpu,
+    /// The other GPUs' uses, shared with the multi-grid launches that name
+    /// the buffer (which keep its memory until their grids are queued).
+    uses: Arc<Uses>,
     _t: PhantomData<T>,
 }
 
 /// Where a buffer's bytes live.
-enum Storage {
+pub(crate) enum Storage {
     /// Device memory of a CUDA context.
     Cuda(ContextBound<CudaSlice<u8>>),
     /// Host memory, on the simulator.
@@ -63,7 +82,7 @@ fn nccl_needs_gpu() -> Error {
 /// The simulator's device memory: host bytes aligned as CUDA aligns an
 /// allocation (256 bytes), reached by kernels through raw pointers only.
 #[cfg(feature = "sim")]
-struct HostMemory {
+pub(crate) struct HostMemory {
     ptr: std::ptr::NonNull<u8>,
     layout: std::alloc::Layout,
 }
@@ -132,12 +151,8 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         };
         #[cfg(feature = "sim")]
         if gpu.is_simulator() {
-            return Ok(Self {
-                bytes: Storage::Host(HostMemory::new(n).ok_or_else(|| out_of_memory(n as u64))?),
-                len,
-                gpu: gpu.clone(),
-                _t: PhantomData,
-            });
+            let bytes = HostMemory::new(n).ok_or_else(|| out_of_memory(n as u64))?;
+            return Ok(Self::new(gpu, Storage::Host(bytes), len));
         }
         // SAFETY: `T: Pod` makes any byte pattern a valid value.
         let bytes = match unsafe { gpu.stream()?.alloc::<u8>(n) } {
@@ -151,12 +166,17 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
                 )
             }
         };
-        Ok(Self {
-            bytes: Storage::Cuda(gpu.bind(bytes)),
+        Ok(Self::new(gpu, Storage::Cuda(gpu.bind(bytes)), len))
+    }
+
+    fn new(gpu: &Gpu, bytes: Storage, len: usize) -> Self {
+        Self {
+            bytes: ManuallyDrop::new(bytes),
             len,
             gpu: gpu.clone(),
+            uses: Arc::new(Uses::new(gpu.clone())),
             _t: PhantomData,
-        })
+        }
     }
 
     /// Number of elements.
@@ -173,7 +193,7 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     /// receives). It means nothing after [`Gpu::reset`]; see
     /// [`DeviceBuffer::launch_address`].
     pub fn device_address(&self) -> u64 {
-        match &self.bytes {
+        match &*self.bytes {
             Storage::Cuda(b) => match self.gpu.stream() {
                 Ok(stream) => b.device_ptr(stream).0,
                 Err(_) => unreachable!("a buffer in CUDA memory belongs to a CUDA device"),
@@ -193,11 +213,35 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     }
 
     /// [`DeviceBuffer::launch_address`] for a launch of `kernel` (on its
-    /// GPU): a buffer of another GPU is passed only where that GPU can
-    /// reach it (peer access, which a [`GpuSet`](crate::GpuSet) of both
-    /// enables); else [`Error::ForeignBuffer`]. The generated launch
-    /// handles pass every buffer through here.
+    /// GPU) that reads the buffer: a buffer of another GPU is passed only
+    /// where that GPU can reach it (peer access, which a
+    /// [`GpuSet`](crate::GpuSet) of both enables); else
+    /// [`Error::ForeignBuffer`]. The kernel's GPU is ordered after the
+    /// other GPUs' work that writes the buffer (and, for a buffer of
+    /// another GPU, after its own GPU's work), and the buffer remembers the
+    /// use (see [`DeviceBuffer`]). The generated launch handles pass every
+    /// read-only buffer through here, just before they queue the launch.
     pub fn launch_address_for(&self, kernel: &crate::Function) -> Result<u64, Error> {
+        let address = self.checked_address_for(kernel)?;
+        self.uses.used_by(kernel.gpu(), false)?;
+        Ok(address)
+    }
+
+    /// [`DeviceBuffer::launch_address_for`] for a launch that may write the
+    /// buffer: the kernel's GPU is ordered after every other use of it.
+    /// The generated launch handles pass every writable buffer through
+    /// here.
+    pub fn launch_address_for_mut(&mut self, kernel: &crate::Function) -> Result<u64, Error> {
+        let address = self.checked_address_for(kernel)?;
+        self.uses.used_by(kernel.gpu(), true)?;
+        Ok(address)
+    }
+
+    /// [`DeviceBuffer::launch_address`] where `kernel` can reach the
+    /// buffer: the checks of [`DeviceBuffer::launch_address_for`], without
+    /// the ordering (which a multi-grid launch makes once every grid is
+    /// given).
+    pub(crate) fn checked_address_for(&self, kernel: &crate::Function) -> Result<u64, Error> {
         if self.gpu.is_simulator() != kernel.gpu().is_simulator() {
             let place = |sim: bool| if sim { "the simulator" } else { "a GPU" };
             return Err(Error::InvalidLaunch {
@@ -219,6 +263,17 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
             });
         }
         self.launch_address()
+    }
+
+    /// The record of the buffer's uses by other GPUs, for a multi-grid
+    /// launch to hold until its grids are queued.
+    pub(crate) fn uses(&self) -> &Arc<Uses> {
+        &self.uses
+    }
+
+    /// The buffer's size in bytes (at least one: what was allocated).
+    pub(crate) fn byte_len(&self) -> u64 {
+        (self.len * size_of::<T>()).max(1) as u64
     }
 
     /// The GPU the buffer lives on.
@@ -275,12 +330,15 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
                 host: data.len(),
             });
         }
+        // Before entering the device: the ordering takes the lock of
+        // multi-grid launches, which is never taken inside a device.
+        self.uses.used_by(&self.gpu, true)?;
         let _entered = self.gpu.enter()?;
         if self.len == 0 {
             return Ok(());
         }
         let src: &[u8] = bytemuck::cast_slice(data);
-        match &mut self.bytes {
+        match &mut *self.bytes {
             Storage::Cuda(b) => {
                 let mut dst = b.slice_mut(..src.len());
                 self.gpu
@@ -304,13 +362,18 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
                 host: src.len,
             });
         }
+        // The copy runs on this buffer's stream: it writes this buffer and
+        // reads `src`, perhaps another GPU's (ordered before entering, as
+        // in `copy_from`).
+        self.uses.used_by(&self.gpu, true)?;
+        src.uses.used_by(&self.gpu, false)?;
         let _entered = self.gpu.enter()?;
         let _src_entered = src.gpu.enter()?;
         let n = self.len * size_of::<T>();
         if n == 0 {
             return Ok(());
         }
-        match (&mut self.bytes, &src.bytes) {
+        match (&mut *self.bytes, &*src.bytes) {
             (Storage::Cuda(to), Storage::Cuda(from)) => {
                 let from = from.slice(..n);
                 let mut to = to.slice_mut(..n);
@@ -336,12 +399,13 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     /// Sets every byte of the buffer to zero, on the device (`cuMemsetD8`,
     /// queued on the stream like a kernel: no host copy, no wait).
     pub fn zero(&mut self) -> Result<(), Error> {
+        self.uses.used_by(&self.gpu, true)?;
         let _entered = self.gpu.enter()?;
         let n = self.len * size_of::<T>();
         if n == 0 {
             return Ok(());
         }
-        match &mut self.bytes {
+        match &mut *self.bytes {
             Storage::Cuda(b) => {
                 let mut dst = b.slice_mut(..n);
                 self.gpu
@@ -357,8 +421,10 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         }
     }
 
-    /// Copies the buffer to the host, after the work queued before it.
+    /// Copies the buffer to the host, after the work queued before it: on
+    /// its GPU, and on the other GPUs whose kernels write it.
     pub fn to_vec(&self) -> Result<Vec<T>, Error> {
+        self.uses.used_by(&self.gpu, false)?;
         // Wait first, under the deadline if one is set: the copy itself
         // would wait for the kernels before it with none.
         self.gpu.synchronize()?;
@@ -367,7 +433,7 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         if self.len > 0 {
             let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
             let n = dst.len();
-            match &self.bytes {
+            match &*self.bytes {
                 Storage::Cuda(b) => self
                     .gpu
                     .driver(self.gpu.stream()?.memcpy_dtoh(&b.slice(..n), dst), || {
@@ -379,5 +445,15 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         }
         self.gpu.synchronize()?;
         Ok(out)
+    }
+}
+
+impl<T> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        // SAFETY: taken once, here; the field is not used afterwards.
+        let bytes = unsafe { ManuallyDrop::take(&mut self.bytes) };
+        // Freed when the last holder of the record lets go: after the
+        // other GPUs' uses, on the buffer's own stream.
+        self.uses.park(bytes);
     }
 }

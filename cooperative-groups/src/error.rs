@@ -315,6 +315,39 @@ pub enum Error {
         /// What is wrong, naming the GPU.
         reason: String,
     },
+    /// One buffer given to two grids of a multi-grid launch
+    /// ([`GpuSet::launch`](crate::GpuSet::launch)), writable in one of
+    /// them: the grids run at once, so they would race on it. Nothing
+    /// started.
+    #[error(
+        "multi-grid launch refused before any grid started: one buffer of GPU {buffer_gpu} is the \
+         writable `{param}` of rank {rank}'s grid (GPU {gpu}) and {} `{other_param}` of rank \
+         {other_rank}'s (GPU {other_gpu}); the grids run at once, so one would {} what the other \
+         writes, and a kernel cannot declare yet which part of a buffer each grid writes. Give \
+         each grid a buffer of its own (and pass data between grids after multi_grid.sync()), \
+         or, where each grid writes only parts no other grid touches between the same \
+         barriers, launch with the unsafe GpuSet::launch_sharing_buffers",
+        if *other_writes { "the writable" } else { "the read-only" },
+        if *other_writes { "overwrite" } else { "read half-written" }
+    )]
+    MultiGridSharedBuffer {
+        /// The GPU the buffer lives on.
+        buffer_gpu: usize,
+        /// The writable parameter.
+        param: String,
+        /// The rank of the grid it is given to.
+        rank: usize,
+        /// That grid's GPU.
+        gpu: usize,
+        /// The other grid's parameter.
+        other_param: String,
+        /// The other grid's rank.
+        other_rank: usize,
+        /// The other grid's GPU.
+        other_gpu: usize,
+        /// Whether the other grid may write it too.
+        other_writes: bool,
+    },
     /// An operation only a CUDA device has, asked of the simulator
     /// ([`Gpu::simulator`](crate::Gpu::simulator)).
     #[error(

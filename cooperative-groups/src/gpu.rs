@@ -370,6 +370,11 @@ impl Gpu {
         }
     }
 
+    /// Whether `other` is a handle to the same device (so the same stream).
+    pub(crate) fn same_device(&self, other: &Gpu) -> bool {
+        std::ptr::eq(self.inner.device, other.inner.device)
+    }
+
     /// Whether this is the CPU simulator ([`Gpu::simulator`]) rather than a
     /// CUDA device.
     pub fn is_simulator(&self) -> bool {

@@ -15,20 +15,23 @@
 use crate::error::Error;
 use crate::launch::{LaunchConfig, LaunchKind};
 use crate::module::Function;
+use crate::uses::{cross_stream_lock, Uses};
 use crate::{DeviceBuffer, Gpu};
 use cudarc::driver::sys::{self, CUdevice_P2PAttribute as P2P};
 use cudarc::driver::CudaContext;
 use std::collections::BTreeSet;
 use std::ffi::c_void;
-use std::sync::Mutex;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
 
 /// Pairs `(from, to)` of device ordinals where `from`'s context can reach
 /// `to`'s memory (enabled by a [`GpuSet`]).
 static PEERS: Mutex<BTreeSet<(usize, usize)>> = Mutex::new(BTreeSet::new());
 
 /// Serializes multi-grid launches: the grids of one are queued before any
-/// grid of another, on every GPU.
-static LAUNCHING: Mutex<()> = Mutex::new(());
+/// grid of another, on every GPU. Streams wait for each other's events only
+/// under it too (`uses::cross_stream_lock`).
+pub(crate) static LAUNCHING: Mutex<()> = Mutex::new(());
 
 /// Whether kernels on GPU `from` can reach buffers of GPU `to`.
 pub(crate) fn peer_access(from: usize, to: usize) -> bool {
@@ -141,10 +144,11 @@ pub(crate) fn check_set(
 /// and [`GpuSet::launch`] for `#[kernel(multi_grid)]` kernels. The first
 /// GPU holds the counter of the multi-grid barrier.
 ///
-/// A buffer is freed in order with the work of its own GPU's stream only:
-/// before dropping a buffer that a kernel on another GPU uses, wait for
-/// that GPU ([`GpuSet::synchronize`]). Dropping the set waits for all of
-/// its GPUs, since every GPU's grids read the counter on the first.
+/// A buffer used by a kernel on another GPU of the set is waited for
+/// before the host reads, writes or frees it, and before a kernel on a
+/// third GPU uses it in a way that conflicts (see [`DeviceBuffer`]).
+/// Dropping the set waits for all of its GPUs, since every GPU's grids
+/// read the counter on the first.
 pub struct GpuSet {
     gpus: Vec<Gpu>,
     counter: DeviceBuffer<u32>,
@@ -239,10 +243,49 @@ impl GpuSet {
     /// set.launch(config, |rank, member| k[rank].exchange.launch(member, &mut out[rank]))?;
     /// set.synchronize()?;
     /// ```
+    ///
+    /// The grids run at once, so one buffer given to two of them must not
+    /// be written by either: a buffer given writable (`&mut`) to one grid
+    /// and given to another at all is refused with
+    /// [`Error::MultiGridSharedBuffer`], before any grid starts. A kernel
+    /// has no way yet to declare which part of a shared buffer each grid
+    /// writes; where it writes disjoint parts (halo rows), see
+    /// [`GpuSet::launch_sharing_buffers`]. Every grid is ordered after the
+    /// work that uses its buffers on other GPUs, and the buffers remember
+    /// the grids (see [`DeviceBuffer`]).
     pub fn launch(
         &self,
         config: LaunchConfig,
+        grid: impl FnMut(usize, &mut MultiGridMember) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.launch_grids(config, grid, true)
+    }
+
+    /// [`GpuSet::launch`] without refusing buffers shared by grids where
+    /// one of them writes: for kernels that write parts of a shared buffer
+    /// that no other grid reads or writes (a neighbour's halo rows), which
+    /// the kernel cannot declare yet.
+    ///
+    /// # Safety
+    /// Between two `multi_grid.sync()` calls (and before the first, and
+    /// after the last), no element of a buffer given to several grids is
+    /// written by one grid and read or written by another. Everything else
+    /// is checked as in [`GpuSet::launch`].
+    pub unsafe fn launch_sharing_buffers(
+        &self,
+        config: LaunchConfig,
+        grid: impl FnMut(usize, &mut MultiGridMember) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.launch_grids(config, grid, false)
+    }
+
+    /// [`GpuSet::launch`], refusing shared buffers written by a grid if
+    /// `refuse_shared`.
+    fn launch_grids(
+        &self,
+        config: LaunchConfig,
         mut grid: impl FnMut(usize, &mut MultiGridMember) -> Result<(), Error>,
+        refuse_shared: bool,
     ) -> Result<(), Error> {
         let refused = |reason: String| Error::MultiGridLaunch { reason };
         let mut members = Vec::with_capacity(self.gpus.len());
@@ -251,6 +294,7 @@ impl GpuSet {
                 rank,
                 ordinal: gpu.ordinal(),
                 grid: None,
+                buffers: Vec::new(),
             };
             grid(rank, &mut m)?;
             members.push(m);
@@ -298,20 +342,56 @@ impl GpuSet {
             })?;
             plans.push(plan);
         }
+        if refuse_shared {
+            let args: Vec<GridBuffer> = members
+                .iter()
+                .flat_map(|m| m.buffers.iter().map(|b| b.view(m)))
+                .collect();
+            check_shared(&args)?;
+        }
         let counter = self.counter.launch_address()?;
         let grids = self.gpus.len() as u64;
-        let _one_at_a_time = LAUNCHING.lock().unwrap_or_else(|e| e.into_inner());
-        for (m, plan) in members.iter_mut().zip(plans) {
-            let g = m.grid.as_mut().expect("checked above");
-            let mut params: Vec<*mut c_void> =
-                g.params.iter_mut().map(|p| p.as_mut_ptr().cast()).collect();
-            let workspace = [counter, m.rank as u64 | grids << 32];
-            // SAFETY: the parameters come from the kernel's typed handle
-            // (`MultiGridMember::set_grid`'s contract); every grid was
-            // checked above and the others are queued right after this one.
-            unsafe {
+        // Released before `members`, whose buffer records may free memory
+        // (which takes this lock).
+        let _one_at_a_time = cross_stream_lock();
+        // Each grid after the other GPUs' work on its buffers: waits for
+        // events recorded before any grid of this launch is queued.
+        for (m, gpu) in members.iter().zip(&self.gpus) {
+            for b in &m.buffers {
+                b.uses.order(gpu, b.write)?;
+            }
+        }
+        let queued = queue(&mut members, plans, &config, [counter, grids]);
+        // Queued together, the grids are recorded only after all of them
+        // (a grid queued only in part counts as queued).
+        for (m, gpu) in members.iter().zip(&self.gpus) {
+            for b in &m.buffers {
+                b.uses.record(gpu, b.write, false);
+            }
+        }
+        queued
+    }
+}
+
+/// Queues each member's grid as `plans` say, in rank order, with the
+/// multi-grid workspace (`[counter address, number of grids]`).
+fn queue(
+    members: &mut [MultiGridMember],
+    plans: Vec<crate::module::LaunchPlan>,
+    config: &LaunchConfig,
+    [counter, grids]: [u64; 2],
+) -> Result<(), Error> {
+    for (m, plan) in members.iter_mut().zip(plans) {
+        let g = m.grid.as_mut().expect("checked above");
+        let mut params: Vec<*mut c_void> =
+            g.params.iter_mut().map(|p| p.as_mut_ptr().cast()).collect();
+        let workspace = [counter, m.rank as u64 | grids << 32];
+        // SAFETY: the parameters come from the kernel's typed handle
+        // (`MultiGridMember::set_grid`'s contract); every grid was
+        // checked above and the others are queued right after this one.
+        unsafe {
                 g.function
-                    .launch_multi_grid_member(plan, &config, workspace, &mut params)
+                    .launch_multi_grid_member(plan, config, workspace, &mut params)
             }
             .map_err(|e| match m.rank {
                 0 => e,
@@ -323,9 +403,8 @@ impl GpuSet {
                     ),
                 },
             })?;
-        }
-        Ok(())
     }
+    Ok(())
 }
 
 impl Drop for GpuSet {
@@ -343,6 +422,77 @@ pub struct MultiGridMember {
     rank: usize,
     ordinal: usize,
     grid: Option<MemberGrid>,
+    /// The buffers given to the grid.
+    buffers: Vec<MemberBuffer>,
+}
+
+/// A buffer given to one grid of a multi-grid launch: its record of uses
+/// (which also keeps its memory until the grids are queued, should the
+/// closure drop the buffer after giving it), where it lies, and how the
+/// grid uses it.
+struct MemberBuffer {
+    param: String,
+    uses: Arc<Uses>,
+    buffer_gpu: usize,
+    range: Range<u64>,
+    write: bool,
+}
+
+impl MemberBuffer {
+    /// What [`check_shared`] sees of it, in `member`'s grid.
+    fn view<'a>(&'a self, member: &MultiGridMember) -> GridBuffer<'a> {
+        GridBuffer {
+            rank: member.rank,
+            gpu: member.ordinal,
+            param: &self.param,
+            buffer_gpu: self.buffer_gpu,
+            range: self.range.clone(),
+            write: self.write,
+        }
+    }
+}
+
+/// One buffer parameter of one grid of a multi-grid launch.
+#[derive(Clone, Debug)]
+pub(crate) struct GridBuffer<'a> {
+    /// The grid's rank.
+    pub rank: usize,
+    /// The grid's GPU.
+    pub gpu: usize,
+    /// The kernel's parameter.
+    pub param: &'a str,
+    /// The GPU the buffer lives on.
+    pub buffer_gpu: usize,
+    /// Its device addresses.
+    pub range: Range<u64>,
+    /// Whether the parameter is writable.
+    pub write: bool,
+}
+
+/// [`Error::MultiGridSharedBuffer`] for the first pair of `buffers` of two
+/// grids that overlap where one of the two is writable.
+pub(crate) fn check_shared(buffers: &[GridBuffer]) -> Result<(), Error> {
+    for (i, a) in buffers.iter().enumerate() {
+        for b in &buffers[i + 1..] {
+            let overlap = a.buffer_gpu == b.buffer_gpu
+                && a.range.start < b.range.end
+                && b.range.start < a.range.end;
+            if a.rank != b.rank && overlap && (a.write || b.write) {
+                let (w, o) = if a.write { (a, b) } else { (b, a) };
+                return Err(Error::MultiGridSharedBuffer {
+                    buffer_gpu: w.buffer_gpu,
+                    param: w.param.into(),
+                    rank: w.rank,
+                    gpu: w.gpu,
+                    other_param: o.param.into(),
+                    other_rank: o.rank,
+                    other_gpu: o.gpu,
+                    other_writes: o.write,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 struct MemberGrid {
@@ -362,13 +512,60 @@ impl MultiGridMember {
         self.ordinal
     }
 
+    /// The address of `buffer` for this GPU's kernel `function`, which
+    /// reads it as its parameter `param`: checked as
+    /// [`DeviceBuffer::launch_address_for`] checks it, and kept for
+    /// [`GpuSet::launch`]'s check of buffers shared by grids, its ordering
+    /// after other GPUs' work, and its record of the use. The generated
+    /// handles of `#[kernel(multi_grid)]` kernels pass every read-only
+    /// buffer through here.
+    pub fn buffer<T: bytemuck::Pod>(
+        &mut self,
+        function: &Function,
+        param: &str,
+        buffer: &DeviceBuffer<T>,
+    ) -> Result<u64, Error> {
+        self.add_buffer(function, param, buffer, false)
+    }
+
+    /// [`MultiGridMember::buffer`] for a parameter the kernel may write.
+    pub fn buffer_mut<T: bytemuck::Pod>(
+        &mut self,
+        function: &Function,
+        param: &str,
+        buffer: &mut DeviceBuffer<T>,
+    ) -> Result<u64, Error> {
+        self.add_buffer(function, param, buffer, true)
+    }
+
+    fn add_buffer<T: bytemuck::Pod>(
+        &mut self,
+        function: &Function,
+        param: &str,
+        buffer: &DeviceBuffer<T>,
+        write: bool,
+    ) -> Result<u64, Error> {
+        let address = buffer.checked_address_for(function)?;
+        self.buffers.push(MemberBuffer {
+            param: param.into(),
+            uses: buffer.uses().clone(),
+            buffer_gpu: buffer.gpu().ordinal(),
+            range: address..address + buffer.byte_len(),
+            write,
+        });
+        Ok(address)
+    }
+
     /// Sets this GPU's kernel and the bytes of its parameters (what the
     /// generated handles of `#[kernel(multi_grid)]` kernels call).
     ///
     /// # Safety
     /// `params` must be one value per PTX parameter of `function`, of its
     /// type, and every buffer address among them valid until the kernel
-    /// completes; the typed handles uphold this.
+    /// completes, and used by no other grid of the launch in a way that
+    /// races: the typed handles uphold this by taking every buffer's
+    /// address from [`MultiGridMember::buffer`] or
+    /// [`MultiGridMember::buffer_mut`].
     pub unsafe fn set_grid(&mut self, function: &Function, params: &[&[u8]]) -> Result<(), Error> {
         if self.grid.is_some() {
             return Err(Error::MultiGridLaunch {
@@ -493,6 +690,90 @@ mod tests {
         access: true,
         native_atomics: true,
     };
+
+    /// Rank `rank`'s grid (on GPU `rank`) given bytes `range` of a buffer
+    /// of GPU 0 as `param`.
+    fn arg(rank: usize, param: &str, range: Range<u64>, write: bool) -> GridBuffer<'_> {
+        GridBuffer {
+            rank,
+            gpu: rank,
+            param,
+            buffer_gpu: 0,
+            range,
+            write,
+        }
+    }
+
+    #[test]
+    fn refuses_a_buffer_two_grids_write_naming_both_parameters_and_gpus() {
+        let e = check_shared(&[
+            arg(0, "out", 0x1000..0x1100, true),
+            arg(1, "out", 0x1000..0x1100, true),
+        ])
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::MultiGridSharedBuffer {
+                    rank: 0,
+                    gpu: 0,
+                    other_rank: 1,
+                    other_gpu: 1,
+                    other_writes: true,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        for want in [
+            "one buffer of GPU 0 is the writable `out` of rank 0's grid (GPU 0) and the writable \
+             `out` of rank 1's (GPU 1)",
+            "overwrite",
+            "Give each grid a buffer of its own",
+            "GpuSet::launch_sharing_buffers",
+        ] {
+            assert!(text.contains(want), "no `{want}` in: {text}");
+        }
+    }
+
+    #[test]
+    fn refuses_a_buffer_one_grid_writes_and_another_reads() {
+        let e = check_shared(&[
+            arg(0, "input", 0x1000..0x1100, false),
+            arg(1, "halo", 0x1080..0x1200, true),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(
+                "the writable `halo` of rank 1's grid (GPU 1) and the read-only `input` of rank 0's"
+            ) && e.contains("read half-written"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn accepts_buffers_read_by_several_grids_or_given_to_one() {
+        check_shared(&[
+            arg(0, "input", 0x1000..0x1100, false),
+            arg(1, "input", 0x1000..0x1100, false),
+            arg(0, "out", 0x2000..0x2100, true),
+            arg(1, "out", 0x2100..0x2200, true),
+        ])
+        .unwrap();
+        // One grid may take a buffer twice (read-only, as the borrow rules
+        // of its handle allow); a buffer of another GPU at the same
+        // address is another buffer.
+        let mut other_gpu = arg(1, "out", 0x1000..0x1100, true);
+        other_gpu.buffer_gpu = 1;
+        check_shared(&[
+            arg(0, "a", 0x1000..0x1100, false),
+            arg(0, "b", 0x1000..0x1100, false),
+            other_gpu,
+        ])
+        .unwrap();
+    }
 
     #[test]
     fn accepts_same_model_gpus_with_peer_access_and_atomics() {

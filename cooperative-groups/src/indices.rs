@@ -70,12 +70,6 @@ impl<I: IndexValue> IndexBuffer<I> {
     pub fn gpu(&self) -> &Gpu {
         self.values.gpu()
     }
-
-    /// [`DeviceBuffer::launch_address_for`] of the values: what the
-    /// generated launch handles pass for an `Indices<I>` parameter.
-    pub fn launch_address_for(&self, kernel: &crate::Function) -> Result<u64, Error> {
-        self.values.launch_address_for(kernel)
-    }
 }
 
 #[cfg(test)]

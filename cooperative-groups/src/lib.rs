@@ -60,6 +60,7 @@ pub mod simulator;
 mod strings;
 pub mod testing;
 mod timing;
+mod uses;
 
 pub use buffer::DeviceBuffer;
 /// What a buffer's element type must be (`#[derive(Pod, Zeroable)]` on a

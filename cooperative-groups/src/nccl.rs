@@ -209,6 +209,9 @@ impl Communicator {
         peer: usize,
     ) -> Result<(), Error> {
         self.check_gpu(buf)?;
+        // After the other GPUs' kernels that write it (before entering the
+        // device, as every ordering of a buffer's uses).
+        buf.uses().used_by(&self.gpu, false)?;
         let _entered = self.gpu.enter()?;
         let view = buf.byte_view(range.clone())?;
         self.comm.send(&view, peer as i32).map_err(|e| {
@@ -230,6 +233,8 @@ impl Communicator {
         peer: usize,
     ) -> Result<(), Error> {
         self.check_gpu(buf)?;
+        // After every other GPU's kernel that uses it.
+        buf.uses().used_by(&self.gpu, true)?;
         let _entered = self.gpu.enter()?;
         let rank = self.rank();
         let mut view = buf.byte_view_mut(range.clone())?;

@@ -162,7 +162,7 @@ fn multi_grid_sweeps(
     nx: u32,
     sweeps: u32,
 ) -> Result<(), Error> {
-    set.launch(cfg, |r, m| {
+    let grid = |r: usize, m: &mut cooperative_groups::MultiGridMember| {
         let (before, rest) = bands.split_at_mut(r);
         let (me, after) = rest.split_first_mut().expect("one band per GPU");
         let (no_up, no_down) = &mut none[r];
@@ -176,7 +176,13 @@ fn multi_grid_sweeps(
         };
         k[r].jacobi_multi_gpu
             .launch(m, &mut me.a, &mut me.b, ua, ub, da, db, nx, me.rows, sweeps)
-    })
+    };
+    // SAFETY: each band is written by its own grid and by its neighbours,
+    // which write only its halo rows (its first and last), with a
+    // multi_grid.sync() between a sweep's writes and the next sweep's reads;
+    // its own grid writes only its interior rows (jacobi_multi_gpu in
+    // cg-sample-kernels/src/jacobi.rs).
+    unsafe { set.launch_sharing_buffers(cfg, grid) }
 }
 
 /// The single-GPU persistent kernel's field after `sweeps` sweeps from
