@@ -1,8 +1,9 @@
 //! The kernels behind the GPU tests: the API probes compared with CUDA
 //! (`api`), the foundation probes, the safe output patterns beside their
 //! raw-pointer forms (`outputs`), the planted bugs the sanitizers must
-//! catch, the kernels that fault on purpose, and the races of the output
-//! patterns that the simulator must catch (`races`). Each `#[kernel]` here gets
+//! catch, the kernels that fault on purpose, the races of the output
+//! patterns that the simulator must catch (`races`), and kernels that
+//! print (`print`). Each `#[kernel]` here gets
 //! a typed host handle in `cg_tests::kernels`.
 #![no_std]
 
@@ -15,5 +16,6 @@ pub mod math;
 pub mod multi_grid;
 pub mod outputs;
 pub mod planted;
+pub mod print;
 pub mod probes;
 pub mod races;
