@@ -413,7 +413,7 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
                     _ => format!(
                         "this format string has {} but {} given: give one argument for each \
                          `{{}}`",
-                        n(placeholders, "placeholder `{}`"),
+                        n(placeholders, "placeholder"),
                         if positional == 1 {
                             "1 argument was".to_string()
                         } else {
