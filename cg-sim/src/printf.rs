@@ -5,7 +5,7 @@
 //! a buffer holding its arguments, each at an offset aligned to its own
 //! size: `int`-sized integers (smaller ones promoted) take 4 bytes,
 //! `long`/`long long` integers, `double`s (`float`s promoted), strings
-//! and pointers 8. [`format`] reads the buffer by the format's
+//! and pointers 8. [`format()`] reads the buffer by the format's
 //! conversions, as the driver does, and formats each conversion with the
 //! host C library's `snprintf`, so the text is the one glibc's `printf`
 //! gives for the same conversion and value (CUDA's is too: the driver
