@@ -778,6 +778,30 @@ pub(crate) fn globaltimer() -> u64 {
     }, sim: { cg_sim::device::globaltimer() })
 }
 
+/// `vprintf(format, args)`: CUDA's `printf`, a call the CUDA driver links
+/// when it loads the module (nvcc's `printf` is this call too). `args` is
+/// the buffer of the arguments, each at an offset aligned to its size;
+/// returns the number of arguments the format read, or a negative value.
+///
+/// # Safety
+/// `format` is a NUL-terminated C format string and `args` holds an
+/// argument for each of its conversions, laid out as CUDA's `printf`
+/// reads them (null when there is none); a `%s` argument points to a
+/// NUL-terminated string.
+#[inline(always)]
+pub(crate) unsafe fn vprintf(format: *const u8, args: *const u8) -> i32 {
+    device!("vprintf", {
+        extern "C" {
+            fn vprintf(format: *const u8, args: *const u8) -> i32;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { vprintf(format, args) }
+    }, sim: {
+        // SAFETY: the caller's contract.
+        unsafe { cg_sim::device::vprintf(format, args) }
+    })
+}
+
 /// `atom.acq_rel.cta.shared.or.b32`: sets the bits `v` in the shared word
 /// at `addr`, returns the old value.
 ///

@@ -32,6 +32,8 @@
 //!   names (`x.exp()`, `x.sin()`, ... through
 //!   [`FloatMath`](math::FloatMath)), the fast intrinsics
 //!   ([`math::fast`]) and the explicit fused multiply-add: [`math`];
+//! * printing from a kernel: [`println!`] and [`print!`] (CUDA's `printf`,
+//!   with Rust's format syntax; the formats in [`mod@print`]);
 //! * asynchronous copies to shared memory: [`memcpy_async`] (`memcpy_async`,
 //!   `wait`, `wait_prior`), the block-scope [`barrier`] they can complete
 //!   on, and the multi-stage [`pipeline`].
@@ -104,6 +106,7 @@ pub mod multi_grid;
 pub mod multi_warp;
 pub mod output;
 pub mod pipeline;
+pub mod print;
 pub mod segments;
 pub mod shared;
 pub mod shared_stencil;
@@ -180,6 +183,10 @@ macro_rules! __cg_host_kernel {
 
 #[doc(hidden)]
 pub mod __private {
+    /// What `println!` and `print!` expand to (`cg_macros`): the C format
+    /// string and the argument buffer of one call of CUDA's `printf`.
+    pub use cg_macros::print_call;
+
     /// What the host build of a `#[kernel]` function starts with: its
     /// name, for the simulator's reports.
     #[cfg(not(target_arch = "nvptx64"))]

@@ -40,6 +40,21 @@ pub fn launch(shape: Shape, kernel: impl Fn() + Sync) -> Result<Report, Fault> {
     cg_sim::launch(shape, &kernel)
 }
 
+/// Runs `f` and returns, beside its result, the text that kernels running
+/// on the simulator printed during it ([`println!`](macro@crate::println),
+/// [`print!`](macro@crate::print)) on this OS thread, which a simulated
+/// launch runs on, instead of writing it to standard output: for a test
+/// that checks what a kernel prints.
+///
+/// ```ignore
+/// let (report, text) = sim::capture_printed(|| sim::launch(Shape::new(1, 2), || my_kernels::hello()));
+/// report?;
+/// assert_eq!(text, "hello from thread 0\nhello from thread 1\n");
+/// ```
+pub fn capture_printed<R>(f: impl FnOnce() -> R) -> (R, std::string::String) {
+    cg_sim::printf::capture(f)
+}
+
 /// Device memory of the simulated device: the buffer a kernel's output
 /// views and raw pointers point into. Every simulated thread may hold a
 /// view at once, as on the GPU, so it hands them out from a shared

@@ -81,6 +81,8 @@
 //! function: every thread of a simulated launch (`cg_core::sim::launch`)
 //! calls it.
 
+mod print;
+
 use cg_signature::record;
 use cg_signature::{KernelDecl, KernelSignature, ParamKind};
 use proc_macro::TokenStream;
@@ -88,6 +90,19 @@ use proc_macro2::Span;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ItemFn};
+
+/// What `cg_core::println!` and `cg_core::print!` expand to: one call of
+/// CUDA's `printf` with the C format string and argument buffer of a Rust
+/// format string and its arguments (see `cg_core::print`). Called as
+/// `print_call!($crate, newline, "format", args...)`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn print_call(input: TokenStream) -> TokenStream {
+    match print::expand(input.into()) {
+        Ok(ts) => ts.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
 
 /// Marks a function as a kernel entry point. See the crate documentation.
 #[proc_macro_attribute]

@@ -434,6 +434,22 @@ pub fn acquire() {
     t.acquired_global.set(t.launch().global_releases.get());
 }
 
+/// `vprintf(format, args)`, CUDA's `printf`: formats the call as the CUDA
+/// driver does ([`crate::printf::format`]) and writes its text whole (to
+/// standard output, or to a [`crate::printf::capture`]); returns the
+/// number of arguments read.
+///
+/// # Safety
+/// As [`crate::printf::format`].
+pub unsafe fn vprintf(format: *const u8, args: *const u8) -> i32 {
+    // Only inside a launch, as every device call.
+    let _ = cx();
+    // SAFETY: the caller's contract.
+    let (text, count) = unsafe { crate::printf::format(format, args) };
+    crate::printf::emit(&text);
+    count
+}
+
 /// The kernel's name (`#[kernel]` functions say it when they start), for
 /// the faults that name it.
 pub fn kernel_name(name: &'static str) {

@@ -47,6 +47,7 @@ mod fault;
 mod global;
 #[cfg(unix)]
 mod overflow;
+pub mod printf;
 mod race;
 pub mod registry;
 mod sched;

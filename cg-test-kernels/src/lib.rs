@@ -2,9 +2,9 @@
 //! (`api`), the foundation probes, the safe output patterns beside their
 //! raw-pointer forms (`outputs`), the planted bugs the sanitizers must
 //! catch, the kernels that fault on purpose, a kernel that outlasts the
-//! host's next call (`peer`), and the races of the output patterns that
-//! the simulator must catch (`races`). Each `#[kernel]` here gets a typed
-//! host handle in `cg_tests::kernels`.
+//! host's next call (`peer`), the races of the output patterns that the
+//! simulator must catch (`races`), and kernels that print (`print`). Each
+//! `#[kernel]` here gets a typed host handle in `cg_tests::kernels`.
 #![no_std]
 
 pub mod api;
@@ -17,5 +17,6 @@ pub mod multi_grid;
 pub mod outputs;
 pub mod peer;
 pub mod planted;
+pub mod print;
 pub mod probes;
 pub mod races;
