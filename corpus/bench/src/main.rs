@@ -93,13 +93,14 @@ impl Args {
 /// simulator's (partial blocks, warps and tiles in every shape).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Sizes {
-    /// Elements of saxpy, block_sum, exclusive_scan, histogram, compact.
+    /// Elements of saxpy, block_sum, exclusive_scan, histogram, compact,
+    /// gelu, and options of black_scholes.
     n: usize,
     /// The grid of jacobi_step and the matrix of transpose: rows, columns.
     grid: (usize, usize),
     /// spmv_csr's rows (and the length of its `x`).
     spmv_rows: usize,
-    /// row_normalize's rows and columns.
+    /// row_normalize's and softmax's rows and columns.
     norm: (usize, usize),
 }
 
@@ -138,6 +139,8 @@ struct Summary {
     fast: Option<Spread>,
     off: Option<Spread>,
     nvcc: Option<Spread>,
+    /// How the Rust build with contraction fast differs from nvcc's.
+    diff: Option<Diff>,
 }
 
 /// What every kernel's run shares.
@@ -269,12 +272,65 @@ fn mismatches<T: Value>(got: &[T], expected: &[T]) -> (usize, Option<usize>) {
     (count, first)
 }
 
+/// The check of a result that must be the CPU's `expected` bit for bit
+/// (NaN equal to NaN).
+fn exactly<T: Value + std::fmt::Debug>(
+    expected: &[T],
+) -> impl Fn(&[T]) -> Result<String, String> + '_ {
+    move |r| match mismatches(r, expected) {
+        (_, None) => Ok(format!("the CPU's result, {} values", r.len())),
+        (count, Some(i)) => Err(format!(
+            "{count} of {} values are not the CPU's; the first at {i}: {:?}, the CPU's {:?}",
+            expected.len(),
+            r.get(i),
+            expected.get(i)
+        )),
+    }
+}
+
+/// The check of a result computed with rounded math functions: every
+/// value within `bound(i)` of the CPU's `reference[i]` (computed in
+/// `f64`); what it matched says the largest error as a fraction of its
+/// bound.
+fn within<'a>(
+    reference: &'a [f64],
+    bound: impl Fn(usize) -> f64 + 'a,
+) -> impl Fn(&[f32]) -> Result<String, String> + 'a {
+    move |r| {
+        if r.len() != reference.len() {
+            return Err(format!("{} values, the CPU's {}", r.len(), reference.len()));
+        }
+        let (mut worst, mut count, mut first) = (0.0f64, 0, None);
+        for (i, (&got, &want)) in r.iter().zip(reference).enumerate() {
+            let (err, b) = ((got as f64 - want).abs(), bound(i));
+            // A NaN is outside every bound.
+            if err.is_nan() || err > b {
+                count += 1;
+                first.get_or_insert(i);
+            }
+            worst = worst.max(err / b);
+        }
+        match first {
+            None => Ok(format!(
+                "within the bound of the CPU's f64 result, {} values (largest error {worst:.3} of its bound)",
+                r.len()
+            )),
+            Some(i) => Err(format!(
+                "{count} of {} values are outside the bound of the CPU's f64 result; the first at {i}: {}, the CPU's {} (bound {:e})",
+                r.len(),
+                r[i],
+                reference[i],
+                bound(i)
+            )),
+        }
+    }
+}
+
 /// Runs each build of `case` once on its own outputs (`make`), checks its
-/// result (`read`) against the CPU's `expected`, and then, unless
-/// profiling or on the simulator, times them alternately (`launch` queues
-/// one launch, with whatever reset it needs first) and pushes a row per
-/// comparison: fast and off against nvcc, fast against off.
-#[allow(clippy::too_many_arguments)]
+/// result (`read`) against the CPU's `expected`, bit for bit, and then,
+/// unless profiling or on the simulator, times them alternately (`launch`
+/// queues one launch, with whatever reset it needs first) and pushes a row
+/// per comparison: fast and off against nvcc, fast against off.
 fn compare<H, O, T: Value + std::fmt::Debug>(
     ctx: &mut Ctx,
     case: Case<H>,
@@ -283,30 +339,30 @@ fn compare<H, O, T: Value + std::fmt::Debug>(
     read: impl Fn(&O) -> cooperative_groups::Result<Vec<T>>,
     expected: &[T],
 ) -> ports_common::Result<()> {
+    compare_with(ctx, case, make, launch, read, exactly(expected))
+}
+
+/// `compare` with the check of each build's result given: `check` says
+/// what the result matched (`Ok`) or where it does not (`Err`).
+fn compare_with<H, O, T: Value>(
+    ctx: &mut Ctx,
+    case: Case<H>,
+    make: impl Fn() -> cooperative_groups::Result<O>,
+    launch: impl Fn(&H, &mut O) -> cooperative_groups::Result<()>,
+    read: impl Fn(&O) -> cooperative_groups::Result<Vec<T>>,
+    check: impl Fn(&[T]) -> Result<String, String>,
+) -> ports_common::Result<()> {
     let mut outs = Vec::new();
     let mut results = Vec::new();
     for (side, h) in &case.builds {
         let mut o = make()?;
         launch(h, &mut o)?;
         let r = read(&o)?;
-        let (count, first) = mismatches(&r, expected);
-        if let Some(i) = first {
-            return Err(format!(
-                "{} ({side}, {}): {count} of {} values are not the CPU's; the first at {i}: {:?}, the CPU's {:?}",
-                case.kernel,
-                case.size,
-                expected.len(),
-                r.get(i),
-                expected.get(i)
-            )
-            .into());
-        }
+        let matched =
+            check(&r).map_err(|e| format!("{} ({side}, {}): {e}", case.kernel, case.size))?;
         println!(
-            "{} ({side}, {}, {}): the CPU's result, {} values",
-            case.kernel,
-            case.size,
-            case.launch,
-            r.len()
+            "{} ({side}, {}, {}): {matched}",
+            case.kernel, case.size, case.launch
         );
         outs.push(o);
         results.push(r);
@@ -361,6 +417,9 @@ fn compare<H, O, T: Value + std::fmt::Debug>(
         fast: fast.map(|i| times[i]),
         off: off.map(|i| times[i]),
         nvcc: nvcc.map(|i| times[i]),
+        diff: fast
+            .zip(nvcc)
+            .map(|(a, c)| Diff::of(&results[a], &results[c])),
     });
     Ok(())
 }
@@ -378,6 +437,35 @@ fn occupancy<H>(
     }
     let all: Vec<(&str, &Function)> = builds.iter().map(|(s, h)| (*s, function(h))).collect();
     ports_common::print_occupancy(kernel, threads, &all)
+}
+
+impl<'h, H> Case<'h, H> {
+    /// The case of kernel `kernel` (its builds: `fast`, and `others` as
+    /// `builds` lists them), with each build's occupancy printed.
+    fn new(
+        ctx: &Ctx,
+        kernel: &'static str,
+        (size, launch): (String, String),
+        (fast, others): (&'h H, &'h Others<H>),
+        function: impl Fn(&H) -> &Function,
+    ) -> ports_common::Result<Self> {
+        let case = Case {
+            kernel,
+            size,
+            launch,
+            builds: builds(fast, others, ctx.args.opts.profile),
+        };
+        occupancy(ctx, kernel, THREADS, &case.builds, function)?;
+        Ok(case)
+    }
+}
+
+impl Ctx<'_> {
+    /// Blocks of a grid-stride kernel over `n` elements (SPEC.md):
+    /// `ceil(n / 256)`, at least 1, capped at 1056 (8 on the simulator).
+    fn grid_stride_blocks(&self, n: usize) -> u32 {
+        (n.div_ceil(THREADS as usize) as u32).clamp(1, self.fixed_blocks())
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -527,6 +615,74 @@ fn row_normalize_cpu(a: &[f32], cols: usize) -> Vec<f32> {
             row.iter().map(move |v| v / m)
         })
         .collect()
+}
+
+/// `n` values on a grid of 1/1024 in [-8, 8): `a - m` is exact in `f32`
+/// for any two of them, and `exp(a - m)` far from underflow.
+fn softmax_inputs(rng: &mut Lcg, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|_| (rng.next_u31() % 16384) as f32 / 1024.0 - 8.0)
+        .collect()
+}
+
+/// Each row's softmax (SPEC.md), in `f64` from the `f32` inputs.
+fn softmax_cpu(a: &[f32], cols: usize) -> Vec<f64> {
+    let mut b = Vec::with_capacity(a.len());
+    for row in a.chunks(cols) {
+        let m = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
+        let s: f64 = row.iter().map(|&v| (v as f64 - m).exp()).sum();
+        b.extend(row.iter().map(|&v| (v as f64 - m).exp() / s));
+    }
+    b
+}
+
+/// `0.5 * x * (1 + erf(x / sqrt(2)))` in `f64`.
+fn gelu_cpu(x: f32) -> f64 {
+    let x = x as f64;
+    0.5 * x * (1.0 + libm::erf(x / std::f64::consts::SQRT_2))
+}
+
+/// The options of black_scholes: CUDA's BlackScholes sample's ranges,
+/// price in [5, 30], strike in [1, 100], years in [0.25, 10].
+struct OptionInputs {
+    price: Vec<f32>,
+    strike: Vec<f32>,
+    years: Vec<f32>,
+}
+
+fn options(rng: &mut Lcg, n: usize) -> OptionInputs {
+    let mut uniform = |lo: f64, hi: f64| -> Vec<f32> {
+        (0..n)
+            .map(|_| (lo + (hi - lo) * rng.next_unit()) as f32)
+            .collect()
+    };
+    OptionInputs {
+        price: uniform(5.0, 30.0),
+        strike: uniform(1.0, 100.0),
+        years: uniform(0.25, 10.0),
+    }
+}
+
+/// black_scholes's rate and volatility (the sample's).
+const RISKFREE: f32 = 0.02;
+const VOLATILITY: f32 = 0.30;
+
+/// The call prices, then the put prices (SPEC.md, the normal CDF through
+/// `erfc`), in `f64` from the `f32` inputs.
+fn black_scholes_cpu(o: &OptionInputs, riskfree: f32, volatility: f32) -> Vec<f64> {
+    let (r, v) = (riskfree as f64, volatility as f64);
+    let cdf = |d: f64| 0.5 * libm::erfc(-d / std::f64::consts::SQRT_2);
+    let n = o.price.len();
+    let mut out = vec![0.0; 2 * n];
+    for i in 0..n {
+        let (s, x, t) = (o.price[i] as f64, o.strike[i] as f64, o.years[i] as f64);
+        let d1 = ((s / x).ln() + (r + 0.5 * v * v) * t) / (v * t.sqrt());
+        let d2 = d1 - v * t.sqrt();
+        let e = (-r * t).exp();
+        out[i] = s * cdf(d1) - x * e * cdf(d2);
+        out[n + i] = x * e * (1.0 - cdf(d2)) - s * (1.0 - cdf(d1));
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------
@@ -859,6 +1015,119 @@ fn row_normalize(ctx: &mut Ctx, k: &kernels::Kernels, s: &Sizes) -> ports_common
     )
 }
 
+fn softmax(ctx: &mut Ctx, k: &kernels::Kernels, s: &Sizes) -> ports_common::Result<()> {
+    use kernels::Softmax as H;
+    // SAFETY: the handle of `softmax`; cuda/softmax.cu takes its parameters
+    // with their meaning.
+    let others = unsafe { ctx.others(H::NAME, H::KIND, H::from_function)? };
+    let (rows, cols) = s.norm;
+    let a = softmax_inputs(&mut Lcg::new(10), rows * cols);
+    let reference = softmax_cpu(&a, cols);
+    let da = ctx.gpu.upload(&a)?;
+    drop(a);
+    let config = LaunchConfig::new(rows as u32, THREADS);
+    let case = Case::new(
+        ctx,
+        H::NAME,
+        (
+            format!("{rows} x {cols} f32"),
+            format!("{rows} x {THREADS}"),
+        ),
+        (&k.softmax, &others),
+        H::function,
+    )?;
+    let gpu = ctx.gpu;
+    let c = cols as u32;
+    compare_with(
+        ctx,
+        case,
+        || gpu.filled(rows * cols, f32::NAN),
+        |h: &H, b| h.launch(config, &da, b, c),
+        |b| b.to_vec(),
+        // SPEC.md's bound: relative, 1e-5.
+        within(&reference, |i| 1e-5 * reference[i]),
+    )
+}
+
+fn gelu(ctx: &mut Ctx, k: &kernels::Kernels, s: &Sizes) -> ports_common::Result<()> {
+    use kernels::Gelu as H;
+    // SAFETY: the handle of `gelu`; cuda/gelu.cu takes its parameters with
+    // their meaning.
+    let others = unsafe { ctx.others(H::NAME, H::KIND, H::from_function)? };
+    let n = s.n;
+    let mut rng = Lcg::new(11);
+    let x: Vec<f32> = (0..n)
+        .map(|_| (16.0 * rng.next_unit() - 8.0) as f32)
+        .collect();
+    let reference: Vec<f64> = x.iter().map(|&v| gelu_cpu(v)).collect();
+    let dx = ctx.gpu.upload(&x)?;
+    let blocks = ctx.grid_stride_blocks(n);
+    let config = LaunchConfig::new(blocks, THREADS);
+    let case = Case::new(
+        ctx,
+        H::NAME,
+        (format!("n={n} f32"), format!("{blocks} x {THREADS}")),
+        (&k.gelu, &others),
+        H::function,
+    )?;
+    let gpu = ctx.gpu;
+    compare_with(
+        ctx,
+        case,
+        || gpu.filled(n, f32::NAN),
+        |h: &H, y| h.launch(config, &dx, y),
+        |y| y.to_vec(),
+        // SPEC.md's bound: 2e-6 * max(1, |x|).
+        within(&reference, |i| 2e-6 * (x[i].abs() as f64).max(1.0)),
+    )
+}
+
+fn black_scholes(ctx: &mut Ctx, k: &kernels::Kernels, s: &Sizes) -> ports_common::Result<()> {
+    use kernels::BlackScholes as H;
+    // SAFETY: the handle of `black_scholes`; cuda/black_scholes.cu takes
+    // its parameters with their meaning.
+    let others = unsafe { ctx.others(H::NAME, H::KIND, H::from_function)? };
+    let n = s.n;
+    let o = options(&mut Lcg::new(12), n);
+    let reference = black_scholes_cpu(&o, RISKFREE, VOLATILITY);
+    let (price, strike) = (ctx.gpu.upload(&o.price)?, ctx.gpu.upload(&o.strike)?);
+    let years = ctx.gpu.upload(&o.years)?;
+    let blocks = ctx.grid_stride_blocks(n);
+    let config = LaunchConfig::new(blocks, THREADS);
+    let case = Case::new(
+        ctx,
+        H::NAME,
+        (
+            format!("n={n} options f32, call + put"),
+            format!("{blocks} x {THREADS}"),
+        ),
+        (&k.black_scholes, &others),
+        H::function,
+    )?;
+    let gpu = ctx.gpu;
+    compare_with(
+        ctx,
+        case,
+        || Ok(Two(gpu.filled(n, f32::NAN)?, gpu.filled(n, f32::NAN)?)),
+        |h: &H, o| {
+            h.launch(
+                config, &price, &strike, &years, &mut o.0, &mut o.1, RISKFREE, VOLATILITY,
+            )
+        },
+        |o| {
+            let mut v = o.0.to_vec()?;
+            v.extend(o.1.to_vec()?);
+            Ok(v)
+        },
+        // SPEC.md's bound, for the call and the put of option j:
+        // 1e-5 * (S + X).
+        within(&reference, |i| {
+            let j = i % n;
+            1e-5 * (o.price[j] + o.strike[j]) as f64
+        }),
+    )
+}
+
 /// A kernel's run: its builds on its inputs, checked and timed.
 type KernelRun = fn(&mut Ctx, &kernels::Kernels, &Sizes) -> ports_common::Result<()>;
 
@@ -873,6 +1142,9 @@ const KERNELS: &[(&str, KernelRun)] = &[
     ("compact", compact),
     ("transpose", transpose),
     ("row_normalize", row_normalize),
+    ("softmax", softmax),
+    ("gelu", gelu),
+    ("black_scholes", black_scholes),
 ];
 
 /// The closing table: one line per kernel, and the geometric mean of the
@@ -884,8 +1156,15 @@ fn print_summary(summary: &[Summary]) {
     let ms = |t: Option<Spread>| t.map_or("-".to_string(), |t| format!("{:.4}", t.median));
     println!();
     println!(
-        "{:<15} {:<44} {:>12} {:>12} {:>12} {:>10} {:>10}",
-        "kernel", "size", "Rust ms", "Rust off ms", "CUDA C++ ms", "Rust/C++", "off/C++"
+        "{:<15} {:<44} {:>12} {:>12} {:>12} {:>10} {:>10} {:>14}",
+        "kernel",
+        "size",
+        "Rust ms",
+        "Rust off ms",
+        "CUDA C++ ms",
+        "Rust/C++",
+        "off/C++",
+        "Rust vs C++"
     );
     let mut logs = Vec::new();
     for s in summary {
@@ -896,7 +1175,7 @@ fn print_summary(summary: &[Summary]) {
         let r = ratio(s.fast);
         logs.extend(r.map(f64::ln));
         println!(
-            "{:<15} {:<44} {:>12} {:>12} {:>12} {:>10} {:>10}",
+            "{:<15} {:<44} {:>12} {:>12} {:>12} {:>10} {:>10} {:>14}",
             s.kernel,
             s.size,
             ms(s.fast),
@@ -904,6 +1183,11 @@ fn print_summary(summary: &[Summary]) {
             ms(s.nvcc),
             r.map_or("-".into(), |r| format!("{r:.3}")),
             ratio(s.off).map_or("-".into(), |r| format!("{r:.3}")),
+            s.diff.map_or("-".into(), |d| if d.different == 0 {
+                "same bits".into()
+            } else {
+                format!("max {} ulp", d.max_ulps)
+            }),
         );
     }
     if !logs.is_empty() {
@@ -1069,6 +1353,38 @@ mod tests {
             vals: vec![2.0, 3.0, 4.0],
         };
         assert_eq!(spmv_cpu(&a, &[1.0, 10.0]), [32.0, 40.0]);
+        let e = std::f64::consts::E;
+        let sm = softmax_cpu(&[0.0, 1.0, 2.0, 2.0], 2);
+        assert_eq!(sm[2..], [0.5, 0.5]);
+        assert!((sm[1] - e / (1.0 + e)).abs() < 1e-15);
+        assert_eq!(gelu_cpu(0.0), 0.0);
+        // Phi(1) = 0.841344746068543.
+        assert!((gelu_cpu(1.0) - 0.841_344_746_068_543).abs() < 1e-14);
+        // The textbook option: S = X = 100, T = 1, r = 0.05, v = 0.2 gives
+        // the call 10.450583572185565 and the put 5.573526022256971.
+        let o = OptionInputs {
+            price: vec![100.0],
+            strike: vec![100.0],
+            years: vec![1.0],
+        };
+        let bs = black_scholes_cpu(&o, 0.05, 0.2);
+        // (0.05 and 0.2 as f32 are not the textbook's exactly.)
+        assert!((bs[0] - 10.450_583_572_185_565).abs() < 1e-5, "{bs:?}");
+        assert!((bs[1] - 5.573_526_022_256_971).abs() < 1e-5, "{bs:?}");
+    }
+
+    #[test]
+    fn within_reports_the_first_value_outside_and_nan() {
+        let check = within(&[1.0, 2.0, 3.0], |_| 0.5);
+        assert!(check(&[1.25, 2.0, 3.5])
+            .unwrap()
+            .contains("1.000 of its bound"));
+        let e = check(&[1.0, 2.75, f32::NAN]).unwrap_err();
+        assert!(
+            e.starts_with("2 of 3 values") && e.contains("first at 1"),
+            "{e}"
+        );
+        assert!(check(&[1.0]).is_err());
     }
 
     #[test]

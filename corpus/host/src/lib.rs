@@ -172,3 +172,75 @@ pub fn row_normalize(gpu: &Gpu, a: &[f32], rows: usize, cols: usize) -> Result<V
     )?;
     b.to_vec()
 }
+
+/// The launch of the grid-stride kernels over `n` elements (SPEC.md):
+/// blocks of 256, `ceil(n / 256)` blocks (at least 1) capped at 1056.
+fn grid_stride_config(n: usize) -> LaunchConfig {
+    LaunchConfig::new(n.div_ceil(256).clamp(1, MAX_BLOCKS) as u32, 256)
+}
+
+/// The softmax of each row of the `rows` x `cols` row-major `a`:
+/// `exp(a - m) / s` with `m` the row's largest value and `s` the sum of
+/// `exp(a - m)` over the row.
+pub fn softmax(gpu: &Gpu, a: &[f32], rows: usize, cols: usize) -> Result<Vec<f32>> {
+    assert_eq!(
+        a.len(),
+        rows * cols,
+        "softmax of a matrix that is not rows * cols"
+    );
+    if a.is_empty() {
+        return Ok(Vec::new());
+    }
+    let k = kernels::Kernels::load(gpu)?;
+    let da = gpu.upload(a)?;
+    let mut b = gpu.filled(a.len(), f32::NAN)?;
+    k.softmax.launch(
+        LaunchConfig::new(rows as u32, 256),
+        &da,
+        &mut b,
+        cols as u32,
+    )?;
+    b.to_vec()
+}
+
+/// `0.5 * x * (1 + erf(x / sqrt(2)))`, element by element.
+pub fn gelu(gpu: &Gpu, x: &[f32]) -> Result<Vec<f32>> {
+    let k = kernels::Kernels::load(gpu)?;
+    let dx = gpu.upload(x)?;
+    let mut y = gpu.filled(x.len(), f32::NAN)?;
+    k.gelu.launch(grid_stride_config(x.len()), &dx, &mut y)?;
+    y.to_vec()
+}
+
+/// The Black-Scholes `(call, put)` prices of the options
+/// `(price[i], strike[i], years[i])` at the rate `riskfree` and the
+/// volatility `volatility`.
+pub fn black_scholes(
+    gpu: &Gpu,
+    price: &[f32],
+    strike: &[f32],
+    years: &[f32],
+    riskfree: f32,
+    volatility: f32,
+) -> Result<(Vec<f32>, Vec<f32>)> {
+    let n = price.len();
+    assert!(
+        strike.len() == n && years.len() == n,
+        "black_scholes of inputs of different lengths"
+    );
+    let k = kernels::Kernels::load(gpu)?;
+    let (dp, ds, dy) = (gpu.upload(price)?, gpu.upload(strike)?, gpu.upload(years)?);
+    let mut call = gpu.filled(n, f32::NAN)?;
+    let mut put = gpu.filled(n, f32::NAN)?;
+    k.black_scholes.launch(
+        grid_stride_config(n),
+        &dp,
+        &ds,
+        &dy,
+        &mut call,
+        &mut put,
+        riskfree,
+        volatility,
+    )?;
+    Ok((call.to_vec()?, put.to_vec()?))
+}
