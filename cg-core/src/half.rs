@@ -1,4 +1,4 @@
-//! Half precision in kernels: the `half` crate's [`f16`] and [`bf16`] (CUDA's
+//! Half precision in kernels: the `half` crate's [`f16`](struct@f16) and [`bf16`] (CUDA's
 //! `__half` and `__nv_bfloat16`), plain old data, with CUDA's arithmetic
 //! and conversions through PTX's half-precision instructions
 //! ([`HalfFloat`]), and the pairs [`Half2`] (`__half2`, `__nv_bfloat162`)
@@ -58,7 +58,7 @@
 //!
 //! # Collectives
 //!
-//! [`f16`], [`bf16`] and [`Half2`] are [`Pod`] values of 2 and 4 bytes:
+//! [`f16`](struct@f16), [`bf16`] and [`Half2`] are [`Pod`] values of 2 and 4 bytes:
 //! shuffles move them in one `shfl.sync`, and [`reduce`](crate::collectives::reduce)
 //! and the scans take them with [`Plus`](crate::collectives::Plus) (through
 //! `hadd`, as `cg::plus<__half>` is `__hadd`), [`Less`](crate::collectives::Less)
@@ -125,7 +125,7 @@ mod sealed {
     impl Sealed for super::bf16 {}
 }
 
-/// CUDA's half-precision arithmetic and conversions for [`f16`] and
+/// CUDA's half-precision arithmetic and conversions for [`f16`](struct@f16) and
 /// [`bf16`] (see the module docs for the table of names and
 /// instructions). Sealed.
 pub trait HalfFloat: Pod + PartialOrd + core::fmt::Debug + sealed::Sealed {
