@@ -137,8 +137,10 @@ macro_rules! operator {
 
 operator!(
     /// `cg::plus<T>()`: `a + b` (wrapping for integers, as in release
-    /// kernels and `redux.sync.add`).
-    Plus, core::ops::Add<Output = T>, |a, b| a + b, Add, Add
+    /// kernels and `redux.sync.add`; for [`f16`](crate::half::f16) and
+    /// [`bf16`](crate::half::bf16) the instruction `__hadd` is,
+    /// [`HalfFloat::hadd`](crate::half::HalfFloat::hadd)).
+    Plus, core::ops::Add<Output = T>, |a, b| crate::half::add_as_cuda(a, b, |a, b| a + b), Add, Add
 );
 operator!(
     /// `cg::less<T>()`: the minimum, `if b < a { b } else { a }` (CUDA's

@@ -59,6 +59,8 @@ pub(crate) mod atom;
 // panic (`fault::check_failed`).
 #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
 pub(crate) mod fault;
+#[cfg(target_arch = "nvptx64")]
+pub(crate) mod half;
 #[cfg(all(not(target_arch = "nvptx64"), feature = "sim"))]
 mod sim;
 

@@ -32,6 +32,8 @@
 //!   names (`x.exp()`, `x.sin()`, ... through
 //!   [`FloatMath`](math::FloatMath)), the fast intrinsics
 //!   ([`math::fast`]) and the explicit fused multiply-add: [`math`];
+//!   half precision (`f16`, `bf16` and their pairs through PTX's
+//!   half-precision instructions): [`half`];
 //! * printing from a kernel: [`println!`] and [`print!`] (CUDA's `printf`,
 //!   with Rust's format syntax; the formats in [`mod@print`]);
 //! * asynchronous copies to shared memory: [`memcpy_async`] (`memcpy_async`,
@@ -97,6 +99,7 @@ pub mod collectives;
 pub mod fault;
 pub mod grid;
 pub mod group;
+pub mod half;
 pub mod indices;
 mod intrinsics;
 mod lanes;
@@ -139,6 +142,7 @@ pub mod prelude {
     };
     pub use crate::grid::{this_grid, GridArrivalToken, GridGroup};
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
+    pub use crate::half::{bf16, f16, Half2, HalfFloat};
     pub use crate::indices::{Gather, Indices};
     pub use crate::kernel;
     pub use crate::math::{mul_add, FloatMath};

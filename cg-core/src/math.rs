@@ -89,7 +89,9 @@ mod host;
 
 pub use float::FloatMath;
 
-/// A float with a fused multiply-add instruction: `f32` and `f64`.
+/// A float with a fused multiply-add instruction: `f32`, `f64`, and the
+/// half types [`f16`](crate::half::f16) and [`bf16`](crate::half::bf16)
+/// (`fma.rn.f16`, CUDA's `__hfma`).
 pub trait MulAdd: Copy + sealed::Sealed {
     /// `self * b + c`, rounded once.
     fn mul_add(self, b: Self, c: Self) -> Self;
@@ -99,6 +101,8 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    impl Sealed for crate::half::f16 {}
+    impl Sealed for crate::half::bf16 {}
 }
 
 impl MulAdd for f32 {
@@ -114,6 +118,22 @@ impl MulAdd for f64 {
     #[inline(always)]
     fn mul_add(self, b: f64, c: f64) -> f64 {
         intrinsics::fma_rn_f64(self, b, c)
+    }
+}
+
+impl MulAdd for crate::half::f16 {
+    /// `fma.rn.f16` ([`HalfFloat::hfma`](crate::half::HalfFloat::hfma)).
+    #[inline(always)]
+    fn mul_add(self, b: Self, c: Self) -> Self {
+        crate::half::HalfFloat::hfma(self, b, c)
+    }
+}
+
+impl MulAdd for crate::half::bf16 {
+    /// `fma.rn.bf16` ([`HalfFloat::hfma`](crate::half::HalfFloat::hfma)).
+    #[inline(always)]
+    fn mul_add(self, b: Self, c: Self) -> Self {
+        crate::half::HalfFloat::hfma(self, b, c)
     }
 }
 
