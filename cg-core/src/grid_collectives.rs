@@ -255,9 +255,8 @@ impl<'a, T: Pod> GridScratch<'a, T> {
     }
 }
 
-/// Declares the shared parts of a [`GridScratch<T>`] (a
-/// [`block_scratch!`](crate::block_scratch) and two shared slots) and makes
-/// it over `words`, a kernel's `AtomicSlice<u64>` parameter. `T` must be a
+/// Declares the shared parts of a [`GridScratch<T>`] (a block scratch and
+/// two shared slots, in one `.shared` array) and makes it over `words`, a kernel's `AtomicSlice<u64>` parameter. `T` must be a
 /// concrete type (shared arrays have a fixed size).
 ///
 /// ```ignore
@@ -272,13 +271,23 @@ impl<'a, T: Pod> GridScratch<'a, T> {
 /// ```
 #[macro_export]
 macro_rules! grid_scratch {
-    ($ty:ty, $words:expr) => {
-        $crate::grid_collectives::GridScratch::<$ty>::new(
-            $words,
-            $crate::block_scratch!($ty),
-            $crate::shared_array!($ty; 2),
-        )
-    };
+    ($ty:ty, $words:expr) => {{
+        // One array for both parts: two declarations in one macro would
+        // share a call site, so a `.shared` symbol.
+        let array = $crate::shared_array!(
+            $ty; $crate::block_collectives::BlockScratch::<$ty>::LEN + 2
+        );
+        let addr = array.shared_addr();
+        // SAFETY: the first `LEN` values of the array just declared, 16-byte
+        // aligned, reached only through this handle.
+        let block = unsafe { $crate::block_collectives::BlockScratch::<$ty>::from_raw(addr) };
+        let slots = addr + $crate::block_collectives::BlockScratch::<$ty>::BYTES as u32;
+        // SAFETY: the array's last two values (aligned for the type: a
+        // multiple of its size from an aligned start), reached only through
+        // this handle.
+        let slots = unsafe { $crate::shared::SharedArray::<$ty, 2>::from_raw(slots) };
+        $crate::grid_collectives::GridScratch::<$ty>::new($words, block, slots)
+    }};
 }
 
 /// A [`GridScratch`] after a scan: other blocks may still read its slots.
@@ -658,9 +667,13 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
         });
         // Threads past the end scan a zero value; only the last tile has
         // them, above every element, so no result of an element sees it.
+        // Loops over every slot with the test inside, not over `..present`:
+        // with constant indices the values stay in registers.
         let mut own = None;
-        for &v in &x[..present] {
-            own = then(&op, own, Some(v));
+        for (j, &v) in x.iter().enumerate().take(items) {
+            if j < present {
+                own = then(&op, own, Some(v));
+            }
         }
         let (before, tile_total) = block_exclusive_scan_with_total(
             &block,
@@ -683,10 +696,12 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
         }
         let mut running = then(&op, prefix, (rank > 0).then_some(before));
         let (_, run) = chunk.thread_run(items);
-        for (o, &v) in run.iter_mut().zip(&x[..present]) {
-            let next = then(&op, running, Some(v));
-            *o = if inclusive { next } else { running }.unwrap_or_else(T::zeroed);
-            running = next;
+        for (j, &v) in x.iter().enumerate().take(items) {
+            if j < present {
+                let next = then(&op, running, Some(v));
+                run[j] = if inclusive { next } else { running }.unwrap_or_else(T::zeroed);
+                running = next;
+            }
         }
     }
     UsedGridScratch { scratch }
