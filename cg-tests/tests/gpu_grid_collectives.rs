@@ -625,3 +625,61 @@ fn grid_scans_cross_the_1024_tile_level() {
         scan_case::<f32>(&gpu, &k, &mut rng, 7, 32, n);
     }
 }
+
+/// On a GPU only (the simulator keeps 8,192 threads and would take hours):
+/// the largest cooperative grid of 256-thread blocks scans `u32` sums of
+/// 2^20, 2^24 + 5 and 2^26 elements (checked against a sequential wrapping
+/// fold), and an `f32` sum of 2^22 + 3 elements (bit for bit against the
+/// model). No timing: correctness at sizes where thousands of tiles wait
+/// on each other at once.
+#[test]
+fn grid_scans_of_millions_on_the_gpu() {
+    let test = "grid_scans_of_millions_on_the_gpu";
+    let gpu = gpu_or_return!(test);
+    if gpu.is_simulator() {
+        eprintln!("GPU TEST NOT RUN ON THE SIMULATOR: {test}: sizes for a GPU");
+        return;
+    }
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng(test);
+    let cfg = k
+        .grid_scan_u32
+        .function()
+        .cooperative_config(256, 0)
+        .unwrap();
+    let (blocks, threads) = (cfg.num_blocks() as u32, 256);
+    for n in common::sizes(&[1 << 20, (1 << 24) + 5, 1 << 26]) {
+        let input = random::<u32>(&mut rng, n);
+        let din = gpu.upload(&input).unwrap();
+        let g = (blocks * threads) as usize;
+        let mut outs = [
+            poisoned::<u32>(&gpu, n),
+            poisoned::<u32>(&gpu, n),
+            poisoned::<u32>(&gpu, g),
+        ];
+        let mut words = gpu
+            .filled(grid_scratch_words::<u32>(blocks, threads, n), 0u64)
+            .unwrap();
+        let [x, y, z] = &mut outs;
+        k.grid_scan_u32
+            .launch(cfg, &din, x, y, z, &mut words, 0)
+            .unwrap();
+        gpu.synchronize().unwrap();
+        let (e, i) = (outs[0].to_vec().unwrap(), outs[1].to_vec().unwrap());
+        let mut acc = 0u32;
+        for j in 0..n {
+            assert_eq!(
+                e[j], acc,
+                "exclusive u32 sum of {n} on {blocks} x 256, element {j}"
+            );
+            acc = acc.wrapping_add(input[j]);
+            assert_eq!(
+                i[j], acc,
+                "inclusive u32 sum of {n} on {blocks} x 256, element {j}"
+            );
+        }
+    }
+    for n in common::sizes(&[(1 << 22) + 3]) {
+        scan_case::<f32>(&gpu, &k, &mut rng, blocks, threads, n);
+    }
+}
