@@ -14,7 +14,7 @@
 //! | grid-stride over a 2-D window | [`grid_stride_window`](Output::grid_stride_window) | the window's points, numbered row by row, grid-stride |
 //! | a 5-point stencil sweep | [`grid_stride_stencil`](Output::grid_stride_stencil) | the interior's points, grid-stride, with their neighbours in a source array |
 //! | one per group, its leader writes | [`leader_element`](Output::leader_element), [`for_leader`](Output::for_leader) | the group's index in the grid (block, tile, cluster) |
-//! | a contiguous chunk per block | [`block_chunk`](Output::block_chunk), [`block_chunks`](Output::block_chunks) | `[c * len, (c + 1) * len)`, then one element or a block stride per thread |
+//! | a contiguous chunk per block | [`block_chunk`](Output::block_chunk), [`block_chunks`](Output::block_chunks) | `[c * len, (c + 1) * len)`, then one element, a block stride or a run of consecutive elements ([`Chunk::thread_run`]) per thread |
 //!
 //! Each method borrows the `Output` mutably, so one thread never holds two
 //! `&mut` to one element either. The `for_*` forms (`for_thread`,
