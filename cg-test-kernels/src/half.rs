@@ -11,18 +11,33 @@ use cg_core::prelude::*;
 
 /// [`half_ops`]' operations, by index.
 pub const HALF_OPS: [&str; 22] = [
-    "hadd", "hsub", "hmul", "hdiv", "hfma", "hneg", "habs", "hmin", "hmax", "compare",
-    "to_float", "to_int", "to_uint", "add2", "sub2", "mul2", "div2", "fma2", "neg2", "abs2",
-    "min2", "max2",
+    "hadd", "hsub", "hmul", "hdiv", "hfma", "hneg", "habs", "hmin", "hmax", "compare", "to_float",
+    "to_int", "to_uint", "add2", "sub2", "mul2", "div2", "fma2", "neg2", "abs2", "min2", "max2",
 ];
 
 /// [`half_from`]'s conversions, by index.
-pub const HALF_FROM: [&str; 5] = ["from_float", "from_double", "from_int", "from_uint", "from_floats"];
+pub const HALF_FROM: [&str; 5] = [
+    "from_float",
+    "from_double",
+    "from_int",
+    "from_uint",
+    "from_floats",
+];
 
 /// [`half_collective`]'s operations, by index.
 pub const HALF_COLLECTIVE: [&str; 13] = [
-    "shfl", "shfl_up", "shfl_down", "shfl_xor", "reduce plus", "reduce less", "reduce greater",
-    "inclusive plus", "inclusive less", "inclusive greater", "exclusive plus", "exclusive less",
+    "shfl",
+    "shfl_up",
+    "shfl_down",
+    "shfl_xor",
+    "reduce plus",
+    "reduce less",
+    "reduce greater",
+    "inclusive plus",
+    "inclusive less",
+    "inclusive greater",
+    "exclusive plus",
+    "exclusive less",
     "exclusive greater",
 ];
 
@@ -187,8 +202,13 @@ fn on_kind<G: WarpGroup + Collective>(
         }
         1 => {
             let v = bf16::from_bits(word as u16);
-            collective(g, op, v, |v| bf16::from_bits(xor(v.to_bits() as u32) as u16)).to_bits()
-                as u32
+            collective(
+                g,
+                op,
+                v,
+                |v| bf16::from_bits(xor(v.to_bits() as u32) as u16),
+            )
+            .to_bits() as u32
         }
         2 => pair_collective(g, op, Half2::<f16>::from_bits(word), |v| {
             Half2::from_bits(xor(v.to_bits()))
