@@ -3,7 +3,7 @@
 //! (`cg-tests/tests/loads_in_flight.rs`): a block's chunk with
 //! `block.stride`, the same as a plain `while` loop, a grid-stride loop,
 //! `step_by` with a checked index, a checked gather, the same gather through
-//! host-checked `Indices`, a CSR row product through them, a tile-stride
+//! host-checked `Indices`, a tile-stride
 //! `while` loop, a saxpy over `Output::grid_stride`; and a pointer chase, whose loads depend on each other and whose end
 //! depends on them, which the check must report at one load per iteration.
 
@@ -101,30 +101,6 @@ pub fn loop_validated_gather(x: &[f32], idx: Indices<u32>, mut out: Output<f32>)
         s += xs[k];
     }
     out.for_thread(&grid, |o| *o = s);
-}
-
-/// `out[row] = sum(values[k] * x[columns[k]])` over the CSR row `row`
-/// (`rows[row]..rows[row + 1]`), a grid-stride loop over the rows, as the
-/// module docs of `cg_core::indices` write it.
-#[kernel]
-pub fn loop_csr_rows(
-    rows: &[u32],
-    columns: Indices<u32>,
-    values: &[f32],
-    x: &[f32],
-    mut out: Output<f32>,
-) {
-    let grid = this_grid();
-    let x_at = columns.over(x);
-    for (row, y) in out.grid_stride(&grid) {
-        let (start, end) = (rows[row] as usize, rows[row + 1] as usize);
-        let (a, xs) = (&values[start..end], x_at.range(start..end));
-        let mut sum = 0.0f32;
-        for j in 0..a.len() {
-            sum += a[j] * xs[j];
-        }
-        *y = sum;
-    }
 }
 
 /// One warp per row of `x` (`cols` wide): its lanes' stride over the row,

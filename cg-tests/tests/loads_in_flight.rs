@@ -18,9 +18,8 @@ const LOADS_IN_FLIGHT: u32 = 4;
 /// the gathers through host-checked `Indices`. (`loop_checked_gather`, whose check of `x[idx[k]]` depends on a load
 /// in the loop, is not among them: LLVM keeps it at one load per
 /// iteration; `a_checked_gather_stays_rolled` records it.)
-const NEWCOMER_LOOPS: [&str; 7] = [
+const NEWCOMER_LOOPS: [&str; 6] = [
     "loop_validated_gather",
-    "loop_csr_rows",
     "loop_block_stride_chunk",
     "loop_while_chunk",
     "loop_grid_stride",
