@@ -41,16 +41,7 @@ fn softmax_matches_the_cpu() {
         return;
     };
     let mut rng = Rng::new(10);
-    // Rows shorter than a block, of a block, a partial block longer.
-    for (rows, cols) in [
-        (1, 1),
-        (3, 31),
-        (2, 255),
-        (2, 256),
-        (5, 257),
-        (4, 1000),
-        (1, 2048),
-    ] {
+    for (rows, cols) in common::ROW_SHAPES {
         let mut a = rng.f32s(rows * cols, -10.0, 10.0);
         // A row of one value: every element 1 / cols.
         if rows > 2 {

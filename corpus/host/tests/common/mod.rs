@@ -40,3 +40,15 @@ impl Rng {
 pub fn close(got: f32, want: f64, tol: f64) -> bool {
     (got as f64 - want).abs() <= tol * want.abs().max(1.0)
 }
+
+/// Matrix shapes (rows, columns) for the kernels of one block per row:
+/// rows shorter than a block, of a block, a partial block longer.
+pub const ROW_SHAPES: [(usize, usize); 7] = [
+    (1, 1),
+    (3, 31),
+    (2, 255),
+    (2, 256),
+    (5, 257),
+    (4, 1000),
+    (1, 2048),
+];
