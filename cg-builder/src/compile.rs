@@ -58,6 +58,7 @@ fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
 fn rustflags(
     sm: u32,
     crate_dir: &Path,
+    source_root: &Path,
     library: Option<&Path>,
     contract: FpContract,
     math: MathMode,
@@ -76,7 +77,7 @@ fn rustflags(
     if math == MathMode::Fast {
         flags.push_str("\x1f--cfg\x1fcg_fast_math");
     }
-    for remap in remap_source_paths(crate_dir, library) {
+    for remap in remap_source_paths(crate_dir, source_root, library) {
         flags.push('\x1f');
         flags.push_str(&remap);
     }
@@ -108,15 +109,17 @@ pub const LOOP_FLAGS: [&str; 2] = [
     "-unroll-runtime-multi-exit",
 ];
 
-/// `--remap-path-prefix` flags that name source files as seen from the
-/// kernel crate's parent directory (`cg-sample-kernels/src/x.rs`, `cg-core/src/y.rs`),
-/// wherever the project is checked out: what a kernel panic reports.
+/// `--remap-path-prefix` flags that name source files relative to
+/// `source_root` (`kernels/samples/src/x.rs`, `cg-core/src/y.rs` from the
+/// project's root), wherever the project is checked out: what a kernel
+/// panic reports. `source_root` is the directory that holds both the kernel
+/// crate and the host crate that builds it (see [`source_root`]).
 /// Cargo names the kernel crate's own files relative to it (`src/x.rs`) and
 /// its path dependencies by absolute paths. The standard library's sources
 /// (`library`, which `-Zbuild-std` compiles: a panic inside `core`, such as
 /// `step_by`'s) are named `rust/library/...`, not by where the toolchain
 /// is installed.
-fn remap_source_paths(crate_dir: &Path, library: Option<&Path>) -> Vec<String> {
+fn remap_source_paths(crate_dir: &Path, source_root: &Path, library: Option<&Path>) -> Vec<String> {
     let mut flags = Vec::new();
     if let Some(library) = library.filter(|l| l.is_absolute()) {
         flags.push(format!(
@@ -124,16 +127,33 @@ fn remap_source_paths(crate_dir: &Path, library: Option<&Path>) -> Vec<String> {
             library.display()
         ));
     }
-    if let Some(parent) = crate_dir.parent().filter(|p| p.is_absolute()) {
-        flags.push(format!("--remap-path-prefix={}/=", parent.display()));
+    if source_root.is_absolute() {
+        flags.push(format!("--remap-path-prefix={}/=", source_root.display()));
     }
-    if let Some(name) = crate_dir.file_name() {
-        flags.push(format!(
-            "--remap-path-prefix=src={}/src",
-            name.to_string_lossy()
-        ));
-    }
+    let own = crate_dir.strip_prefix(source_root).unwrap_or(crate_dir);
+    flags.push(format!("--remap-path-prefix=src={}/src", own.display()));
     flags
+}
+
+/// The directory source files are named from: the deepest one holding both
+/// the kernel crate (`crate_dir`) and the host crate that builds it
+/// (`host_dir`, its build script's `CARGO_MANIFEST_DIR`), so that a
+/// project's kernel crates and libraries are all named from the project's
+/// root; the kernel crate's parent when there is no host crate.
+pub(crate) fn source_root(crate_dir: &Path, host_dir: Option<&Path>) -> PathBuf {
+    let parent = crate_dir.parent().unwrap_or(crate_dir);
+    match host_dir {
+        Some(host) => {
+            let mut root = parent.to_path_buf();
+            while !host.starts_with(&root) && root.pop() {}
+            if root.as_os_str().is_empty() || root.parent().is_none() {
+                parent.to_path_buf()
+            } else {
+                root
+            }
+        }
+        None => parent.to_path_buf(),
+    }
 }
 
 /// The release profile of every kernel build, passed as `--config`
@@ -197,6 +217,7 @@ pub enum FpContract {
 pub fn build_ptx(
     tc: &Toolchain,
     crate_dir: &Path,
+    source_root: &Path,
     target_dir: &Path,
     sm: u32,
     contract: FpContract,
@@ -259,6 +280,7 @@ pub fn build_ptx(
             rustflags(
                 sm,
                 crate_dir,
+                source_root,
                 tc.library_sources().as_deref(),
                 contract,
                 math,
@@ -451,17 +473,19 @@ mod tests {
     }
 
     #[test]
-    fn source_paths_are_named_from_the_kernel_crates_parent() {
+    fn source_paths_are_named_from_the_projects_root() {
+        let root = Path::new("/home/me/project");
         assert_eq!(
-            remap_source_paths(Path::new("/home/me/project/cg-sample-kernels"), None),
+            remap_source_paths(&root.join("kernels/samples"), root, None),
             [
                 "--remap-path-prefix=/home/me/project/=",
-                "--remap-path-prefix=src=cg-sample-kernels/src"
+                "--remap-path-prefix=src=kernels/samples/src"
             ]
         );
         assert_eq!(
             remap_source_paths(
                 Path::new("/p/k"),
+                Path::new("/p"),
                 Some(Path::new("/usr/lib/rustlib/src/rust/library"))
             ),
             [
@@ -470,9 +494,35 @@ mod tests {
                 "--remap-path-prefix=src=k/src"
             ]
         );
+        // The root holds the host crate and the kernel crate: the project's
+        // root for a kernel crate below the host crate's parent, the kernel
+        // crate's parent for crates side by side, and that parent too when
+        // the two share no directory but `/`.
+        let kernels = Path::new("/home/me/project/kernels/tests");
+        assert_eq!(
+            source_root(kernels, Some(Path::new("/home/me/project/tests"))),
+            Path::new("/home/me/project")
+        );
+        assert_eq!(
+            source_root(kernels, Some(Path::new("/home/me/project"))),
+            Path::new("/home/me/project")
+        );
+        assert_eq!(
+            source_root(Path::new("/t/my-kernels"), Some(Path::new("/t/my-app"))),
+            Path::new("/t")
+        );
+        assert_eq!(
+            source_root(kernels, Some(Path::new("/elsewhere/app"))),
+            Path::new("/home/me/project/kernels")
+        );
+        assert_eq!(
+            source_root(kernels, None),
+            Path::new("/home/me/project/kernels")
+        );
         let flags = rustflags(
             90,
-            Path::new("/p/cg-sample-kernels"),
+            Path::new("/p/kernels/samples"),
+            Path::new("/p"),
             None,
             FpContract::Off,
             MathMode::Precise,
@@ -486,12 +536,13 @@ mod tests {
                 "-Cllvm-args=-unroll-runtime-multi-exit",
                 "-Ctarget-feature=+ptx80",
                 "--remap-path-prefix=/p/=",
-                "--remap-path-prefix=src=cg-sample-kernels/src"
+                "--remap-path-prefix=src=kernels/samples/src"
             ]
         );
         let fused = rustflags(
             80,
             Path::new("/p/k"),
+            Path::new("/p"),
             None,
             FpContract::Fast,
             MathMode::Fast,

@@ -95,6 +95,7 @@ pub(crate) fn io_err(context: impl Into<String>) -> impl FnOnce(std::io::Error) 
 #[derive(Debug, Clone)]
 pub struct KernelBuild {
     crate_dir: PathBuf,
+    source_root: PathBuf,
     archs: Vec<u32>,
     target_dir: Option<PathBuf>,
     contract: FpContract,
@@ -106,16 +107,21 @@ impl KernelBuild {
     /// from `CARGO_MANIFEST_DIR` when set).
     pub fn new(crate_dir: impl AsRef<Path>) -> Self {
         let p = crate_dir.as_ref();
-        let crate_dir = match std::env::var_os("CARGO_MANIFEST_DIR") {
-            Some(root) if p.is_relative() => PathBuf::from(root).join(p),
+        let host_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+        let crate_dir = match &host_dir {
+            Some(root) if p.is_relative() => root.join(p),
             _ => p.to_path_buf(),
         };
-        // Without `..` in it: source paths are named relative to its parent
-        // directory (`../my-kernels` from `my-app` has the parent
-        // `my-app/..`, which names no source file).
-        let crate_dir = std::fs::canonicalize(&crate_dir).unwrap_or(crate_dir);
+        // Without `..` in them: source paths are named relative to the
+        // directory holding both crates (`../my-kernels` from `my-app`
+        // would otherwise name them from `my-app/..`, which is no prefix of
+        // any source file's path).
+        let canonical = |d: PathBuf| std::fs::canonicalize(&d).unwrap_or(d);
+        let crate_dir = canonical(crate_dir);
+        let source_root = compile::source_root(&crate_dir, host_dir.map(canonical).as_deref());
         Self {
             crate_dir,
+            source_root,
             archs: Vec::new(),
             target_dir: None,
             contract: FpContract::Off,
@@ -185,6 +191,7 @@ impl KernelBuild {
             let ptx = compile::build_ptx(
                 &tc,
                 &self.crate_dir,
+                &self.source_root,
                 &target_dir,
                 sm,
                 self.contract,

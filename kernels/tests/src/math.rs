@@ -1,0 +1,469 @@
+//! The kernels of the math differential test (tests/tests/gpu_math.rs):
+//! each applies one of CUDA's math functions, chosen by index, to every
+//! input, through `cg_core::math` (its twins in tests/twins/math.cu call
+//! CUDA's), and a kernel that counts where two results differ.
+//!
+//! The function lists are the indices both sides share: [`F32_UNARY`] (the
+//! `f32` functions of one argument, run over all 2^32 inputs),
+//! [`F64_UNARY`], [`F32_BINARY`], [`F64_BINARY`].
+use cg_core::atomic::{AtomicSlice, Ordering};
+use cg_core::math::{fast, FloatMath};
+use cg_core::prelude::*;
+
+/// The second operand of `ldexp` and `powi`: the high bits of `y`, as
+/// the twins compute it (-512..=511).
+#[inline(always)]
+fn exponent32(y: f32) -> i32 {
+    (y.to_bits() as i32) >> 22
+}
+
+/// As [`exponent32`], from the high bits of an `f64`.
+#[inline(always)]
+fn exponent64(y: f64) -> i32 {
+    ((y.to_bits() >> 32) as i32) >> 22
+}
+
+/// The `f32` functions of one argument, by index.
+pub const F32_UNARY: [&str; 55] = [
+    "sqrt",
+    "cbrt",
+    "rsqrt",
+    "rcbrt",
+    "exp",
+    "exp2",
+    "exp10",
+    "exp_m1",
+    "ln",
+    "log2",
+    "log10",
+    "ln_1p",
+    "sin",
+    "cos",
+    "tan",
+    "sinpi",
+    "cospi",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfc",
+    "erfinv",
+    "erfcinv",
+    "lgamma",
+    "tgamma",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "round_ties_even",
+    "fract",
+    "sin_cos.0",
+    "sin_cos.1",
+    "sin_cos_pi.0",
+    "sin_cos_pi.1",
+    "frexp.0",
+    "frexp.1",
+    "abs",
+    "recip",
+    "fast::expf",
+    "fast::exp10f",
+    "fast::logf",
+    "fast::log2f",
+    "fast::log10f",
+    "fast::sinf",
+    "fast::cosf",
+    "fast::tanf",
+    "fast::saturatef",
+];
+
+/// `F32_UNARY[op]` of `x`.
+#[inline(always)]
+pub fn f32_unary(op: u32, x: f32) -> f32 {
+    match op {
+        0 => x.sqrt(),
+        1 => x.cbrt(),
+        2 => x.rsqrt(),
+        3 => x.rcbrt(),
+        4 => x.exp(),
+        5 => x.exp2(),
+        6 => x.exp10(),
+        7 => x.exp_m1(),
+        8 => x.ln(),
+        9 => x.log2(),
+        10 => x.log10(),
+        11 => x.ln_1p(),
+        12 => x.sin(),
+        13 => x.cos(),
+        14 => x.tan(),
+        15 => x.sinpi(),
+        16 => x.cospi(),
+        17 => x.asin(),
+        18 => x.acos(),
+        19 => x.atan(),
+        20 => x.sinh(),
+        21 => x.cosh(),
+        22 => x.tanh(),
+        23 => x.asinh(),
+        24 => x.acosh(),
+        25 => x.atanh(),
+        26 => FloatMath::erf(x),
+        27 => FloatMath::erfc(x),
+        28 => x.erfinv(),
+        29 => x.erfcinv(),
+        30 => x.lgamma(),
+        31 => x.tgamma(),
+        32 => x.floor(),
+        33 => x.ceil(),
+        34 => x.trunc(),
+        35 => x.round(),
+        36 => x.round_ties_even(),
+        37 => x.fract(),
+        38 => x.sin_cos().0,
+        39 => x.sin_cos().1,
+        40 => x.sin_cos_pi().0,
+        41 => x.sin_cos_pi().1,
+        42 => x.frexp().0,
+        43 => f32::from_bits(x.frexp().1 as u32),
+        44 => x.abs(),
+        45 => x.recip(),
+        46 => fast::expf(x),
+        47 => fast::exp10f(x),
+        48 => fast::logf(x),
+        49 => fast::log2f(x),
+        50 => fast::log10f(x),
+        51 => fast::sinf(x),
+        52 => fast::cosf(x),
+        53 => fast::tanf(x),
+        54 => fast::saturatef(x),
+        _ => f32::NAN,
+    }
+}
+
+/// The `f64` functions of one argument, by index.
+pub const F64_UNARY: [&str; 46] = [
+    "sqrt",
+    "cbrt",
+    "rsqrt",
+    "rcbrt",
+    "exp",
+    "exp2",
+    "exp10",
+    "exp_m1",
+    "ln",
+    "log2",
+    "log10",
+    "ln_1p",
+    "sin",
+    "cos",
+    "tan",
+    "sinpi",
+    "cospi",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfc",
+    "erfinv",
+    "erfcinv",
+    "lgamma",
+    "tgamma",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "round_ties_even",
+    "fract",
+    "sin_cos.0",
+    "sin_cos.1",
+    "sin_cos_pi.0",
+    "sin_cos_pi.1",
+    "frexp.0",
+    "frexp.1",
+    "abs",
+    "recip",
+];
+
+/// `F64_UNARY[op]` of `x`.
+#[inline(always)]
+pub fn f64_unary(op: u32, x: f64) -> f64 {
+    match op {
+        0 => x.sqrt(),
+        1 => x.cbrt(),
+        2 => x.rsqrt(),
+        3 => x.rcbrt(),
+        4 => x.exp(),
+        5 => x.exp2(),
+        6 => x.exp10(),
+        7 => x.exp_m1(),
+        8 => x.ln(),
+        9 => x.log2(),
+        10 => x.log10(),
+        11 => x.ln_1p(),
+        12 => x.sin(),
+        13 => x.cos(),
+        14 => x.tan(),
+        15 => x.sinpi(),
+        16 => x.cospi(),
+        17 => x.asin(),
+        18 => x.acos(),
+        19 => x.atan(),
+        20 => x.sinh(),
+        21 => x.cosh(),
+        22 => x.tanh(),
+        23 => x.asinh(),
+        24 => x.acosh(),
+        25 => x.atanh(),
+        26 => FloatMath::erf(x),
+        27 => FloatMath::erfc(x),
+        28 => x.erfinv(),
+        29 => x.erfcinv(),
+        30 => x.lgamma(),
+        31 => x.tgamma(),
+        32 => x.floor(),
+        33 => x.ceil(),
+        34 => x.trunc(),
+        35 => x.round(),
+        36 => x.round_ties_even(),
+        37 => x.fract(),
+        38 => x.sin_cos().0,
+        39 => x.sin_cos().1,
+        40 => x.sin_cos_pi().0,
+        41 => x.sin_cos_pi().1,
+        42 => x.frexp().0,
+        43 => f64::from_bits(x.frexp().1 as u32 as u64),
+        44 => x.abs(),
+        45 => x.recip(),
+        _ => f64::NAN,
+    }
+}
+
+/// The `f32` functions of two arguments, by index.
+pub const F32_BINARY: [&str; 35] = [
+    "powf",
+    "atan2",
+    "hypot",
+    "fmod",
+    "remainder",
+    "fdim",
+    "fmin",
+    "fmax",
+    "min",
+    "max",
+    "copysign",
+    "nextafter",
+    "ldexp",
+    "powi",
+    "log(base)",
+    "div",
+    "mul_add(y, x)",
+    "fast::powf",
+    "fast::fdividef",
+    "fast::fadd_rn",
+    "fast::fadd_rz",
+    "fast::fadd_rd",
+    "fast::fadd_ru",
+    "fast::fsub_rn",
+    "fast::fsub_rz",
+    "fast::fsub_rd",
+    "fast::fsub_ru",
+    "fast::fmul_rn",
+    "fast::fmul_rz",
+    "fast::fmul_rd",
+    "fast::fmul_ru",
+    "fast::fdiv_rn",
+    "fast::fdiv_rz",
+    "fast::fdiv_rd",
+    "fast::fdiv_ru",
+];
+
+/// `F32_BINARY[op]` of `(x, y)`.
+#[inline(always)]
+pub fn f32_binary(op: u32, x: f32, y: f32) -> f32 {
+    match op {
+        0 => x.powf(y),
+        1 => x.atan2(y),
+        2 => x.hypot(y),
+        3 => x.fmod(y),
+        4 => x.remainder(y),
+        5 => x.fdim(y),
+        6 => x.fmin(y),
+        7 => x.fmax(y),
+        8 => x.min(y),
+        9 => x.max(y),
+        10 => x.copysign(y),
+        11 => x.nextafter(y),
+        12 => x.ldexp(exponent32(y)),
+        13 => x.powi(exponent32(y)),
+        14 => x.log(y),
+        15 => x / y,
+        16 => x.mul_add(y, x),
+        17 => fast::powf(x, y),
+        18 => fast::fdividef(x, y),
+        19 => fast::fadd_rn(x, y),
+        20 => fast::fadd_rz(x, y),
+        21 => fast::fadd_rd(x, y),
+        22 => fast::fadd_ru(x, y),
+        23 => fast::fsub_rn(x, y),
+        24 => fast::fsub_rz(x, y),
+        25 => fast::fsub_rd(x, y),
+        26 => fast::fsub_ru(x, y),
+        27 => fast::fmul_rn(x, y),
+        28 => fast::fmul_rz(x, y),
+        29 => fast::fmul_rd(x, y),
+        30 => fast::fmul_ru(x, y),
+        31 => fast::fdiv_rn(x, y),
+        32 => fast::fdiv_rz(x, y),
+        33 => fast::fdiv_rd(x, y),
+        34 => fast::fdiv_ru(x, y),
+        _ => f32::NAN,
+    }
+}
+
+/// The `f64` functions of two arguments, by index.
+pub const F64_BINARY: [&str; 17] = [
+    "powf",
+    "atan2",
+    "hypot",
+    "fmod",
+    "remainder",
+    "fdim",
+    "fmin",
+    "fmax",
+    "min",
+    "max",
+    "copysign",
+    "nextafter",
+    "ldexp",
+    "powi",
+    "log(base)",
+    "div",
+    "mul_add(y, x)",
+];
+
+/// `F64_BINARY[op]` of `(x, y)`.
+#[inline(always)]
+pub fn f64_binary(op: u32, x: f64, y: f64) -> f64 {
+    match op {
+        0 => x.powf(y),
+        1 => x.atan2(y),
+        2 => x.hypot(y),
+        3 => x.fmod(y),
+        4 => x.remainder(y),
+        5 => x.fdim(y),
+        6 => x.fmin(y),
+        7 => x.fmax(y),
+        8 => x.min(y),
+        9 => x.max(y),
+        10 => x.copysign(y),
+        11 => x.nextafter(y),
+        12 => x.ldexp(exponent64(y)),
+        13 => x.powi(exponent64(y)),
+        14 => x.log(y),
+        15 => x / y,
+        16 => x.mul_add(y, x),
+        _ => f64::NAN,
+    }
+}
+
+/// `F32_UNARY[op]` of the inputs whose bits are `start`, `start + 1`, ...:
+/// the bits of each result.
+#[kernel]
+pub fn math_f32_unary(op: u32, start: u32, mut out: Output<u32>) {
+    let grid = this_grid();
+    for (i, y) in out.grid_stride(&grid) {
+        let x = f32::from_bits(start.wrapping_add(i as u32));
+        *y = f32_unary(op, x).to_bits();
+    }
+}
+
+/// `F64_UNARY[op]` of each input: the bits of each result.
+#[kernel]
+pub fn math_f64_unary(op: u32, input: &[f64], mut out: Output<u64>) {
+    let grid = this_grid();
+    out.truncate(input.len());
+    for (i, y) in out.grid_stride(&grid) {
+        *y = f64_unary(op, input[i]).to_bits();
+    }
+}
+
+/// `F32_BINARY[op]` of each pair of inputs.
+#[kernel]
+pub fn math_f32_binary(op: u32, x: &[f32], y: &[f32], mut out: Output<u32>) {
+    let grid = this_grid();
+    out.truncate(x.len().min(y.len()));
+    for (i, r) in out.grid_stride(&grid) {
+        *r = f32_binary(op, x[i], y[i]).to_bits();
+    }
+}
+
+/// `F64_BINARY[op]` of each pair of inputs.
+#[kernel]
+pub fn math_f64_binary(op: u32, x: &[f64], y: &[f64], mut out: Output<u64>) {
+    let grid = this_grid();
+    out.truncate(x.len().min(y.len()));
+    for (i, r) in out.grid_stride(&grid) {
+        *r = f64_binary(op, x[i], y[i]).to_bits();
+    }
+}
+
+/// Counts where the `f32` results `a` and `b` (their bits) differ:
+/// `counts[0]` where they are not both NaN, `counts[1]` where both are NaN
+/// with different bits; `counts[2..]` the first indices of the first kind,
+/// as far as there is room.
+#[kernel]
+pub fn math_diff32(a: &[u32], b: &[u32], counts: AtomicSlice<u32>) {
+    let grid = this_grid();
+    let n = a.len().min(b.len());
+    let mut i = grid.thread_rank() as usize;
+    let stride = grid.num_threads() as usize;
+    while i < n {
+        let (x, y) = (a[i], b[i]);
+        if x != y {
+            let both = f32::from_bits(x).is_nan() && f32::from_bits(y).is_nan();
+            record(&counts, both, i);
+        }
+        i += stride;
+    }
+}
+
+/// [`math_diff32`] for `f64` results.
+#[kernel]
+pub fn math_diff64(a: &[u64], b: &[u64], counts: AtomicSlice<u32>) {
+    let grid = this_grid();
+    let n = a.len().min(b.len());
+    let mut i = grid.thread_rank() as usize;
+    let stride = grid.num_threads() as usize;
+    while i < n {
+        let (x, y) = (a[i], b[i]);
+        if x != y {
+            let both = f64::from_bits(x).is_nan() && f64::from_bits(y).is_nan();
+            record(&counts, both, i);
+        }
+        i += stride;
+    }
+}
+
+/// Counts one difference (see [`math_diff32`]).
+#[inline(always)]
+fn record(counts: &AtomicSlice<u32>, both_nan: bool, i: usize) {
+    if both_nan {
+        counts.at(1).fetch_add(1, Ordering::Relaxed);
+    } else {
+        let k = counts.at(0).fetch_add(1, Ordering::Relaxed) as usize;
+        if let Some(slot) = counts.get(2 + k) {
+            slot.store(i as u32, Ordering::Relaxed);
+        }
+    }
+}

@@ -1,0 +1,525 @@
+//! GPU tests of `cg_core::math` with nvcc as the judge: the kernels of
+//! kernels/tests/src/math.rs (CUDA's math functions through
+//! `FloatMath` and `math::fast`) against their twins in
+//! tests/twins/math.cu (the same functions called in CUDA C++, built by
+//! nvcc -O3 -arch=sm_90 in scripts/gpu-run), bit for bit:
+//!
+//! * every `f32` function of one argument (`F32_UNARY`, the fast
+//!   intrinsics included) over all 2^32 inputs, in chunks of 2^28;
+//! * every `f64` function of one argument and every function of two
+//!   arguments on 10^8 inputs: special values (zeros, subnormals, the
+//!   extremes, infinities, NaN, integers and half-integers, the edges of
+//!   the functions' domains) and random ones (random bit patterns, uniform
+//!   in [-1, 1] and in [-100, 100]), and pairs of both.
+//!
+//! A result counts as different when its bits differ, except that two NaNs
+//! with different bits (payload or sign; CUDA's functions return the
+//! canonical NaN 0x7fffffff, hardware instructions may pass a payload on)
+//! are counted apart and reported, not failed. Every function prints how
+//! many results were compared and how many differ, with the first inputs
+//! that differ.
+//!
+//! Without a GPU the kernels run on the simulator on a few thousand inputs
+//! and must give what the same functions give on the host (the notice
+//! `GPU TEST ON THE SIMULATOR` says the comparison with nvcc did not run).
+
+mod common;
+
+use cg_test_kernels::math::{
+    f32_binary, f32_unary, f64_binary, f64_unary, F32_BINARY, F32_UNARY, F64_BINARY, F64_UNARY,
+};
+use cg_tests::kernels::{Kernels, MathF32Binary, MathF32Unary, MathF64Binary, MathF64Unary};
+use cooperative_groups::{DeviceBuffer, Gpu, LaunchConfig, LaunchKind};
+use rand::rngs::StdRng;
+use rand::Rng;
+
+/// Inputs per launch of the exhaustive sweep.
+const CHUNK: usize = 1 << 28;
+/// Inputs of the sampled tests.
+const SAMPLES: usize = 100_000_000;
+
+/// With `CG_QUICK=1` (under compute-sanitizer): 2^20 inputs of each chunk
+/// of the sweep, a thousandth of the samples.
+fn sizes() -> (usize, usize) {
+    if common::quick() {
+        (1 << 20, SAMPLES / 1000)
+    } else {
+        (CHUNK, SAMPLES)
+    }
+}
+/// The differing indices `math_diff*` records.
+const FIRST: usize = 8;
+
+fn config() -> LaunchConfig {
+    LaunchConfig::new(132 * 16, 256)
+}
+
+/// What one comparison found.
+#[derive(Default)]
+struct Found {
+    compared: u64,
+    differ: u64,
+    nan_bits: u64,
+    /// `(input, rust bits, cuda bits)` of the first differences.
+    first: Vec<String>,
+}
+
+/// Counts the differences of `a` and `b` (`u32` results) with the GPU;
+/// `describe(i)` names the input of index `i` for a report.
+fn diff32(
+    gpu: &Gpu,
+    k: &Kernels,
+    a: &DeviceBuffer<u32>,
+    b: &DeviceBuffer<u32>,
+    found: &mut Found,
+    describe: impl Fn(usize) -> String,
+) {
+    let mut counts = gpu.filled(2 + FIRST, 0u32).unwrap();
+    k.math_diff32.launch(config(), a, b, &mut counts).unwrap();
+    let c = counts.to_vec().unwrap();
+    found.compared += a.len() as u64;
+    found.differ += c[0] as u64;
+    found.nan_bits += c[1] as u64;
+    if c[0] > 0 && found.first.len() < FIRST {
+        let (va, vb) = (a.to_vec().unwrap(), b.to_vec().unwrap());
+        for &i in &c[2..2 + (c[0] as usize).min(FIRST)] {
+            let i = i as usize;
+            found.first.push(format!(
+                "{}: rust {:#010x}, nvcc {:#010x}",
+                describe(i),
+                va[i],
+                vb[i]
+            ));
+        }
+    }
+}
+
+/// [`diff32`] for `u64` results.
+fn diff64(
+    gpu: &Gpu,
+    k: &Kernels,
+    a: &DeviceBuffer<u64>,
+    b: &DeviceBuffer<u64>,
+    found: &mut Found,
+    describe: impl Fn(usize) -> String,
+) {
+    let mut counts = gpu.filled(2 + FIRST, 0u32).unwrap();
+    k.math_diff64.launch(config(), a, b, &mut counts).unwrap();
+    let c = counts.to_vec().unwrap();
+    found.compared += a.len() as u64;
+    found.differ += c[0] as u64;
+    found.nan_bits += c[1] as u64;
+    if c[0] > 0 && found.first.len() < FIRST {
+        let (va, vb) = (a.to_vec().unwrap(), b.to_vec().unwrap());
+        for &i in &c[2..2 + (c[0] as usize).min(FIRST)] {
+            let i = i as usize;
+            found.first.push(format!(
+                "{}: rust {:#018x}, nvcc {:#018x}",
+                describe(i),
+                va[i],
+                vb[i]
+            ));
+        }
+    }
+}
+
+/// Prints one line per function and fails when any differs.
+fn report(test: &str, results: &[(&str, Found)]) {
+    let mut failed = Vec::new();
+    for (name, f) in results {
+        println!(
+            "{test}: {name:>18}: {} compared, {} differ, {} NaN with other bits",
+            f.compared, f.differ, f.nan_bits
+        );
+        for line in &f.first {
+            println!("{test}: {name:>18}:     {line}");
+        }
+        if f.differ > 0 {
+            failed.push(*name);
+        }
+    }
+    let total: u64 = results.iter().map(|(_, f)| f.compared).sum();
+    println!("{test}: {total} results compared in all");
+    assert!(failed.is_empty(), "{test}: differ from nvcc's: {failed:?}");
+}
+
+/// The special `f32` inputs: zeros, subnormals, extremes, infinities, NaN,
+/// integers and half-integers, domain edges.
+fn specials32() -> Vec<f32> {
+    let mut v = vec![
+        0.0,
+        f32::INFINITY,
+        f32::NAN,
+        f32::from_bits(0x7fff_ffff),
+        f32::from_bits(0x7f80_0001),
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),
+        f32::from_bits(0x007f_ffff),
+        f32::MAX,
+        f32::EPSILON,
+        core::f32::consts::PI,
+        core::f32::consts::FRAC_PI_2,
+        88.72284,
+        88.72283,
+        -103.97208,
+        1e-30,
+        1e30,
+        16777216.0,
+        8388608.5,
+    ];
+    for i in 0..=40 {
+        v.push(i as f32 * 0.5);
+    }
+    for x in [0.5f32, 1.0, 2.0] {
+        v.push(f32::from_bits(x.to_bits() + 1));
+        v.push(f32::from_bits(x.to_bits() - 1));
+    }
+    let neg: Vec<f32> = v.iter().map(|x| -x).collect();
+    v.extend(neg);
+    v
+}
+
+/// [`specials32`] for `f64`.
+fn specials64() -> Vec<f64> {
+    let mut v = vec![
+        0.0,
+        f64::INFINITY,
+        f64::NAN,
+        f64::from_bits(0x7fff_ffff_ffff_ffff),
+        f64::from_bits(0x7ff0_0000_0000_0001),
+        f64::MIN_POSITIVE,
+        f64::from_bits(1),
+        f64::from_bits(0x000f_ffff_ffff_ffff),
+        f64::MAX,
+        f64::EPSILON,
+        core::f64::consts::PI,
+        core::f64::consts::FRAC_PI_2,
+        709.782712893384,
+        709.782712893385,
+        -745.1332191019411,
+        1e-300,
+        1e300,
+        9007199254740992.0,
+        4503599627370496.5,
+    ];
+    for i in 0..=40 {
+        v.push(i as f64 * 0.5);
+    }
+    for x in [0.5f64, 1.0, 2.0] {
+        v.push(f64::from_bits(x.to_bits() + 1));
+        v.push(f64::from_bits(x.to_bits() - 1));
+    }
+    let neg: Vec<f64> = v.iter().map(|x| -x).collect();
+    v.extend(neg);
+    v
+}
+
+/// `n` inputs: the specials, then in turn random bit patterns, uniform in
+/// [-1, 1], uniform in [-100, 100] and a random special.
+fn inputs<T: Copy>(
+    rng: &mut StdRng,
+    n: usize,
+    specials: &[T],
+    bits: impl Fn(&mut StdRng) -> T,
+    uniform: impl Fn(&mut StdRng, f64) -> T,
+) -> Vec<T> {
+    let mut v = specials.to_vec();
+    while v.len() < n {
+        let x = match v.len() % 4 {
+            0 => bits(rng),
+            1 => uniform(rng, 1.0),
+            2 => uniform(rng, 100.0),
+            _ => specials[rng.random_range(0..specials.len())],
+        };
+        v.push(x);
+    }
+    v
+}
+
+fn inputs32(rng: &mut StdRng, n: usize) -> Vec<f32> {
+    inputs(
+        rng,
+        n,
+        &specials32(),
+        |r| f32::from_bits(r.random()),
+        |r, l| r.random_range(-l..l) as f32,
+    )
+}
+
+fn inputs64(rng: &mut StdRng, n: usize) -> Vec<f64> {
+    inputs(
+        rng,
+        n,
+        &specials64(),
+        |r| f64::from_bits(r.random()),
+        |r, l| r.random_range(-l..l),
+    )
+}
+
+/// Without nvcc's twins: the Rust kernels on the simulator give the host's
+/// functions, bit for bit, on a few thousand inputs.
+fn on_the_simulator(gpu: &Gpu, k: &Kernels) {
+    let mut rng = common::rng("math on the simulator");
+    let n = 2048;
+    let xs = inputs32(&mut rng, n);
+    let ys: Vec<f32> = xs.iter().rev().copied().collect();
+    let dx = gpu.upload(&xs).unwrap();
+    let dy = gpu.upload(&ys).unwrap();
+    let cfg = LaunchConfig::new(4, 128);
+    for (op, name) in F32_UNARY.iter().enumerate() {
+        let mut out = gpu.alloc_uninit::<u32>(n).unwrap();
+        let start = 0x3f00_0000;
+        k.math_f32_unary
+            .launch(cfg, op as u32, start, &mut out)
+            .unwrap();
+        let got = out.to_vec().unwrap();
+        for (i, g) in got.iter().enumerate() {
+            let want = f32_unary(op as u32, f32::from_bits(start + i as u32)).to_bits();
+            assert!(
+                *g == want || f32::from_bits(*g).is_nan(),
+                "{name}({i}): {g:#x} != {want:#x}"
+            );
+        }
+    }
+    for (op, name) in F32_BINARY.iter().enumerate() {
+        let mut out = gpu.alloc_uninit::<u32>(n).unwrap();
+        k.math_f32_binary
+            .launch(cfg, op as u32, &dx, &dy, &mut out)
+            .unwrap();
+        for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+            let want = f32_binary(op as u32, xs[i], ys[i]).to_bits();
+            assert!(
+                *g == want || f32::from_bits(*g).is_nan(),
+                "{name}: {g:#x} != {want:#x}"
+            );
+        }
+    }
+    let xs: Vec<f64> = inputs64(&mut rng, n);
+    let ys: Vec<f64> = xs.iter().rev().copied().collect();
+    let dx = gpu.upload(&xs).unwrap();
+    let dy = gpu.upload(&ys).unwrap();
+    for (op, name) in F64_UNARY.iter().enumerate() {
+        let mut out = gpu.alloc_uninit::<u64>(n).unwrap();
+        k.math_f64_unary
+            .launch(cfg, op as u32, &dx, &mut out)
+            .unwrap();
+        for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+            let want = f64_unary(op as u32, xs[i]).to_bits();
+            assert!(
+                *g == want || f64::from_bits(*g).is_nan(),
+                "{name}: {g:#x} != {want:#x}"
+            );
+        }
+    }
+    for (op, name) in F64_BINARY.iter().enumerate() {
+        let mut out = gpu.alloc_uninit::<u64>(n).unwrap();
+        k.math_f64_binary
+            .launch(cfg, op as u32, &dx, &dy, &mut out)
+            .unwrap();
+        for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+            let want = f64_binary(op as u32, xs[i], ys[i]).to_bits();
+            assert!(
+                *g == want || f64::from_bits(*g).is_nan(),
+                "{name}: {g:#x} != {want:#x}"
+            );
+        }
+    }
+}
+
+#[test]
+fn f32_functions_of_one_argument_equal_nvccs_on_every_input() {
+    let test = "f32_functions_of_one_argument_equal_nvccs_on_every_input";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    if gpu.is_simulator() {
+        on_the_simulator(&gpu, &k);
+        return;
+    }
+    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+        return;
+    };
+    // SAFETY: the twin has the Rust kernel's parameter list.
+    let twin = unsafe {
+        MathF32Unary::from_function(
+            twins
+                .function(MathF32Unary::NAME, LaunchKind::Plain)
+                .unwrap(),
+        )
+    };
+    let (len, _) = sizes();
+    let mut a = gpu.alloc_uninit::<u32>(len).unwrap();
+    let mut b = gpu.alloc_uninit::<u32>(len).unwrap();
+    let mut results = Vec::new();
+    for (op, name) in F32_UNARY.iter().enumerate() {
+        let mut found = Found::default();
+        for chunk in 0..(1u64 << 32) / CHUNK as u64 {
+            let start = (chunk * CHUNK as u64) as u32;
+            k.math_f32_unary
+                .launch(config(), op as u32, start, &mut a)
+                .unwrap();
+            twin.launch(config(), op as u32, start, &mut b).unwrap();
+            diff32(&gpu, &k, &a, &b, &mut found, |i| {
+                format!("x = {:#010x}", start.wrapping_add(i as u32))
+            });
+        }
+        results.push((*name, found));
+    }
+    report(test, &results);
+}
+
+#[test]
+fn f64_functions_of_one_argument_equal_nvccs_on_samples() {
+    let test = "f64_functions_of_one_argument_equal_nvccs_on_samples";
+    let gpu = gpu_or_return!(test);
+    if gpu.is_simulator() {
+        // The simulator's run is in the f32 test.
+        return;
+    }
+    let k = Kernels::load(&gpu).unwrap();
+    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+        return;
+    };
+    // SAFETY: the twin has the Rust kernel's parameter list.
+    let twin = unsafe {
+        MathF64Unary::from_function(
+            twins
+                .function(MathF64Unary::NAME, LaunchKind::Plain)
+                .unwrap(),
+        )
+    };
+    let mut rng = common::rng(test);
+    let (_, samples) = sizes();
+    let xs = inputs64(&mut rng, samples);
+    let dx = gpu.upload(&xs).unwrap();
+    let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
+    let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
+    let mut results = Vec::new();
+    for (op, name) in F64_UNARY.iter().enumerate() {
+        let mut found = Found::default();
+        k.math_f64_unary
+            .launch(config(), op as u32, &dx, &mut a)
+            .unwrap();
+        twin.launch(config(), op as u32, &dx, &mut b).unwrap();
+        diff64(&gpu, &k, &a, &b, &mut found, |i| {
+            format!("x = {:#018x}", xs[i].to_bits())
+        });
+        results.push((*name, found));
+    }
+    report(test, &results);
+}
+
+#[test]
+fn functions_of_two_arguments_equal_nvccs_on_samples() {
+    let test = "functions_of_two_arguments_equal_nvccs_on_samples";
+    let gpu = gpu_or_return!(test);
+    if gpu.is_simulator() {
+        // The simulator's run is in the f32 test.
+        return;
+    }
+    let k = Kernels::load(&gpu).unwrap();
+    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+        return;
+    };
+    // SAFETY: the twins have the Rust kernels' parameter lists.
+    let (twin32, twin64) = unsafe {
+        (
+            MathF32Binary::from_function(
+                twins
+                    .function(MathF32Binary::NAME, LaunchKind::Plain)
+                    .unwrap(),
+            ),
+            MathF64Binary::from_function(
+                twins
+                    .function(MathF64Binary::NAME, LaunchKind::Plain)
+                    .unwrap(),
+            ),
+        )
+    };
+    let mut rng = common::rng(test);
+    let (_, samples) = sizes();
+    let mut results = Vec::new();
+    {
+        let xs = inputs32(&mut rng, samples);
+        // Every special against every special first, then shuffled pairs.
+        let sp = specials32();
+        let mut ys: Vec<f32> = inputs32(&mut rng, samples);
+        let mut xs = xs;
+        for (i, (x, y)) in sp
+            .iter()
+            .flat_map(|x| sp.iter().map(move |y| (*x, *y)))
+            .enumerate()
+        {
+            xs[i] = x;
+            ys[i] = y;
+        }
+        let (dx, dy) = (gpu.upload(&xs).unwrap(), gpu.upload(&ys).unwrap());
+        let mut a = gpu.alloc_uninit::<u32>(samples).unwrap();
+        let mut b = gpu.alloc_uninit::<u32>(samples).unwrap();
+        for (op, name) in F32_BINARY.iter().enumerate() {
+            let mut found = Found::default();
+            k.math_f32_binary
+                .launch(config(), op as u32, &dx, &dy, &mut a)
+                .unwrap();
+            twin32
+                .launch(config(), op as u32, &dx, &dy, &mut b)
+                .unwrap();
+            diff32(&gpu, &k, &a, &b, &mut found, |i| {
+                format!(
+                    "(x, y) = ({:#010x}, {:#010x})",
+                    xs[i].to_bits(),
+                    ys[i].to_bits()
+                )
+            });
+            results.push((*name, found));
+        }
+    }
+    {
+        let sp = specials64();
+        let mut xs = inputs64(&mut rng, samples);
+        let mut ys = inputs64(&mut rng, samples);
+        for (i, (x, y)) in sp
+            .iter()
+            .flat_map(|x| sp.iter().map(move |y| (*x, *y)))
+            .enumerate()
+        {
+            xs[i] = x;
+            ys[i] = y;
+        }
+        let (dx, dy) = (gpu.upload(&xs).unwrap(), gpu.upload(&ys).unwrap());
+        let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
+        let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
+        for (op, name) in F64_BINARY.iter().enumerate() {
+            let mut found = Found::default();
+            k.math_f64_binary
+                .launch(config(), op as u32, &dx, &dy, &mut a)
+                .unwrap();
+            twin64
+                .launch(config(), op as u32, &dx, &dy, &mut b)
+                .unwrap();
+            diff64(&gpu, &k, &a, &b, &mut found, |i| {
+                format!(
+                    "(x, y) = ({:#018x}, {:#018x})",
+                    xs[i].to_bits(),
+                    ys[i].to_bits()
+                )
+            });
+            results.push((*name, found));
+        }
+    }
+    // The names of the two lists overlap: prefix the type.
+    let named: Vec<(String, Found)> = results
+        .into_iter()
+        .enumerate()
+        .map(|(i, (n, f))| {
+            (
+                format!("{} {n}", if i < F32_BINARY.len() { "f32" } else { "f64" }),
+                f,
+            )
+        })
+        .collect();
+    let view: Vec<(&str, Found)> = named
+        .into_iter()
+        .map(|(n, f)| (&*Box::leak(n.into_boxed_str()), f))
+        .collect();
+    report(test, &view);
+}

@@ -1,0 +1,121 @@
+//! The offline check of what the build does with strided loops: each
+//! module is assembled with `ptxas` and read back with `nvdisasm`
+//! (`cg_builder::sass`), and every loop that strides over a buffer — as a
+//! newcomer writes it (`kernels/tests/src/loops.rs`) or as the samples
+//! do — must issue several global loads per iteration, as nvcc's unrolled
+//! loops do, not one load that each iteration waits for. A loop whose
+//! loads depend on each other is the case the check must report.
+
+use cg_builder::sass::Sass;
+use cooperative_groups::PtxSet;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The fewest loads an iteration of a strided loop may issue.
+const LOADS_IN_FLIGHT: u32 = 4;
+
+/// The strided loops of the test kernels written as a newcomer would, with
+/// the gathers through host-checked `Indices`. (`loop_checked_gather`, whose check of `x[idx[k]]` depends on a load
+/// in the loop, is not among them: LLVM keeps it at one load per
+/// iteration; `a_checked_gather_stays_rolled` records it.)
+const NEWCOMER_LOOPS: [&str; 6] = [
+    "loop_validated_gather",
+    "loop_block_stride_chunk",
+    "loop_while_chunk",
+    "loop_grid_stride",
+    "loop_step_by",
+    "loop_tile_stride",
+];
+
+/// The samples' kernels whose work is a strided loop over an input.
+const SAMPLE_LOOPS: [&str; 3] = ["grid_sum", "sum_block_partials", "sum_partials"];
+
+/// Each module's SASS by (its text's address, architecture).
+type SassCache = HashMap<(usize, u32), Arc<Sass>>;
+
+/// The SASS of `set`'s `sm_<sm>` module, assembled once for all tests
+/// (ptxas takes about a minute over the test kernels' module).
+fn sass(set: &PtxSet, sm: u32) -> Arc<Sass> {
+    static CACHE: OnceLock<Mutex<SassCache>> = OnceLock::new();
+    let module = set
+        .modules()
+        .iter()
+        .find(|m| m.sm == sm)
+        .unwrap_or_else(|| panic!("no sm_{sm} module"));
+    let key = (module.source.as_ptr() as usize, sm);
+    // Held while assembling: a second test waits for the first's SASS.
+    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
+    cache
+        .entry(key)
+        .or_insert_with(|| Arc::new(Sass::of(module.source, sm).unwrap_or_else(|e| panic!("{e}"))))
+        .clone()
+}
+
+fn check(set: &PtxSet, kernels: &[&str]) {
+    for sm in [80, 90] {
+        let sass = sass(set, sm);
+        for name in kernels {
+            let k = sass
+                .kernel(name)
+                .unwrap_or_else(|| panic!("no kernel {name} in the sm_{sm} module"));
+            let loads = k.most_loads_per_iteration();
+            println!("sm_{sm} {name}: {loads} loads per iteration");
+            assert!(
+                loads >= LOADS_IN_FLIGHT,
+                "sm_{sm}: a strided loop of {name} issues {loads} load(s) per iteration, fewer than \
+                 {LOADS_IN_FLIGHT}: the build no longer unrolls it (cg_builder::compile::LOOP_FLAGS)\n{}",
+                k.loop_report()
+            );
+        }
+    }
+}
+
+#[test]
+fn newcomer_strided_loops_issue_several_loads_per_iteration() {
+    check(&cg_tests::kernels::PTX, &NEWCOMER_LOOPS);
+}
+
+#[test]
+fn the_samples_strided_loops_issue_several_loads_per_iteration() {
+    check(&cg_samples::kernels::PTX, &SAMPLE_LOOPS);
+}
+
+/// `name`'s loop is reported at `loads` loads per iteration: one
+/// element's.
+fn rolled(name: &str, loads: u32) {
+    for sm in [80, 90] {
+        let sass = sass(&cg_tests::kernels::PTX, sm);
+        let k = sass.kernel(name).unwrap();
+        assert_eq!(
+            k.most_loads_per_iteration(),
+            loads,
+            "sm_{sm}: {}",
+            k.loop_report()
+        );
+    }
+}
+
+#[test]
+fn a_loop_of_dependent_loads_is_reported_at_one_load_per_iteration() {
+    rolled("loop_pointer_chase", 1);
+}
+
+/// What the build does not unroll yet: a gather whose bounds check
+/// depends on the index it loads. When this fails because the loop
+/// unrolls, move the kernel to `NEWCOMER_LOOPS`.
+#[test]
+fn a_checked_gather_stays_rolled() {
+    // Its index, then its value.
+    rolled("loop_checked_gather", 2);
+}
+
+/// What the build does not unroll yet either: `Output::grid_stride` with a
+/// checked read `x[i]` of a slice the loop's bound does not cover (a second
+/// exit before the store). The same loop with the read unchecked, or with no
+/// read, unrolls 8 times. When this fails because the loop unrolls, move the
+/// kernel to `NEWCOMER_LOOPS`.
+#[test]
+fn a_checked_read_in_an_output_loop_stays_rolled() {
+    // `x[i]`, then `out[i]`.
+    rolled("loop_output_grid_stride", 2);
+}

@@ -1,0 +1,226 @@
+// CUDA C++ twins of the math kernels (kernels/tests/src/math.rs): the same
+// kernel names and PTX parameter lists, the same function indices, each
+// calling CUDA's own function, so that tests/tests/gpu_math.rs compares
+// the two bit for bit. Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx.
+typedef unsigned long long u64;
+#define EXPONENT(y) (__float_as_int((float)(y)) >> 22)
+#define EXPONENT64(y) ((int)(__double_as_longlong(y) >> 32) >> 22)
+#define FROM_INT(e) __uint_as_float((unsigned)(e))
+#define FROM_INT64(e) __longlong_as_double((long long)(unsigned long long)(unsigned)(e))
+
+__device__ __forceinline__ float sc_s(float x) { float s, c; sincosf(x, &s, &c); return s; }
+__device__ __forceinline__ float sc_c(float x) { float s, c; sincosf(x, &s, &c); return c; }
+__device__ __forceinline__ float scpi_s(float x) { float s, c; sincospif(x, &s, &c); return s; }
+__device__ __forceinline__ float scpi_c(float x) { float s, c; sincospif(x, &s, &c); return c; }
+__device__ __forceinline__ float fx_m(float x) { int e; return frexpf(x, &e); }
+__device__ __forceinline__ int fx_e(float x) { int e; frexpf(x, &e); return e; }
+__device__ __forceinline__ double sc_s(double x) { double s, c; sincos(x, &s, &c); return s; }
+__device__ __forceinline__ double sc_c(double x) { double s, c; sincos(x, &s, &c); return c; }
+__device__ __forceinline__ double scpi_s(double x) { double s, c; sincospi(x, &s, &c); return s; }
+__device__ __forceinline__ double scpi_c(double x) { double s, c; sincospi(x, &s, &c); return c; }
+__device__ __forceinline__ double fx_m(double x) { int e; return frexp(x, &e); }
+__device__ __forceinline__ int fx_e(double x) { int e; frexp(x, &e); return e; }
+
+__device__ __forceinline__ float f32_unary(unsigned op, float x) {
+    switch (op) {
+        case 0: return sqrtf(x);
+        case 1: return cbrtf(x);
+        case 2: return rsqrtf(x);
+        case 3: return rcbrtf(x);
+        case 4: return expf(x);
+        case 5: return exp2f(x);
+        case 6: return exp10f(x);
+        case 7: return expm1f(x);
+        case 8: return logf(x);
+        case 9: return log2f(x);
+        case 10: return log10f(x);
+        case 11: return log1pf(x);
+        case 12: return sinf(x);
+        case 13: return cosf(x);
+        case 14: return tanf(x);
+        case 15: return sinpif(x);
+        case 16: return cospif(x);
+        case 17: return asinf(x);
+        case 18: return acosf(x);
+        case 19: return atanf(x);
+        case 20: return sinhf(x);
+        case 21: return coshf(x);
+        case 22: return tanhf(x);
+        case 23: return asinhf(x);
+        case 24: return acoshf(x);
+        case 25: return atanhf(x);
+        case 26: return erff(x);
+        case 27: return erfcf(x);
+        case 28: return erfinvf(x);
+        case 29: return erfcinvf(x);
+        case 30: return lgammaf(x);
+        case 31: return tgammaf(x);
+        case 32: return floorf(x);
+        case 33: return ceilf(x);
+        case 34: return truncf(x);
+        case 35: return roundf(x);
+        case 36: return rintf(x);
+        case 37: return x - truncf(x);
+        case 38: return sc_s(x);
+        case 39: return sc_c(x);
+        case 40: return scpi_s(x);
+        case 41: return scpi_c(x);
+        case 42: return fx_m(x);
+        case 43: return FROM_INT(fx_e(x));
+        case 44: return fabsf(x);
+        case 45: return 1.0f / x;
+        case 46: return __expf(x);
+        case 47: return __exp10f(x);
+        case 48: return __logf(x);
+        case 49: return __log2f(x);
+        case 50: return __log10f(x);
+        case 51: return __sinf(x);
+        case 52: return __cosf(x);
+        case 53: return __tanf(x);
+        case 54: return __saturatef(x);
+        default: return __int_as_float(0x7fffffff);
+    }
+}
+
+__device__ __forceinline__ double f64_unary(unsigned op, double x) {
+    switch (op) {
+        case 0: return sqrt(x);
+        case 1: return cbrt(x);
+        case 2: return rsqrt(x);
+        case 3: return rcbrt(x);
+        case 4: return exp(x);
+        case 5: return exp2(x);
+        case 6: return exp10(x);
+        case 7: return expm1(x);
+        case 8: return log(x);
+        case 9: return log2(x);
+        case 10: return log10(x);
+        case 11: return log1p(x);
+        case 12: return sin(x);
+        case 13: return cos(x);
+        case 14: return tan(x);
+        case 15: return sinpi(x);
+        case 16: return cospi(x);
+        case 17: return asin(x);
+        case 18: return acos(x);
+        case 19: return atan(x);
+        case 20: return sinh(x);
+        case 21: return cosh(x);
+        case 22: return tanh(x);
+        case 23: return asinh(x);
+        case 24: return acosh(x);
+        case 25: return atanh(x);
+        case 26: return erf(x);
+        case 27: return erfc(x);
+        case 28: return erfinv(x);
+        case 29: return erfcinv(x);
+        case 30: return lgamma(x);
+        case 31: return tgamma(x);
+        case 32: return floor(x);
+        case 33: return ceil(x);
+        case 34: return trunc(x);
+        case 35: return round(x);
+        case 36: return rint(x);
+        case 37: return x - trunc(x);
+        case 38: return sc_s(x);
+        case 39: return sc_c(x);
+        case 40: return scpi_s(x);
+        case 41: return scpi_c(x);
+        case 42: return fx_m(x);
+        case 43: return FROM_INT64(fx_e(x));
+        case 44: return fabs(x);
+        case 45: return 1.0 / x;
+        default: return __longlong_as_double(0x7fffffffffffffffLL);
+    }
+}
+
+__device__ __forceinline__ float f32_binary(unsigned op, float x, float y) {
+    switch (op) {
+        case 0: return powf(x, y);
+        case 1: return atan2f(x, y);
+        case 2: return hypotf(x, y);
+        case 3: return fmodf(x, y);
+        case 4: return remainderf(x, y);
+        case 5: return fdimf(x, y);
+        case 6: return fminf(x, y);
+        case 7: return fmaxf(x, y);
+        case 8: return fminf(x, y);
+        case 9: return fmaxf(x, y);
+        case 10: return copysignf(x, y);
+        case 11: return nextafterf(x, y);
+        case 12: return ldexpf(x, EXPONENT(y));
+        case 13: return pow(x, EXPONENT(y));
+        case 14: return logf(x) / logf(y);
+        case 15: return x / y;
+        case 16: return fmaf(x, y, x);
+        case 17: return __powf(x, y);
+        case 18: return __fdividef(x, y);
+        case 19: return __fadd_rn(x, y);
+        case 20: return __fadd_rz(x, y);
+        case 21: return __fadd_rd(x, y);
+        case 22: return __fadd_ru(x, y);
+        case 23: return __fsub_rn(x, y);
+        case 24: return __fsub_rz(x, y);
+        case 25: return __fsub_rd(x, y);
+        case 26: return __fsub_ru(x, y);
+        case 27: return __fmul_rn(x, y);
+        case 28: return __fmul_rz(x, y);
+        case 29: return __fmul_rd(x, y);
+        case 30: return __fmul_ru(x, y);
+        case 31: return __fdiv_rn(x, y);
+        case 32: return __fdiv_rz(x, y);
+        case 33: return __fdiv_rd(x, y);
+        case 34: return __fdiv_ru(x, y);
+        default: return __int_as_float(0x7fffffff);
+    }
+}
+
+__device__ __forceinline__ double f64_binary(unsigned op, double x, double y) {
+    switch (op) {
+        case 0: return pow(x, y);
+        case 1: return atan2(x, y);
+        case 2: return hypot(x, y);
+        case 3: return fmod(x, y);
+        case 4: return remainder(x, y);
+        case 5: return fdim(x, y);
+        case 6: return fmin(x, y);
+        case 7: return fmax(x, y);
+        case 8: return fmin(x, y);
+        case 9: return fmax(x, y);
+        case 10: return copysign(x, y);
+        case 11: return nextafter(x, y);
+        case 12: return ldexp(x, EXPONENT64(y));
+        case 13: return pow(x, EXPONENT64(y));
+        case 14: return log(x) / log(y);
+        case 15: return x / y;
+        case 16: return fma(x, y, x);
+        default: return __longlong_as_double(0x7fffffffffffffffLL);
+    }
+}
+
+extern "C" __global__ void math_f32_unary(unsigned op, unsigned start, unsigned *out, u64 n) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        out[i] = __float_as_uint(f32_unary(op, __uint_as_float(start + (unsigned)i)));
+}
+
+extern "C" __global__ void math_f64_unary(unsigned op, const double *in, u64 nin, u64 *out, u64 n) {
+    if (nin < n) n = nin;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        out[i] = __double_as_longlong(f64_unary(op, in[i]));
+}
+
+extern "C" __global__ void math_f32_binary(unsigned op, const float *x, u64 nx, const float *y, u64 ny,
+                                           unsigned *out, u64 n) {
+    if (nx < n) n = nx;
+    if (ny < n) n = ny;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        out[i] = __float_as_uint(f32_binary(op, x[i], y[i]));
+}
+
+extern "C" __global__ void math_f64_binary(unsigned op, const double *x, u64 nx, const double *y, u64 ny,
+                                           u64 *out, u64 n) {
+    if (nx < n) n = nx;
+    if (ny < n) n = ny;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        out[i] = __double_as_longlong(f64_binary(op, x[i], y[i]));
+}
