@@ -37,6 +37,9 @@ pub struct Options {
     /// `--quick` sizes: every row verified, nothing timed against CUDA (the
     /// times shown are the simulator's, on the host).
     pub sim: bool,
+    /// `--gpu` (or `CG_REQUIRE_GPU=1`): no GPU is an error at once, with no
+    /// run on the simulator first (see [`run`]).
+    pub require_gpu: bool,
 }
 
 impl Options {
@@ -55,6 +58,8 @@ impl Options {
             only: value("--only"),
             no_nccl: args.iter().any(|a| a == "--no-nccl"),
             sim: args.iter().any(|a| a == "--sim"),
+            require_gpu: args.iter().any(|a| a == "--gpu")
+                || std::env::var_os("CG_REQUIRE_GPU").is_some_and(|v| v == "1"),
         }
     }
 }
@@ -96,12 +101,51 @@ impl Options {
 /// kernels, runs `body`, prints the table. Exit status 0 when every row was
 /// verified, 1 when one was wrong, 2 on an error (no driver, no GPU ...),
 /// with the message.
-pub fn run(body: impl FnOnce(&mut Bench) -> Result<(), Error>) -> std::process::ExitCode {
-    let result = Bench::open(Options::from_args()).and_then(|mut b| {
-        body(&mut b)?;
-        b.finish()
-    });
-    exit(result)
+///
+/// Where there is no GPU (no driver, or a driver that reports none), the
+/// sample says so, then runs on the simulator as `--sim` does, so that its
+/// kernels are seen to run and to verify, and still exits 2: the GPU run
+/// asked for did not happen. `--gpu` (or `CG_REQUIRE_GPU=1`) exits 2 at
+/// once instead; `--sim` asks for the simulator and exits 0 when every row
+/// verified.
+pub fn run(body: impl Fn(&mut Bench) -> Result<(), Error>) -> std::process::ExitCode {
+    let opts = Options::from_args();
+    let require_gpu = opts.require_gpu;
+    let run_with = |opts| {
+        Bench::open(opts).and_then(|mut b| {
+            body(&mut b)?;
+            b.finish()
+        })
+    };
+    match run_with(opts) {
+        Err(e @ (Error::NoDriver | Error::NoDevice(_))) if !require_gpu => {
+            eprintln!("{}", no_gpu_banner(&e));
+            let verified = run_with(Options {
+                sim: true,
+                quick: true,
+                ..Options::from_args()
+            });
+            if let Ok(false) | Err(_) = verified {
+                return exit(verified);
+            }
+            eprintln!(
+                "every row verified on the SIMULATOR; exit status 2: the GPU run did not happen \
+                 ({e})"
+            );
+            std::process::ExitCode::from(2)
+        }
+        result => exit(result),
+    }
+}
+
+/// What a sample prints before it runs on the simulator for want of a GPU.
+fn no_gpu_banner(e: &Error) -> String {
+    let rule = "=".repeat(72);
+    format!(
+        "{rule}\n NO CUDA GPU HERE: {e}\n\n Running on the CPU SIMULATOR instead (as --sim): every row \
+         is verified,\n the sizes are small, and the times are the simulator's, NOT A GPU'S.\n The \
+         exit status stays 2. --gpu (or CG_REQUIRE_GPU=1) skips this run.\n{rule}"
+    )
 }
 
 /// Untimed runs of each side before [`Bench::time_pair`] times any.
@@ -187,7 +231,7 @@ impl Bench {
                 })?,
             )),
             _ => {
-                eprintln!("(no CUDA C++ twins: scripts/gpu-run builds cg-samples/cuda/kernels.cu; pass --twins DIR)");
+                eprintln!("(no CUDA C++ twins: scripts/gpu-run builds kernels/cuda/kernels.cu; pass --twins DIR)");
                 None
             }
         };
@@ -219,7 +263,7 @@ impl Bench {
     /// The twin of a kernel, as the same typed handle, once its PTX
     /// parameter list is found to be the kernel's (an error names both
     /// lists otherwise: a buffer view of ours, `Output<T>` for one, is a
-    /// pointer and a length, and cg-samples/cuda/kernels.cu must take both).
+    /// pointer and a length, and kernels/cuda/kernels.cu must take both).
     ///
     /// # Safety
     /// Each parameter of the twin must mean what the kernel's parameter of
@@ -247,7 +291,7 @@ impl Bench {
                 kernel: name.into(),
                 reason: format!(
                     "the CUDA C++ twin's PTX parameters {theirs:?} are not the Rust kernel's \
-                     {ours:?}: cg-samples/cuda/kernels.cu must take the kernel's parameters in its \
+                     {ours:?}: kernels/cuda/kernels.cu must take the kernel's parameters in its \
                      order (each buffer view as a pointer and a u64 length)"
                 ),
             });
@@ -271,7 +315,7 @@ impl Bench {
     }
 
     /// `symbol` of the nvcc-built library `lib` in the twins directory
-    /// (cg-samples/cuda/lib_*.cu, e.g. CUB's reference implementations), when it is
+    /// (kernels/cuda/lib_*.cu, e.g. CUB's reference implementations), when it is
     /// there. The library stays loaded for the rest of the process.
     ///
     /// # Safety
@@ -281,7 +325,7 @@ impl Bench {
         if !path.exists() {
             return None;
         }
-        // SAFETY: our own library, built from cg-samples/cuda/lib_*.cu; never unloaded.
+        // SAFETY: our own library, built from kernels/cuda/lib_*.cu; never unloaded.
         let lib = unsafe { libloading::Library::new(&path) }.ok()?;
         let f = *unsafe { lib.get::<F>(symbol.as_bytes()) }.ok()?;
         std::mem::forget(lib);
