@@ -10,12 +10,16 @@
 //! functions and tables they use in turn, replace the declarations. Each
 //! result is then the one nvcc's own compilation of the same call gives:
 //! the same libdevice code through the same compiler (NVVM) and flags.
+//! Each call is then replaced by a copy of the function's body
+//! ([`inline`]), as nvcc inlines the same call.
 //!
 //! nvcc is looked for as `CG_NVCC`, then on the PATH, then in PyPI's
 //! `nvidia-cuda-nvcc` wheel (which `scripts/setup` installs); its output
 //! is kept under the target directory (`cg-math/`), keyed by the source,
 //! the flags and nvcc's version, so it runs once per architecture. A module
 //! that calls no math function does not need nvcc.
+
+pub mod inline;
 
 use crate::{io_err, BuildError};
 use std::collections::{BTreeMap, BTreeSet};
@@ -56,7 +60,7 @@ pub fn link_library(
         return Ok(ptx.to_string());
     }
     let library = library_ptx(sm, mode, target_dir)?;
-    link(ptx, &library)
+    Ok(inline::calls(&link(ptx, &library)?))
 }
 
 /// The names of the `cg_math_*` functions a module declares `.extern`.

@@ -119,6 +119,7 @@ pub mod sim;
 pub mod stride;
 pub mod tile;
 pub mod vector;
+pub mod zip;
 
 /// Everything a kernel usually needs: `use cg_core::prelude::*;`.
 pub mod prelude {

@@ -821,6 +821,12 @@ impl<T> GridStride<'_, T> {
     }
 }
 
+crate::zip::inherent_zip! {
+    GridStride<'a, T>;
+    WindowStride<'a, T>;
+    StencilStride<'a, 's, T: Copy>;
+}
+
 impl<'a, T> Iterator for GridStride<'a, T> {
     type Item = (usize, &'a mut T);
 

@@ -48,6 +48,10 @@ impl Stride {
     }
 }
 
+crate::zip::inherent_zip! {
+    Stride;
+}
+
 impl Iterator for Stride {
     type Item = usize;
 
