@@ -262,7 +262,7 @@ impl BlockBarrier for crate::cluster::ClusterGroup {}
 /// An operator combined in rank order whatever its kind (as CUB combines),
 /// with its hardware reduction (`redux.sync`) kept: the warp collectives
 /// combine the built-in operators in `cg::reduce`'s order otherwise.
-struct RankOrder<'a, Op>(&'a Op);
+pub(crate) struct RankOrder<'a, Op>(pub(crate) &'a Op);
 
 impl<T, Op: Operator<T>> Operator<T> for RankOrder<'_, Op> {
     #[inline(always)]
