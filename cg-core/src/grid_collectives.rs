@@ -61,7 +61,7 @@
 //! roundings, stated here:
 //!
 //! * [`grid_reduce`]: each block's values are reduced as
-//!   [`block_reduce`](crate::block_collectives::block_reduce) reduces them
+//!   [`block_reduce`] reduces them
 //!   (per warp a rank-order butterfly, or a scan over a partial last warp;
 //!   then the warp totals from the left); the block totals are the tiles'
 //!   aggregates, and the total is `op(op(Q[K - 1], S2[M - 1]), S1[L])` for
@@ -71,7 +71,7 @@
 //!   consecutive elements and folds them from the left into its
 //!   aggregate; the tile's aggregate and the thread's prefix `B[r]` within
 //!   the tile are
-//!   [`block_exclusive_scan_with_total`](crate::block_collectives::block_exclusive_scan_with_total)'s
+//!   [`block_exclusive_scan_with_total`]'s
 //!   (rank order); the thread's elements then get `op(op(E[t], B[r]),
 //!   x0)`, `op(op(op(E[t], B[r]), x0), x1)`, ... for the tile's exclusive
 //!   prefix `E[t]` above (parts that do not exist are left out). The
