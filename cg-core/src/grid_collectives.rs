@@ -122,6 +122,7 @@ use crate::group::{GroupSync, ThreadGroup, WarpGroup};
 use crate::output::{phase, Output};
 use crate::shared::SharedArray;
 use crate::tile::{tiled_partition, ThreadBlockTile};
+use crate::unrolled::unrolled;
 use bytemuck::Pod;
 use core::marker::PhantomData;
 use core::mem::size_of;
@@ -129,8 +130,9 @@ use core::mem::size_of;
 /// Slots of one look-back window: one per lane of warp 0.
 const WINDOW: usize = 32;
 
-/// The most elements a thread scans per tile (`items_per_thread`).
-const MAX_ITEMS: usize = 8;
+/// The most elements a thread scans per tile (`items_per_thread`): as many
+/// as [`unrolled`] writes out.
+const MAX_ITEMS: usize = crate::unrolled::MAX;
 
 /// Elements each thread of a block scans per tile: `32 / size_of::<T>()`,
 /// at most 8 and at least 1 (8 `u32`, 4 `u64`, 2 values of 12 or 16
@@ -332,18 +334,30 @@ struct Ladder<'s, 'a, T> {
     _t: PhantomData<T>,
 }
 
-/// The words of a value (zero beyond its bytes).
+/// The bytes of word `j` of a value of `T`: `[8 j, 8 j + 8)` clipped to
+/// its size.
 #[inline(always)]
-fn to_words<T: Pod>(value: T) -> [u64; 4] {
-    let mut w = [0u64; 4];
-    bytemuck::bytes_of_mut(&mut w)[..size_of::<T>()].copy_from_slice(bytemuck::bytes_of(&value));
-    w
+fn word_bytes<T>(j: usize) -> core::ops::Range<usize> {
+    let from = (8 * j).min(size_of::<T>());
+    from..(from + 8).min(size_of::<T>())
 }
 
-/// The value whose words `w` are.
+/// Word `j` of `value`: its bytes `8 j` to `8 j + 7`, the first the least
+/// significant, zero beyond its size.
 #[inline(always)]
-fn from_words<T: Pod>(w: &[u64; 4]) -> T {
-    bytemuck::pod_read_unaligned(&bytemuck::bytes_of(w)[..size_of::<T>()])
+fn word<T: Pod>(value: &T, j: usize) -> u64 {
+    let bytes = word_bytes::<T>(j);
+    let mut w = [0u8; 8];
+    w[..bytes.len()].copy_from_slice(&bytemuck::bytes_of(value)[bytes]);
+    u64::from_le_bytes(w)
+}
+
+/// Sets word `j` of `value` to `w` (its bytes within the size of `T`).
+#[inline(always)]
+fn set_word<T: Pod>(value: &mut T, j: usize, w: u64) {
+    let bytes = word_bytes::<T>(j);
+    let n = bytes.len();
+    bytemuck::bytes_of_mut(value)[bytes].copy_from_slice(&w.to_le_bytes()[..n]);
 }
 
 impl<'s, 'a, T: Pod> Ladder<'s, 'a, T> {
@@ -379,14 +393,15 @@ impl<'s, 'a, T: Pod> Ladder<'s, 'a, T> {
     #[inline(always)]
     fn publish(&self, level: usize, i: usize, value: T) {
         let at = self.slot(level, i);
-        let w = to_words(value);
         if packed::<T>() {
-            let word = (self.tag as u64) << 32 | (w[0] & 0xffff_ffff);
+            let word = (self.tag as u64) << 32 | word(&value, 0);
             self.words.at(at).store(word, Ordering::Relaxed);
         } else {
-            for (j, &v) in w.iter().enumerate().take(value_words::<T>()) {
-                self.words.at(at + 1 + j).store(v, Ordering::Relaxed);
-            }
+            unrolled(value_words::<T>(), |j| {
+                self.words
+                    .at(at + 1 + j)
+                    .store(word(&value, j), Ordering::Relaxed);
+            });
             self.words.at(at).store(self.tag as u64, Ordering::Release);
         }
     }
@@ -395,19 +410,26 @@ impl<'s, 'a, T: Pod> Ladder<'s, 'a, T> {
     #[inline(always)]
     fn poll(&self, level: usize, i: usize) -> Option<T> {
         let at = self.slot(level, i);
+        let mut value = T::zeroed();
         if packed::<T>() {
             let word = self.words.at(at).load(Ordering::Relaxed);
-            ((word >> 32) as u32 == self.tag).then(|| from_words(&[word & 0xffff_ffff, 0, 0, 0]))
+            if (word >> 32) as u32 != self.tag {
+                return None;
+            }
+            set_word(&mut value, 0, word);
         } else {
             if self.words.at(at).load(Ordering::Acquire) != self.tag as u64 {
                 return None;
             }
-            let mut w = [0u64; 4];
-            for (j, v) in w.iter_mut().enumerate().take(value_words::<T>()) {
-                *v = self.words.at(at + 1 + j).load(Ordering::Relaxed);
-            }
-            Some(from_words(&w))
+            unrolled(value_words::<T>(), |j| {
+                set_word(
+                    &mut value,
+                    j,
+                    self.words.at(at + 1 + j).load(Ordering::Relaxed),
+                );
+            });
         }
+        Some(value)
     }
 
     /// Slot `i` of `level`, once this call has published it.
@@ -658,23 +680,18 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
         let t = start / tile_len;
         let at = start + rank * items;
         let present = n.saturating_sub(at).min(items);
-        let x: [T; MAX_ITEMS] = core::array::from_fn(|j| {
+        // The thread's elements, in registers (`unrolled`: constant
+        // indices). Threads past the end scan a zero value; only the last
+        // tile has them, above every element, so no result of an element
+        // sees it.
+        let mut x = [T::zeroed(); MAX_ITEMS];
+        let mut own = None;
+        unrolled(items, |j| {
             if j < present {
-                input[at + j]
-            } else {
-                T::zeroed()
+                x[j] = input[at + j];
+                own = then(&op, own, Some(x[j]));
             }
         });
-        // Threads past the end scan a zero value; only the last tile has
-        // them, above every element, so no result of an element sees it.
-        // Loops over every slot with the test inside, not over `..present`:
-        // with constant indices the values stay in registers.
-        let mut own = None;
-        for (j, &v) in x.iter().enumerate().take(items) {
-            if j < present {
-                own = then(&op, own, Some(v));
-            }
-        }
         let (before, tile_total) = block_exclusive_scan_with_total(
             &block,
             &scratch.block,
@@ -696,13 +713,13 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
         }
         let mut running = then(&op, prefix, (rank > 0).then_some(before));
         let (_, run) = chunk.thread_run(items);
-        for (j, &v) in x.iter().enumerate().take(items) {
+        unrolled(items, |j| {
             if j < present {
-                let next = then(&op, running, Some(v));
+                let next = then(&op, running, Some(x[j]));
                 run[j] = if inclusive { next } else { running }.unwrap_or_else(T::zeroed);
                 running = next;
             }
-        }
+        });
     }
     UsedGridScratch { scratch }
 }
@@ -753,12 +770,27 @@ pub fn grid_inclusive_scan<'a, T: Pod, Op: Operator<T>>(
 mod tests {
     use super::*;
 
+    /// `value` through its words, as a slot carries it.
+    fn through_words<T: Pod>(value: T) -> T {
+        let mut back = T::zeroed();
+        unrolled(value_words::<T>(), |j| {
+            set_word(&mut back, j, word(&value, j))
+        });
+        back
+    }
+
     #[test]
     fn values_round_trip_through_words() {
         let v = [1u8, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
-        assert_eq!(from_words::<[u8; 12]>(&to_words(v)), v);
-        assert_eq!(from_words::<u16>(&to_words(0xbeefu16)), 0xbeef);
-        assert_eq!(to_words(0xbeefu16)[0], 0xbeef);
+        assert_eq!(through_words(v), v);
+        assert_eq!(word(&v, 1), 0x0c0b_0a09);
+        assert_eq!(through_words(0xbeefu16), 0xbeef);
+        assert_eq!(word(&0xbeefu16, 0), 0xbeef);
+        assert_eq!(through_words([7u8, 8, 9]), [7, 8, 9]);
+        let w = [u64::MAX, 1, 2, 3];
+        assert_eq!(through_words(w), w);
+        assert_eq!(word(&w, 3), 3);
+        assert_eq!(through_words(-1.5f64), -1.5);
     }
 
     #[test]

@@ -122,6 +122,7 @@ pub mod shuffle;
 pub mod sim;
 pub mod stride;
 pub mod tile;
+mod unrolled;
 pub mod vector;
 
 /// Everything a kernel usually needs: `use cg_core::prelude::*;`.
