@@ -214,3 +214,57 @@ pub fn grid_scan_stats(
     let outs = [&mut exclusive, &mut inclusive, &mut total];
     scan_probe(grid_scratch!([u32; 3], words), input, outs, merge_words)
 }
+
+/// Element-wise wrapping sums of arrays, written as a user would (a loop
+/// over the elements).
+macro_rules! wrapping_sum {
+    ($name:ident, $e:ty, $n:expr) => {
+        #[doc = concat!("The element-wise wrapping sum of `[", stringify!($e), "; ", stringify!($n), "]`.")]
+        #[inline(always)]
+        fn $name(x: [$e; $n], y: [$e; $n]) -> [$e; $n] {
+            let mut r = x;
+            for i in 0..$n {
+                r[i] = x[i].wrapping_add(y[i]);
+            }
+            r
+        }
+    };
+}
+
+wrapping_sum!(sum_u8x3, u8, 3);
+wrapping_sum!(sum_u16x5, u16, 5);
+wrapping_sum!(sum_u64x2, u64, 2);
+wrapping_sum!(sum_u32x5, u32, 5);
+wrapping_sum!(sum_u64x4, u64, 4);
+
+/// A [`scan_probe`] kernel of wrapping sums over `$t` (one per line: a
+/// macro's shared arrays are named by the line that calls it).
+macro_rules! sum_scan_probe {
+    ($name:ident, $t:ty, $op:expr) => {
+        #[doc = concat!("The scans and a reduction of wrapping sums of `", stringify!($t), "`.")]
+        #[kernel(cooperative)]
+        pub fn $name(
+            input: &[$t],
+            mut exclusive: Output<$t>,
+            mut inclusive: Output<$t>,
+            mut total: Output<$t>,
+            words: AtomicSlice<u64>,
+        ) {
+            let outs = [&mut exclusive, &mut inclusive, &mut total];
+            scan_probe(grid_scratch!($t, words), input, outs, $op)
+        }
+    };
+}
+
+// Every size class of a slot and of the per-thread items: packed values of
+// 1, 2 and 3 bytes; one value word (8 bytes, and 10 with 2-byte alignment
+// and 3 items a thread); two (16 bytes); three with a partial last (20
+// bytes, 1 item a thread); four (32 bytes).
+sum_scan_probe!(grid_scan_u8, u8, Plus);
+sum_scan_probe!(grid_scan_u16, u16, Plus);
+sum_scan_probe!(grid_scan_u8x3, [u8; 3], sum_u8x3);
+sum_scan_probe!(grid_scan_u64, u64, Plus);
+sum_scan_probe!(grid_scan_u16x5, [u16; 5], sum_u16x5);
+sum_scan_probe!(grid_scan_u64x2, [u64; 2], sum_u64x2);
+sum_scan_probe!(grid_scan_u32x5, [u32; 5], sum_u32x5);
+sum_scan_probe!(grid_scan_u64x4, [u64; 4], sum_u64x4);

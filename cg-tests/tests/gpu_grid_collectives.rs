@@ -5,7 +5,8 @@
 //! `grid_reduce`, for wrapping `u32` sums, `u32` and `i32` maxima and
 //! minima, `f32` sums (random values in [-1, 1): every rounding shows), the
 //! composition of affine maps (associative, not commutative: 8-byte
-//! values) and a 12-byte merge, on grids of 1, 2 and 7 blocks (blocks of
+//! values), a 12-byte merge, and wrapping sums of values of 1, 2, 3, 8,
+//! 10, 16, 20 and 32 bytes (every size class of a slot), on grids of 1, 2 and 7 blocks (blocks of
 //! whole warps and one with a partial last warp), at every size around a
 //! tile and a window of 32 tiles, and across the ladder's 1024-tile level.
 //!
@@ -383,6 +384,57 @@ impl Case for [u32; 3] {
     }
 }
 
+/// `Case` for a type of the wrapping-sum probes (`grid_scan_u8` ...): no
+/// reduction probe (the scan probe ends with one), one operator.
+macro_rules! sum_case {
+    ($t:ty, $scan:ident, $sum:expr) => {
+        impl Case for $t {
+            fn ops() -> Ops<Self> {
+                vec![(0, "wrapping sum", $sum)]
+            }
+            fn random(rng: &mut StdRng) -> Self {
+                rng.random()
+            }
+            fn reduce(
+                _: &Kernels,
+                _: LaunchConfig,
+                _: [&DeviceBuffer<Self>; 2],
+                _: [&mut DeviceBuffer<Self>; 3],
+                _: &mut DeviceBuffer<u64>,
+                _: u32,
+            ) -> Option<Result<(), Error>> {
+                None
+            }
+            fn scan(
+                k: &Kernels,
+                cfg: LaunchConfig,
+                i: &DeviceBuffer<Self>,
+                [x, y, z]: [&mut DeviceBuffer<Self>; 3],
+                w: &mut DeviceBuffer<u64>,
+                _op: u32,
+            ) -> Result<(), Error> {
+                k.$scan.launch(cfg, i, x, y, z, w)
+            }
+        }
+    };
+}
+
+/// The element-wise wrapping sum of two arrays of `$e`.
+macro_rules! sum_each {
+    ($e:ty, $n:expr) => {
+        |x: [$e; $n], y: [$e; $n]| std::array::from_fn(|i| x[i].wrapping_add(y[i]))
+    };
+}
+
+sum_case!(u8, grid_scan_u8, |a: u8, b: u8| a.wrapping_add(b));
+sum_case!(u16, grid_scan_u16, |a: u16, b: u16| a.wrapping_add(b));
+sum_case!([u8; 3], grid_scan_u8x3, sum_each!(u8, 3));
+sum_case!(u64, grid_scan_u64, |a: u64, b: u64| a.wrapping_add(b));
+sum_case!([u16; 5], grid_scan_u16x5, sum_each!(u16, 5));
+sum_case!([u64; 2], grid_scan_u64x2, sum_each!(u64, 2));
+sum_case!([u32; 5], grid_scan_u32x5, sum_each!(u32, 5));
+sum_case!([u64; 4], grid_scan_u64x4, sum_each!(u64, 4));
+
 /// `n` random values.
 fn random<T: Case>(rng: &mut StdRng, n: usize) -> Vec<T> {
     (0..n).map(|_| T::random(rng)).collect()
@@ -610,6 +662,35 @@ fn grid_scans_of_affine_maps_keep_rank_order() {
 #[test]
 fn grid_scans_of_12_byte_values_match_the_model() {
     scan_all::<[u32; 3]>("grid_scans_of_12_byte_values_match_the_model");
+}
+
+/// The scans and a reduction on a few sizes for values of every size
+/// class of a slot and of the per-thread items (1, 2, 3, 8, 10, 16, 20 and
+/// 32 bytes): an empty and a one-element scan, a tile and one, and past a
+/// window of 32 tiles, on blocks of whole warps and on a partial last warp.
+fn scan_some<T: Case>(gpu: &Gpu, k: &Kernels, rng: &mut StdRng) {
+    for (blocks, threads) in [(2, 64), (7, 40)] {
+        let tile = threads as usize * items_per_thread::<T>();
+        for n in [0, 1, tile + 1, 33 * tile + 1] {
+            scan_case::<T>(gpu, k, rng, blocks, threads, n);
+        }
+    }
+}
+
+#[test]
+fn grid_scans_of_values_of_every_size_match_the_model() {
+    let test = "grid_scans_of_values_of_every_size_match_the_model";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng(test);
+    scan_some::<u8>(&gpu, &k, &mut rng);
+    scan_some::<u16>(&gpu, &k, &mut rng);
+    scan_some::<[u8; 3]>(&gpu, &k, &mut rng);
+    scan_some::<u64>(&gpu, &k, &mut rng);
+    scan_some::<[u16; 5]>(&gpu, &k, &mut rng);
+    scan_some::<[u64; 2]>(&gpu, &k, &mut rng);
+    scan_some::<[u32; 5]>(&gpu, &k, &mut rng);
+    scan_some::<[u64; 4]>(&gpu, &k, &mut rng);
 }
 
 /// More than 1024 tiles: the ladder's top level (the chain of 1024-tile
