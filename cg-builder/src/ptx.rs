@@ -217,11 +217,16 @@ fn edited(ptx: &str, mut edits: Vec<(Range<usize>, String)>) -> String {
 /// wherever it is used, so no register holds the address through the
 /// kernel's loops and no load from memory waits at a barrier. The host
 /// passes the address the module word holds at every launch of such an
-/// entry (`cg_ptx::Function::takes_grid_barrier_place`). In an entry point
-/// that reaches none, they become `mov.u64 %rdN, 0;`: it has no place,
-/// and takes no parameter for it. A device function keeps its reads of
-/// the word (its code cannot read an entry's parameters; the host sets
-/// the word as well).
+/// entry (`cg_ptx::Function::takes_grid_barrier_place`). Every entry point
+/// that reaches the marker takes the parameter, whether or not it reads
+/// the word: a grid collective that waits for other blocks leaves the
+/// marker to be launched cooperatively and has no barrier of its own, so
+/// its kernel may reach the marker with no read left; the host and the
+/// checks of the built PTX know the entries that take a place by the
+/// marker alone. In an entry point that reaches none, the reads become
+/// `mov.u64 %rdN, 0;`: it has no place, and takes no parameter for it. A
+/// device function keeps its reads of the word (its code cannot read an
+/// entry's parameters; the host sets the word as well).
 pub fn with_grid_barrier_place(ptx: &str) -> String {
     let symbol = cg_core::grid::layout::SYMBOL;
     let read = format!(", [{symbol}];");
@@ -254,7 +259,7 @@ pub fn with_grid_barrier_place(ptx: &str) -> String {
             }
             line_at += line.len();
         }
-        if reads.is_empty() || !has_place {
+        if !has_place {
             edits.extend(reads);
             continue;
         }
@@ -603,9 +608,27 @@ mod tests {
             )
         });
         assert_eq!(back, READS_THE_WORD);
-        // A module without the word's reads is left as it is.
+    }
+
+    /// An entry point that reaches the marker without reading the word
+    /// (a grid collective's kernel: the marker, no barrier) still takes
+    /// the place; one that reaches none, and a module without the marker,
+    /// are left as they are.
+    #[test]
+    fn entries_that_reach_the_marker_without_reading_the_word_take_the_place() {
         let ptx = module(COOP, PLAIN);
-        assert_eq!(with_grid_barrier_place(&ptx), ptx);
+        let out = with_grid_barrier_place(&ptx);
+        let m = cg_ptx::Module::parse(&out);
+        let coop = m.entry("coop").unwrap();
+        assert!(coop.takes_grid_barrier_place(), "{out}");
+        assert_eq!(coop.declared_param_types(), [".u64"]);
+        assert!(!m.entry("plain").unwrap().takes_grid_barrier_place());
+        assert_eq!(
+            out.replace(",\n\t.param .u64 coop_cg_grid_barrier", ""),
+            ptx
+        );
+        let unmarked = ptx.replace("// cg-core: grid.sync", "// nothing");
+        assert_eq!(with_grid_barrier_place(&unmarked), unmarked);
     }
 
     #[test]

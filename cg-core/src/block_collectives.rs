@@ -67,6 +67,7 @@ use crate::grid::GridGroup;
 use crate::group::{GroupSync, ThreadGroup, WarpGroup};
 use crate::shared::{ld_shared, st_shared};
 use crate::tile::{tiled_partition_dynamic, DynamicTile};
+use crate::unrolled::unrolled;
 use bytemuck::Pod;
 use core::marker::PhantomData;
 use core::mem::size_of;
@@ -164,24 +165,24 @@ impl<T: Pod> BlockScratch<T> {
     /// shared-memory latency per eight warps, not one per warp.
     #[inline(always)]
     fn fold_warp_totals<Op: Operator<T>>(&self, n: u32, op: &Op) -> T {
-        const AT_ONCE: u32 = 8;
+        // Written out (`unrolled`): with constant indices the batch stays in
+        // registers for every `T`.
+        const AT_ONCE: usize = crate::unrolled::MAX;
         let mut acc = self.warp_total(0);
         let mut w = 1;
         while w < n {
-            let totals: [T; AT_ONCE as usize] = core::array::from_fn(|i| {
-                let v = w + i as u32;
-                if v < n {
-                    self.warp_total(v)
-                } else {
-                    T::zeroed()
+            let mut totals = [T::zeroed(); AT_ONCE];
+            unrolled(AT_ONCE, |i| {
+                if w + (i as u32) < n {
+                    totals[i] = self.warp_total(w + i as u32);
                 }
             });
-            for (i, &t) in totals.iter().enumerate() {
+            unrolled(AT_ONCE, |i| {
                 if w + (i as u32) < n {
-                    acc = op.apply(acc, t);
+                    acc = op.apply(acc, totals[i]);
                 }
-            }
-            w += AT_ONCE;
+            });
+            w += AT_ONCE as u32;
         }
         acc
     }
@@ -262,7 +263,7 @@ impl BlockBarrier for crate::cluster::ClusterGroup {}
 /// An operator combined in rank order whatever its kind (as CUB combines),
 /// with its hardware reduction (`redux.sync`) kept: the warp collectives
 /// combine the built-in operators in `cg::reduce`'s order otherwise.
-struct RankOrder<'a, Op>(&'a Op);
+pub(crate) struct RankOrder<'a, Op>(pub(crate) &'a Op);
 
 impl<T, Op: Operator<T>> Operator<T> for RankOrder<'_, Op> {
     #[inline(always)]

@@ -426,9 +426,29 @@ impl GridGroup {
     #[inline(always)]
     #[track_caller]
     fn check_barrier(&self) {
-        intrinsics::grid_sync_marker();
+        intrinsics::grid_sync_marker("grid.sync()");
         if intrinsics::computed_in_place(self.plan) & plan::RUNS == 0 {
             barrier_refused();
+        }
+    }
+
+    /// Stops the kernel (a failed check the host reports, naming the
+    /// caller's line) unless it was launched cooperatively, and leaves the
+    /// grid barrier's marker, so that cg-builder requires
+    /// `#[kernel(cooperative)]` of a kernel that reaches it: what a grid
+    /// collective that waits for other blocks needs (every block resident
+    /// at once), without a barrier of its own. `what` names it in the
+    /// simulator's fault.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn require_cooperative(&self, what: &'static str) {
+        intrinsics::grid_sync_marker(what);
+        if intrinsics::grid_workspace() == 0 {
+            fault::check_failed(
+                "grid collectives wait for other blocks: the kernel was not launched \
+                 cooperatively; declare it #[kernel(cooperative)] so that its handle launches it \
+                 with cuLaunchCooperativeKernel",
+            )
         }
     }
 

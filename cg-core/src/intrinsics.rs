@@ -578,10 +578,14 @@ pub(crate) unsafe fn ld_acquire_gpu_unless(skip: bool, ptr: *const u32) -> u32 {
 }
 
 /// The comment `// cg-core: grid.sync` in the PTX, where a grid barrier is
-/// reached: cg-builder follows the calls to it to find the kernels that
-/// must be launched cooperatively. No instruction.
+/// reached, or a grid collective that waits for other blocks
+/// (`grid_collectives`): cg-builder follows the calls to it to find the
+/// kernels that must be launched cooperatively. No instruction. In the
+/// simulator, `what` (`"grid.sync()"`) names the call in the fault of a
+/// launch that is not cooperative.
 #[inline(always)]
-pub(crate) fn grid_sync_marker() {
+#[allow(unused_variables)]
+pub(crate) fn grid_sync_marker(what: &'static str) {
     device!("// cg-core: grid.sync", {
         // SAFETY: a comment; it touches no register or memory.
         unsafe {
@@ -590,7 +594,7 @@ pub(crate) fn grid_sync_marker() {
                 options(nomem, nostack, preserves_flags)
             )
         };
-    }, sim: { cg_sim::device::grid_sync("grid.sync()") })
+    }, sim: { cg_sim::device::grid_sync(what) })
 }
 
 // The multi-grid workspace, the module global `cg_multi_grid` the host

@@ -24,7 +24,10 @@
 //!   `exclusive_scan`, `invoke_one`) and, block-wide over scratch the
 //!   caller declares, [`block_collectives`] (`block_scratch!`,
 //!   `block_reduce`, `block_reduce_to_first`, `block_inclusive_scan`,
-//!   `block_exclusive_scan`: CUB's `BlockReduce` and `BlockScan`);
+//!   `block_exclusive_scan`: CUB's `BlockReduce` and `BlockScan`) and,
+//!   grid-wide in a cooperative kernel, [`grid_collectives`]
+//!   (`grid_scratch!`, `grid_reduce`, `grid_exclusive_scan`,
+//!   `grid_inclusive_scan`: a decoupled look-back with a fixed order);
 //! * shared memory: [`shared`] (static arrays, the dynamic region);
 //! * kernel outputs written without `unsafe`: [`output`] (`Output`,
 //!   `Synced` and the patterns that hand each element to one thread);
@@ -98,6 +101,7 @@ pub mod coalesced;
 pub mod collectives;
 pub mod fault;
 pub mod grid;
+pub mod grid_collectives;
 pub mod group;
 pub mod half;
 pub mod indices;
@@ -118,6 +122,7 @@ pub mod shuffle;
 pub mod sim;
 pub mod stride;
 pub mod tile;
+mod unrolled;
 pub mod vector;
 pub mod zip;
 
@@ -142,6 +147,11 @@ pub mod prelude {
         BitXor, Collective, Greater, Less, Operator, Plus,
     };
     pub use crate::grid::{this_grid, GridArrivalToken, GridGroup};
+    pub use crate::grid_collectives::{
+        grid_exclusive_scan, grid_inclusive_scan, grid_reduce, grid_scratch_words, GridScratch,
+        UsedGridScratch,
+    };
+    pub use crate::grid_scratch;
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
     pub use crate::half::{bf16, f16, Half2, HalfFloat};
     pub use crate::indices::{Gather, Indices};

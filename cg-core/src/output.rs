@@ -14,7 +14,7 @@
 //! | grid-stride over a 2-D window | [`grid_stride_window`](Output::grid_stride_window) | the window's points, numbered row by row, grid-stride |
 //! | a 5-point stencil sweep | [`grid_stride_stencil`](Output::grid_stride_stencil) | the interior's points, grid-stride, with their neighbours in a source array |
 //! | one per group, its leader writes | [`leader_element`](Output::leader_element), [`for_leader`](Output::for_leader) | the group's index in the grid (block, tile, cluster) |
-//! | a contiguous chunk per block | [`block_chunk`](Output::block_chunk), [`block_chunks`](Output::block_chunks) | `[c * len, (c + 1) * len)`, then one element or a block stride per thread |
+//! | a contiguous chunk per block | [`block_chunk`](Output::block_chunk), [`block_chunks`](Output::block_chunks) | `[c * len, (c + 1) * len)`, then one element, a block stride or a run of consecutive elements ([`Chunk::thread_run`]) per thread |
 //!
 //! Each method borrows the `Output` mutably, so one thread never holds two
 //! `&mut` to one element either. The `for_*` forms (`for_thread`,
@@ -707,10 +707,11 @@ pub trait SyncPhases: Sized {
     fn sync(self, grid: &impl GridBarrier) -> Self::Next;
 }
 
-mod phase {
-    /// A buffer's change of phase at a grid barrier (only [`super::Output`]
-    /// and [`super::Synced`]; outside this module it cannot be named, so
-    /// the change happens only through [`super::SyncPhases::sync`]).
+pub(crate) mod phase {
+    /// A buffer's change of phase at a grid barrier ([`super::Output`],
+    /// [`super::Synced`], and the grid collectives' used scratch,
+    /// `UsedGridScratch`; outside this crate it cannot be named, so the
+    /// change happens only through [`super::SyncPhases::sync`]).
     pub trait Phase {
         /// The other phase.
         type Next;
@@ -1444,6 +1445,42 @@ impl<'a, T> Chunk<'a, T> {
             self.threads,
             Site::here(),
         )
+    }
+
+    /// This thread's run of `per_thread` consecutive elements of the chunk
+    /// (CUB's blocked arrangement): `[rank * per_thread, (rank + 1) *
+    /// per_thread)` of the chunk, clipped to it (empty past its end), and
+    /// where the run starts in the chunk. Every thread of the grid passes
+    /// the same `per_thread` (the simulator checks it: runs of different
+    /// lengths overlap).
+    ///
+    /// ```ignore
+    /// let (at, run) = chunk.thread_run(4);
+    /// for (k, x) in run.iter_mut().enumerate() {
+    ///     *x = input[chunk_start + at + k] * 2;
+    /// }
+    /// ```
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn thread_run(self, per_thread: usize) -> (usize, &'a mut [T]) {
+        let site = Site::here();
+        #[cfg(not(target_arch = "nvptx64"))]
+        site.uniform("thread_run's per_thread", &[per_thread as u64]);
+        let len = self.clipped_len();
+        let from = self.rank.saturating_mul(per_thread).min(len);
+        let to = from.saturating_add(per_thread).min(len);
+        // SAFETY: `start + from <= start + len`, inside the buffer or one
+        // past its end (a chunk starts inside the buffer).
+        let p = unsafe { self.ptr.add(self.start + from) };
+        for j in 0..to - from {
+            site.exclusive(p.wrapping_add(j));
+        }
+        // SAFETY: `[start + from, start + to)` lies in the chunk, this
+        // block's alone; threads of distinct ranks get disjoint runs (all
+        // pass one `per_thread`), and `p` is a live buffer's element
+        // address (non-null, aligned) even for an empty run.
+        let run = unsafe { core::slice::from_raw_parts_mut(p, to - from) };
+        (from, run)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod api;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod cluster_probes;
 pub mod faults;
+pub mod grid_collectives;
 pub mod half;
 pub mod loops;
 pub mod math;

@@ -1,0 +1,818 @@
+//! Grid-wide collectives inside a cooperative kernel: a reduction whose
+//! total every thread of the grid gets, and single-pass scans of a slice
+//! into an [`Output`] (decoupled look-back, after Merrill and Garland), over
+//! scratch the caller owns ([`GridScratch`], built from a device buffer the
+//! host zeroes).
+//!
+//! ```ignore
+//! #[kernel(cooperative)]
+//! pub fn offsets(counts: &[u32], mut out: Output<u32>, words: AtomicSlice<u64>) {
+//!     let grid = this_grid();
+//!     let mut scratch = grid_scratch!(u32, words);
+//!     let total = grid_reduce(&grid, &mut scratch, my_count(), Plus);  // every thread
+//!     let used = grid_exclusive_scan(&grid, scratch, counts, &mut out, Plus);
+//!     let (offsets, scratch) = (out, used).sync(&grid);          // one grid barrier
+//! }
+//! ```
+//!
+//! Every thread of the grid calls each collective, with the same operator
+//! and arguments. They wait for other blocks without a grid barrier, so
+//! every block must be resident at once: the kernel is
+//! `#[kernel(cooperative)]` (cg-builder refuses one that is not, as for
+//! `grid.sync()`), and blocks have at least 32 threads (one whole warp
+//! looks back; a smaller block stops the kernel with a failed check). `T`
+//! is any [`Pod`] type of 1 to 32 bytes, the operator any [`Operator`]: a
+//! built-in one or an associative closure, commutative or not.
+//!
+//! # The look-back ladder
+//!
+//! Work is cut into tiles: one per block for [`grid_reduce`], and for the
+//! scans `block.num_threads() * items_per_thread::<T>()` elements each,
+//! which the blocks take grid-stride (tile `b`, `b + B`, `b + 2B`, ... for
+//! block rank `b` of `B`). A tile's block reduces it with the block
+//! collectives and publishes the aggregate `a[t]` in the scratch; warp 0
+//! then computes the tile's exclusive prefix from three levels, each a
+//! window of 32 slots one lane apart:
+//!
+//! * level 0, the aggregates of the tiles before `t` in its window of 32
+//!   tiles (`S1`: a rank-order Hillis–Steele scan of the window);
+//! * level 1, the aggregates of the windows before `t`'s in its window of
+//!   1024 tiles (`S2`: the same scan over window aggregates `A1[w] =
+//!   S1` over all 32 tiles of `w`, which the tile closing window `w`
+//!   publishes);
+//! * level 2, `Q[k]`, the prefix through the last tile of the 1024-tile
+//!   window `k`, `op(Q[k - 1], A2[k])` with `A2[k]` the scan of its 32
+//!   window aggregates, which the tile closing window `k` publishes.
+//!
+//! Tile `t` (`t = 1024 k + 32 m + l`) has the exclusive prefix
+//! `op(op(Q[k - 1], S2[m - 1]), S1[l - 1])`, the parts that exist (none for
+//! tile 0). Each part depends only on indices, never on which block got
+//! there first, so **every result is deterministic**: a float sum gives the
+//! same bits on every run, on the simulator and the GPU, and a CPU can
+//! compute them (the tests do). It is not CUB's order, which depends on
+//! timing. A tile waits only for the aggregates of its own windows and for
+//! one `Q`, so the chain of waits that crosses the array has one link per
+//! 1024 tiles.
+//!
+//! # The order of combination
+//!
+//! Every operator combines in rank order, `op(lower, higher)`, so a
+//! non-commutative one works; a float result is one fixed tree of
+//! roundings, stated here:
+//!
+//! * [`grid_reduce`]: each block's values are reduced as
+//!   [`block_reduce`] reduces them
+//!   (per warp a rank-order butterfly, or a scan over a partial last warp;
+//!   then the warp totals from the left); the block totals are the tiles'
+//!   aggregates, and the total is `op(op(Q[K - 1], S2[M - 1]), S1[L])` for
+//!   the last block `1024 K + 32 M + L` (`S1[L]`: the window scan through
+//!   it).
+//! * The scans: thread `r` of a tile holds `items_per_thread::<T>()`
+//!   consecutive elements and folds them from the left into its
+//!   aggregate; the tile's aggregate and the thread's prefix `B[r]` within
+//!   the tile are
+//!   [`block_exclusive_scan_with_total`]'s
+//!   (rank order); the thread's elements then get `op(op(E[t], B[r]),
+//!   x0)`, `op(op(op(E[t], B[r]), x0), x1)`, ... for the tile's exclusive
+//!   prefix `E[t]` above (parts that do not exist are left out). The
+//!   exclusive scan writes each element the value before its own; the
+//!   first element of the array gets `T::zeroed()`, as
+//!   [`exclusive_scan`](crate::collectives::exclusive_scan) gives rank 0.
+//!
+//! Integer results are exact (wrapping for `Plus`).
+//!
+//! # The scratch
+//!
+//! A [`GridScratch<T>`] is a kernel's `AtomicSlice<u64>` parameter (a
+//! `DeviceBuffer<u64>` of the host) of at least
+//! [`grid_scratch_words::<T>`](grid_scratch_words) words, **zeroed before
+//! every launch** (`DeviceBuffer::zero`), with a block scratch and two
+//! shared slots for the block's broadcasts
+//! ([`grid_scratch!`](crate::grid_scratch) declares them). Each slot is a
+//! status word tagged with the call that wrote it, so a slot of an earlier
+//! call is never read as this one's:
+//!
+//! * `T` of at most 4 bytes: one word, the call's tag in the high half and
+//!   the value in the low half, written with one relaxed store and polled
+//!   with relaxed loads (the value travels in the word that says it is
+//!   there);
+//! * larger `T`: a tag word and the value in `size_of::<T>() / 8` (rounded
+//!   up) words: the value with relaxed stores, then the tag with a release
+//!   store; a reader polls the tag with acquire loads, then loads the value.
+//!
+//! [`grid_reduce`] takes the scratch by `&mut` and can run back to back on
+//! it with no barrier: its calls alternate between two halves, and a block
+//! writes a half again only two calls later, after every block has
+//! published in the call between, which each does only after reading the
+//! half. A scan hands back a [`UsedGridScratch`] instead (a slow block may
+//! still read its slots): [`UsedGridScratch::sync`] is the grid barrier
+//! that gives the scratch back, and `(out, used).sync(&grid)`
+//! ([`SyncPhases`](crate::output::SyncPhases)) shares one barrier with the
+//! output's.
+
+use crate::atomic::{AtomicSlice, Ordering};
+use crate::block::{this_thread_block, ThreadBlock};
+use crate::block_collectives::{
+    block_exclusive_scan_with_total, block_reduce, BlockScratch, RankOrder,
+};
+use crate::collectives::{inclusive_scan, Operator};
+use crate::fault;
+use crate::grid::GridGroup;
+use crate::group::{GroupSync, ThreadGroup, WarpGroup};
+use crate::output::{phase, Output};
+use crate::shared::SharedArray;
+use crate::tile::{tiled_partition, ThreadBlockTile};
+use crate::unrolled::unrolled;
+use bytemuck::Pod;
+use core::marker::PhantomData;
+use core::mem::size_of;
+
+/// Slots of one look-back window: one per lane of warp 0.
+const WINDOW: usize = 32;
+
+/// The most elements a thread scans per tile (`items_per_thread`): as many
+/// as [`unrolled`] writes out.
+const MAX_ITEMS: usize = crate::unrolled::MAX;
+
+/// Elements each thread of a block scans per tile: `32 / size_of::<T>()`,
+/// at most 8 and at least 1 (8 `u32`, 4 `u64`, 2 values of 12 or 16
+/// bytes, 1 of 32). A scan's tile is `block.num_threads()` times this.
+///
+/// ```
+/// use cg_core::grid_collectives::items_per_thread;
+/// assert_eq!(items_per_thread::<u32>() * 256, 2048);   // a tile of 256 threads
+/// assert_eq!(items_per_thread::<[u64; 4]>(), 1);
+/// ```
+pub const fn items_per_thread<T>() -> usize {
+    let bytes = size_of::<T>();
+    let fit = match 32usize.checked_div(bytes) {
+        Some(fit) => fit,
+        None => MAX_ITEMS,
+    };
+    if fit == 0 {
+        1
+    } else if fit > MAX_ITEMS {
+        MAX_ITEMS
+    } else {
+        fit
+    }
+}
+
+/// Whether a slot holds its tag and value in one word (`T` of at most 4
+/// bytes).
+const fn packed<T>() -> bool {
+    size_of::<T>() <= 4
+}
+
+/// Words of a value of `T` in a slot that is not packed.
+const fn value_words<T>() -> usize {
+    size_of::<T>().div_ceil(8)
+}
+
+/// `u64` words of one slot.
+const fn slot_words<T>() -> usize {
+    if packed::<T>() {
+        1
+    } else {
+        1 + value_words::<T>()
+    }
+}
+
+/// Slots of a ladder over `tiles` tiles: one per tile, one per closed
+/// window of 32 tiles, one per closed window of 1024.
+const fn ladder_slots(tiles: usize) -> usize {
+    tiles + tiles / WINDOW + tiles / (WINDOW * WINDOW)
+}
+
+/// Tiles of a scan of `len` elements by blocks of `block_threads`.
+const fn scan_tiles<T>(block_threads: u32, len: usize) -> usize {
+    let tile = block_threads as usize * items_per_thread::<T>();
+    if tile == 0 {
+        0
+    } else {
+        len.div_ceil(tile)
+    }
+}
+
+/// The `u64` words a [`GridScratch<T>`] needs in a grid of `blocks` blocks
+/// of `block_threads` threads whose scans cover at most `scan_len`
+/// elements: the host allocates them (and zeroes them before every
+/// launch). A scratch too small for a call stops the kernel with a failed
+/// check naming the caller's line.
+///
+/// ```
+/// use cg_core::grid_collectives::grid_scratch_words;
+/// // 264 blocks of 256 threads scanning 2^24 u32: 8,192 tiles.
+/// let words = grid_scratch_words::<u32>(264, 256, 1 << 24);
+/// assert_eq!(words, 2 * (264 + 8) + (8192 + 256 + 8));
+/// ```
+pub const fn grid_scratch_words<T>(blocks: u32, block_threads: u32, scan_len: usize) -> usize {
+    let slots =
+        2 * ladder_slots(blocks as usize) + ladder_slots(scan_tiles::<T>(block_threads, scan_len));
+    slots * slot_words::<T>()
+}
+
+/// The scratch of the grid collectives in one thread: the device words
+/// every block shares, this block's [`BlockScratch<T>`] and two shared
+/// slots for the broadcasts of warp 0's results, and the count of calls
+/// so far (every thread makes the same calls, so every thread's count is
+/// the same). Make it with [`grid_scratch!`](crate::grid_scratch), once
+/// per kernel. See the module docs for the layout and the rules of reuse.
+pub struct GridScratch<'a, T: Pod> {
+    words: AtomicSlice<'a, u64>,
+    block: BlockScratch<T>,
+    shared: SharedArray<T, 2>,
+    reduces: u32,
+    scans: u32,
+    broadcasts: u32,
+}
+
+impl<'a, T: Pod> GridScratch<'a, T> {
+    /// The scratch over `words` (a kernel's `AtomicSlice<u64>` parameter,
+    /// zeroed by the host before the launch), with this block's block
+    /// scratch and two shared slots
+    /// ([`grid_scratch!`](crate::grid_scratch) declares both). Nothing
+    /// else may write `words` or `shared` during the kernel: another
+    /// user's writes would make the collectives wait forever or return
+    /// wrong values (no undefined behaviour: the words are only ever
+    /// accessed atomically).
+    ///
+    /// ```ignore
+    /// let scratch = GridScratch::new(words, block_scratch!(f32), shared_array!(f32; 2));
+    /// ```
+    #[inline(always)]
+    pub fn new(
+        words: AtomicSlice<'a, u64>,
+        block: BlockScratch<T>,
+        shared: SharedArray<T, 2>,
+    ) -> Self {
+        GridScratch {
+            words,
+            block,
+            shared,
+            reduces: 0,
+            scans: 0,
+            broadcasts: 0,
+        }
+    }
+}
+
+/// Declares the shared parts of a [`GridScratch<T>`] (a block scratch and
+/// two shared slots, in one `.shared` array) and makes it over `words`, a kernel's `AtomicSlice<u64>` parameter. `T` must be a
+/// concrete type (shared arrays have a fixed size).
+///
+/// ```ignore
+/// #[kernel(cooperative)]
+/// pub fn total(x: &[f32], mut out: Output<f32>, words: AtomicSlice<u64>) {
+///     let grid = this_grid();
+///     let mut scratch = grid_scratch!(f32, words);
+///     let v = x.get(grid.thread_rank() as usize).copied().unwrap_or(0.0);
+///     let sum = grid_reduce(&grid, &mut scratch, v, Plus);
+///     out.for_thread(&grid, |o| *o = sum);
+/// }
+/// ```
+#[macro_export]
+macro_rules! grid_scratch {
+    ($ty:ty, $words:expr) => {{
+        // One array for both parts: two declarations in one macro would
+        // share a call site, so a `.shared` symbol.
+        let array = $crate::shared_array!(
+            $ty; $crate::block_collectives::BlockScratch::<$ty>::LEN + 2
+        );
+        let addr = array.shared_addr();
+        // SAFETY: the first `LEN` values of the array just declared, 16-byte
+        // aligned, reached only through this handle.
+        let block = unsafe { $crate::block_collectives::BlockScratch::<$ty>::from_raw(addr) };
+        let slots = addr + $crate::block_collectives::BlockScratch::<$ty>::BYTES as u32;
+        // SAFETY: the array's last two values (aligned for the type: a
+        // multiple of its size from an aligned start), reached only through
+        // this handle.
+        let slots = unsafe { $crate::shared::SharedArray::<$ty, 2>::from_raw(slots) };
+        $crate::grid_collectives::GridScratch::<$ty>::new($words, block, slots)
+    }};
+}
+
+/// A [`GridScratch`] after a scan: other blocks may still read its slots.
+/// [`sync`](Self::sync) (or `(out, used).sync(&grid)`) is the grid barrier
+/// that gives it back.
+pub struct UsedGridScratch<'a, T: Pod> {
+    scratch: GridScratch<'a, T>,
+}
+
+impl<'a, T: Pod> UsedGridScratch<'a, T> {
+    /// `grid.sync()`, then the scratch again: every block is done reading
+    /// the scan's slots.
+    ///
+    /// ```ignore
+    /// let used = grid_inclusive_scan(&grid, scratch, x, &mut out, Plus);
+    /// let mut scratch = used.sync(&grid);
+    /// ```
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn sync(self, grid: &impl crate::output::GridBarrier) -> GridScratch<'a, T> {
+        grid.sync();
+        self.scratch
+    }
+}
+
+impl<'a, T: Pod> phase::Phase for UsedGridScratch<'a, T> {
+    type Next = GridScratch<'a, T>;
+
+    #[inline(always)]
+    fn next(self) -> GridScratch<'a, T> {
+        self.scratch
+    }
+}
+
+/// One call's slots in the scratch: three levels of slots, tagged with
+/// the call.
+struct Ladder<'s, 'a, T> {
+    words: &'s AtomicSlice<'a, u64>,
+    /// The first word of each level.
+    levels: [usize; 3],
+    tag: u32,
+    _t: PhantomData<T>,
+}
+
+/// The bytes of word `j` of a value of `T`: `[8 j, 8 j + 8)` clipped to
+/// its size.
+#[inline(always)]
+fn word_bytes<T>(j: usize) -> core::ops::Range<usize> {
+    let from = (8 * j).min(size_of::<T>());
+    from..(from + 8).min(size_of::<T>())
+}
+
+/// Word `j` of `value`: its bytes `8 j` to `8 j + 7`, the first the least
+/// significant, zero beyond its size.
+#[inline(always)]
+fn word<T: Pod>(value: &T, j: usize) -> u64 {
+    let bytes = word_bytes::<T>(j);
+    let mut w = [0u8; 8];
+    w[..bytes.len()].copy_from_slice(&bytemuck::bytes_of(value)[bytes]);
+    u64::from_le_bytes(w)
+}
+
+/// Sets word `j` of `value` to `w` (its bytes within the size of `T`).
+#[inline(always)]
+fn set_word<T: Pod>(value: &mut T, j: usize, w: u64) {
+    let bytes = word_bytes::<T>(j);
+    let n = bytes.len();
+    bytemuck::bytes_of_mut(value)[bytes].copy_from_slice(&w.to_le_bytes()[..n]);
+}
+
+impl<'s, 'a, T: Pod> Ladder<'s, 'a, T> {
+    /// The ladder of `tiles` tiles from slot `first` of `words`, tagged
+    /// `tag`; stops the kernel when the words do not hold it.
+    #[inline(always)]
+    #[track_caller]
+    fn new(words: &'s AtomicSlice<'a, u64>, first: usize, tiles: usize, tag: u32) -> Self {
+        let s = slot_words::<T>();
+        fault::check(
+            (first + ladder_slots(tiles)) * s <= words.len(),
+            "grid collectives: the scratch is too small for this grid and length; allocate \
+             grid_scratch_words::<T>(blocks, block_threads, scan_len) words",
+        );
+        let level0 = first * s;
+        let level1 = level0 + tiles * s;
+        let level2 = level1 + tiles / WINDOW * s;
+        Ladder {
+            words,
+            levels: [level0, level1, level2],
+            tag,
+            _t: PhantomData,
+        }
+    }
+
+    /// The first word of slot `i` of `level`.
+    #[inline(always)]
+    fn slot(&self, level: usize, i: usize) -> usize {
+        self.levels[level] + i * slot_words::<T>()
+    }
+
+    /// Publishes `value` in slot `i` of `level` (one thread).
+    #[inline(always)]
+    fn publish(&self, level: usize, i: usize, value: T) {
+        let at = self.slot(level, i);
+        if packed::<T>() {
+            let word = (self.tag as u64) << 32 | word(&value, 0);
+            self.words.at(at).store(word, Ordering::Relaxed);
+        } else {
+            unrolled(value_words::<T>(), |j| {
+                self.words
+                    .at(at + 1 + j)
+                    .store(word(&value, j), Ordering::Relaxed);
+            });
+            self.words.at(at).store(self.tag as u64, Ordering::Release);
+        }
+    }
+
+    /// Slot `i` of `level`, when this call has published it.
+    #[inline(always)]
+    fn poll(&self, level: usize, i: usize) -> Option<T> {
+        let at = self.slot(level, i);
+        let mut value = T::zeroed();
+        if packed::<T>() {
+            let word = self.words.at(at).load(Ordering::Relaxed);
+            if (word >> 32) as u32 != self.tag {
+                return None;
+            }
+            set_word(&mut value, 0, word);
+        } else {
+            if self.words.at(at).load(Ordering::Acquire) != self.tag as u64 {
+                return None;
+            }
+            unrolled(value_words::<T>(), |j| {
+                set_word(
+                    &mut value,
+                    j,
+                    self.words.at(at + 1 + j).load(Ordering::Relaxed),
+                );
+            });
+        }
+        Some(value)
+    }
+
+    /// Slot `i` of `level`, once this call has published it.
+    #[inline(always)]
+    fn wait(&self, level: usize, i: usize) -> T {
+        loop {
+            if let Some(v) = self.poll(level, i) {
+                return v;
+            }
+        }
+    }
+}
+
+/// `value` of the thread with `write` (thread 0) to every thread of the
+/// block: a shared slot of `slots`, then a barrier. The two slots
+/// alternate (`count` counts the broadcasts), so a slot is written again
+/// only after the barrier of the broadcast between, which every thread
+/// reaches after reading it.
+#[inline(always)]
+fn broadcast<T: Pod>(
+    block: &ThreadBlock,
+    slots: &SharedArray<T, 2>,
+    count: &mut u32,
+    value: T,
+    write: bool,
+) -> T {
+    let slot = (*count & 1) as usize;
+    *count = count.wrapping_add(1);
+    if write {
+        slots.set(slot, value);
+    }
+    block.sync();
+    slots.get(slot)
+}
+
+/// `op(a, b)` of the parts that exist.
+#[inline(always)]
+fn then<T, Op: Operator<T>>(op: &Op, a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(op.apply(a, b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+/// The rank-order inclusive scan of window `window` of `level` (warp 0,
+/// every lane): lanes below `n` wait for their slot, lane `n` holds `own`
+/// when given. Returns the scan at lane `n - 1` (when `n > 0`) and at
+/// lane `n` (when `own` is given; then `n < 32`), to every lane. A lane's
+/// scan depends only on the lanes below it, so every block that scans a
+/// window's first lanes gets the same bits.
+#[inline(always)]
+fn window_scan<T: Pod, Op: Operator<T>>(
+    warp: &ThreadBlockTile<32>,
+    ladder: &Ladder<'_, '_, T>,
+    level: usize,
+    window: usize,
+    n: usize,
+    own: Option<T>,
+    op: &Op,
+) -> (Option<T>, Option<T>) {
+    if n == 0 {
+        return (None, own);
+    }
+    let lane = warp.thread_rank() as usize;
+    let v = if lane < n {
+        ladder.wait(level, window * WINDOW + lane)
+    } else {
+        own.unwrap_or_else(T::zeroed)
+    };
+    let scan = inclusive_scan(warp, v, RankOrder(op));
+    let before = warp.shfl(scan, (n - 1) as u32);
+    let through = own.map(|_| warp.shfl(scan, n as u32));
+    (Some(before), through)
+}
+
+/// Tile `t = 1024 k + 32 m + l` split into its places in the windows.
+#[derive(Clone, Copy)]
+struct Place {
+    l: usize,
+    w: usize,
+    m: usize,
+    k: usize,
+}
+
+impl Place {
+    #[inline(always)]
+    fn of(t: usize) -> Self {
+        let w = t / WINDOW;
+        Place {
+            l: t % WINDOW,
+            w,
+            m: w % WINDOW,
+            k: w / WINDOW,
+        }
+    }
+}
+
+/// `Q[k - 1]`, the prefix through the 1024-tile windows before `k`, when
+/// `k > 0`.
+#[inline(always)]
+fn prefix_before<T: Pod>(ladder: &Ladder<'_, '_, T>, k: usize) -> Option<T> {
+    (k > 0).then(|| ladder.wait(2, k - 1))
+}
+
+/// Tile `t`'s exclusive prefix (`None` for tile 0), after its aggregate
+/// `agg` is published, with its duties: the tile closing a window of 32
+/// publishes the window's aggregate, the tile closing a window of 1024
+/// the prefix through it. Warp 0 of the tile's block, every lane.
+#[inline(always)]
+fn tile_prefix<T: Pod, Op: Operator<T>>(
+    warp: &ThreadBlockTile<32>,
+    ladder: &Ladder<'_, '_, T>,
+    t: usize,
+    agg: T,
+    op: &Op,
+) -> Option<T> {
+    let Place { l, w, m, k } = Place::of(t);
+    let lead = warp.thread_rank() == 0;
+    let closes_32 = l == WINDOW - 1;
+    let closes_1024 = closes_32 && m == WINDOW - 1;
+    let (s1, a1) = window_scan(warp, ladder, 0, w, l, closes_32.then_some(agg), op);
+    if let (Some(a1), true) = (a1, lead) {
+        ladder.publish(1, w, a1);
+    }
+    let own = if closes_1024 { a1 } else { None };
+    let (s2, a2) = window_scan(warp, ladder, 1, k, m, own, op);
+    let q = prefix_before(ladder, k);
+    if let (Some(a2), true) = (a2, lead) {
+        ladder.publish(2, k, then(op, q, Some(a2)).unwrap_or(a2));
+    }
+    then(op, then(op, q, s2), s1)
+}
+
+/// `op` over the aggregates of all `tiles` tiles (`tiles > 0`):
+/// `op(op(Q[K - 1], S2[M - 1]), S1[L])` for the last tile. Warp 0, every
+/// lane; every tile's duties must be done or under way.
+#[inline(always)]
+fn ladder_total<T: Pod, Op: Operator<T>>(
+    warp: &ThreadBlockTile<32>,
+    ladder: &Ladder<'_, '_, T>,
+    tiles: usize,
+    op: &Op,
+) -> T {
+    let Place { l, w, m, k } = Place::of(tiles - 1);
+    let (s1, _) = window_scan(warp, ladder, 0, w, l + 1, None, op);
+    let (s2, _) = window_scan(warp, ladder, 1, k, m, None, op);
+    let q = prefix_before(ladder, k);
+    let total = then(op, then(op, q, s2), s1);
+    // `s1` is there: the window scan covers at least the last tile.
+    total.unwrap_or_else(T::zeroed)
+}
+
+/// What every grid collective checks first: a cooperative launch (every
+/// block resident, so waiting for another block ends) and a whole warp 0.
+#[inline(always)]
+#[track_caller]
+fn require(grid: &GridGroup, block: &ThreadBlock, what: &'static str) {
+    grid.require_cooperative(what);
+    fault::check(
+        block.num_threads() >= WINDOW as u32,
+        "grid collectives need blocks of at least 32 threads (warp 0 looks back over 32 slots)",
+    );
+}
+
+/// `op` over the `value` of every thread of the grid, returned to every
+/// thread (CUDA has no such call; CUB's `DeviceReduce` from inside a
+/// kernel). The order of combination is fixed (see the module docs), so a
+/// float total has the same bits on every run. Back to back on one
+/// scratch needs no barrier.
+///
+/// ```ignore
+/// let mut scratch = grid_scratch!(u32, words);
+/// let n = grid_reduce(&grid, &mut scratch, count, Plus);
+/// let top = grid_reduce(&grid, &mut scratch, count, Greater);
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn grid_reduce<T: Pod, Op: Operator<T>>(
+    grid: &GridGroup,
+    scratch: &mut GridScratch<'_, T>,
+    value: T,
+    op: Op,
+) -> T {
+    let block = this_thread_block();
+    require(grid, &block, "grid_reduce");
+    let agg = block_reduce(&block, &scratch.block, value, RankOrder(&op));
+    scratch.reduces = scratch.reduces.wrapping_add(1);
+    let blocks = grid.num_blocks() as usize;
+    let first = (scratch.reduces & 1) as usize * ladder_slots(blocks);
+    let b = grid.block_rank() as usize;
+    let ladder = Ladder::new(&scratch.words, first, blocks, scratch.reduces);
+    if block.thread_rank() == 0 {
+        ladder.publish(0, b, agg);
+    }
+    let mut total = T::zeroed();
+    if block.thread_rank() < WINDOW as u32 {
+        let warp = tiled_partition::<32>(&block);
+        if b % WINDOW == WINDOW - 1 {
+            tile_prefix(&warp, &ladder, b, agg, &op);
+        }
+        total = ladder_total(&warp, &ladder, blocks, &op);
+    }
+    let write = block.thread_rank() == 0;
+    broadcast(
+        &block,
+        &scratch.shared,
+        &mut scratch.broadcasts,
+        total,
+        write,
+    )
+}
+
+/// [`grid_exclusive_scan`] and [`grid_inclusive_scan`].
+#[inline(always)]
+#[track_caller]
+fn grid_scan<'a, T: Pod, Op: Operator<T>>(
+    grid: &GridGroup,
+    mut scratch: GridScratch<'a, T>,
+    input: &[T],
+    out: &mut Output<T>,
+    op: Op,
+    inclusive: bool,
+    what: &'static str,
+) -> UsedGridScratch<'a, T> {
+    let block = this_thread_block();
+    require(grid, &block, what);
+    let n = input.len();
+    fault::check(
+        out.len() >= n,
+        "grid scan: the output is shorter than the input",
+    );
+    let items = items_per_thread::<T>();
+    let tile_len = block.num_threads() as usize * items;
+    let tiles = n.div_ceil(tile_len);
+    scratch.scans = scratch.scans.wrapping_add(1);
+    let first = 2 * ladder_slots(grid.num_blocks() as usize);
+    let ladder = Ladder::new(&scratch.words, first, tiles, scratch.scans);
+    let rank = block.thread_rank() as usize;
+    let in_warp_0 = rank < WINDOW;
+    // Every block takes the same tiles' chunks in the same order (the
+    // chunks are the tiles: one length, grid-stride by block rank).
+    for chunk in out.block_chunks(&block, tile_len) {
+        let start = chunk.start();
+        if start >= n {
+            break;
+        }
+        let t = start / tile_len;
+        let at = start + rank * items;
+        let present = n.saturating_sub(at).min(items);
+        // The thread's elements, in registers (`unrolled`: constant
+        // indices). Threads past the end scan a zero value; only the last
+        // tile has them, above every element, so no result of an element
+        // sees it.
+        let mut x = [T::zeroed(); MAX_ITEMS];
+        let mut own = None;
+        unrolled(items, |j| {
+            if j < present {
+                x[j] = input[at + j];
+                own = then(&op, own, Some(x[j]));
+            }
+        });
+        let (before, tile_total) = block_exclusive_scan_with_total(
+            &block,
+            &scratch.block,
+            own.unwrap_or_else(T::zeroed),
+            RankOrder(&op),
+        );
+        if rank == 0 && tiles > 1 {
+            ladder.publish(0, t, tile_total);
+        }
+        let mut prefix = None;
+        if t > 0 {
+            let mut found = T::zeroed();
+            if in_warp_0 {
+                let warp = tiled_partition::<32>(&block);
+                found = tile_prefix(&warp, &ladder, t, tile_total, &op).unwrap_or(found);
+            }
+            let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
+            prefix = Some(broadcast(&block, slots, count, found, rank == 0));
+        }
+        let mut running = then(&op, prefix, (rank > 0).then_some(before));
+        let (_, run) = chunk.thread_run(items);
+        unrolled(items, |j| {
+            if j < present {
+                let next = then(&op, running, Some(x[j]));
+                run[j] = if inclusive { next } else { running }.unwrap_or_else(T::zeroed);
+                running = next;
+            }
+        });
+    }
+    UsedGridScratch { scratch }
+}
+
+/// The exclusive scan of `input` into `out[..input.len()]` (CUB's
+/// `DeviceScan::ExclusiveScan` inside a cooperative kernel, one pass):
+/// element `i` gets `op` over `input[..i]`, element 0 `T::zeroed()`.
+/// Every thread of the grid calls it with the same arguments; `out` must
+/// be at least as long as `input`. Returns the scratch as used: a grid
+/// barrier gives it back (and makes `out` readable: `(out, used).sync(&grid)`).
+///
+/// ```ignore
+/// let used = grid_exclusive_scan(&grid, scratch, counts, &mut offsets, Plus);
+/// let (offsets, scratch) = (offsets, used).sync(&grid);
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn grid_exclusive_scan<'a, T: Pod, Op: Operator<T>>(
+    grid: &GridGroup,
+    scratch: GridScratch<'a, T>,
+    input: &[T],
+    out: &mut Output<T>,
+    op: Op,
+) -> UsedGridScratch<'a, T> {
+    grid_scan(grid, scratch, input, out, op, false, "grid_exclusive_scan")
+}
+
+/// The inclusive scan of `input` into `out[..input.len()]`: element `i`
+/// gets `op` over `input[..=i]`. As [`grid_exclusive_scan`] otherwise.
+///
+/// ```ignore
+/// let used = grid_inclusive_scan(&grid, scratch, x, &mut running, Plus);
+/// let mut scratch = used.sync(&grid);
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn grid_inclusive_scan<'a, T: Pod, Op: Operator<T>>(
+    grid: &GridGroup,
+    scratch: GridScratch<'a, T>,
+    input: &[T],
+    out: &mut Output<T>,
+    op: Op,
+) -> UsedGridScratch<'a, T> {
+    grid_scan(grid, scratch, input, out, op, true, "grid_inclusive_scan")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `value` through its words, as a slot carries it.
+    fn through_words<T: Pod>(value: T) -> T {
+        let mut back = T::zeroed();
+        unrolled(value_words::<T>(), |j| {
+            set_word(&mut back, j, word(&value, j))
+        });
+        back
+    }
+
+    #[test]
+    fn values_round_trip_through_words() {
+        let v = [1u8, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+        assert_eq!(through_words(v), v);
+        assert_eq!(word(&v, 1), 0x0c0b_0a09);
+        assert_eq!(through_words(0xbeefu16), 0xbeef);
+        assert_eq!(word(&0xbeefu16, 0), 0xbeef);
+        assert_eq!(through_words([7u8, 8, 9]), [7, 8, 9]);
+        let w = [u64::MAX, 1, 2, 3];
+        assert_eq!(through_words(w), w);
+        assert_eq!(word(&w, 3), 3);
+        assert_eq!(through_words(-1.5f64), -1.5);
+    }
+
+    #[test]
+    fn slots_and_items_by_size() {
+        assert_eq!(slot_words::<u32>(), 1);
+        assert_eq!(slot_words::<u8>(), 1);
+        assert_eq!(slot_words::<u64>(), 2);
+        assert_eq!(slot_words::<[u32; 3]>(), 3);
+        assert_eq!(slot_words::<[u64; 4]>(), 5);
+        assert_eq!(items_per_thread::<u8>(), 8);
+        assert_eq!(items_per_thread::<u64>(), 4);
+        assert_eq!(items_per_thread::<[u32; 3]>(), 2);
+        assert_eq!(items_per_thread::<[u64; 4]>(), 1);
+    }
+
+    #[test]
+    fn ladder_slots_count_closed_windows() {
+        assert_eq!(ladder_slots(0), 0);
+        assert_eq!(ladder_slots(31), 31);
+        assert_eq!(ladder_slots(32), 33);
+        assert_eq!(ladder_slots(1024), 1024 + 32 + 1);
+        assert_eq!(grid_scratch_words::<u32>(7, 32, 0), 2 * 7);
+        assert_eq!(grid_scratch_words::<u64>(7, 32, 129), 2 * (2 * 7 + 2));
+    }
+}
