@@ -173,6 +173,17 @@ fn includes(block: &Block) -> Result<Vec<(String, String)>, String> {
 #[test]
 fn guide_is_built_from_tested_files() {
     let src = root().join("docs/guide/src");
+    if !src.is_dir() {
+        // A test binary carried away from the checkout (the GPU bundle):
+        // the kernels' tests above still run; scripts/test, in the
+        // checkout, fails without this check's count line.
+        let _ = writeln!(
+            std::io::stderr(),
+            "guide check not run: no checkout at {}",
+            src.display()
+        );
+        return;
+    }
     let mut problems = Vec::new();
     let mut examples = BTreeSet::new();
     let chapters = markdown_in(&src);
