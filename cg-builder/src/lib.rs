@@ -92,6 +92,21 @@ pub(crate) fn io_err(context: impl Into<String>) -> impl FnOnce(std::io::Error) 
 }
 
 /// A kernel crate to build, and the architectures to build it for.
+///
+/// A host crate's `build.rs` (with `cooperative-groups` as a
+/// build-dependency, feature `build`, this is
+/// `cooperative_groups::build::KernelBuild`):
+///
+/// ```no_run
+/// // build.rs, in fn main():
+/// if let Err(e) = cg_builder::KernelBuild::new("../my-kernels").arch(80).arch(90).emit() {
+///     eprintln!("error: the kernels could not be built to PTX\n\n{e}");
+///     std::process::exit(1);
+/// }
+/// ```
+///
+/// The host crate then includes the typed handles
+/// (`include!(concat!(env!("OUT_DIR"), "/cg_kernels.rs"))`).
 #[derive(Debug, Clone)]
 pub struct KernelBuild {
     crate_dir: PathBuf,

@@ -109,6 +109,29 @@ mod plan {
 
 /// `cg::this_grid()`. Computes this thread's part in the grid barrier
 /// (once: a kernel's loop of barriers keeps it in one register).
+///
+/// A cooperative kernel whose threads each write one element, then, after
+/// the grid barrier, read another's, run on the simulator (the `sim`
+/// feature; on a GPU it is launched through its typed handle):
+///
+#[cfg_attr(feature = "sim", doc = "```")]
+#[cfg_attr(not(feature = "sim"), doc = "```ignore")]
+/// use cg_core::prelude::*;
+/// use cg_core::sim::{self, Buffer, Shape};
+///
+/// #[kernel(cooperative)]
+/// pub fn reverse(mut copy: Output<u32>, mut out: Output<u32>) {
+///     let grid = this_grid();
+///     copy.for_thread(&grid, |c| *c = grid.thread_rank() as u32);
+///     let copy = copy.sync(&grid); // the grid barrier: now readable
+///     let n = grid.num_threads() as usize;
+///     out.for_thread(&grid, |o| *o = copy[n - 1 - grid.thread_rank() as usize]);
+/// }
+///
+/// let (copy, out) = (Buffer::<u32>::zeroed(256), Buffer::<u32>::zeroed(256));
+/// sim::launch(Shape::new(4, 64).cooperative(), || reverse(copy.view(), out.view())).unwrap();
+/// assert_eq!(out.to_vec(), (0..256).rev().collect::<Vec<u32>>());
+/// ```
 #[inline(always)]
 pub fn this_grid() -> GridGroup {
     let blocks = Dim3::from(intrinsics::grid_dim());
@@ -324,8 +347,19 @@ pub mod layout {
 }
 
 impl GridGroup {
-    /// Whether the kernel was launched cooperatively, so that `sync()` is
-    /// allowed.
+    /// `grid_group::is_valid()`: whether the driver's grid workspace of a
+    /// cooperative launch is there, as CUDA's own reads it.
+    ///
+    /// True in every cooperative launch. In an ordinary launch it is **not**
+    /// a reliable "launched cooperatively": the CUDA 13 driver keeps the
+    /// workspace for the rest of the process after the first cooperative
+    /// launch on the device, so an ordinary launch after one reads true, and
+    /// cooperative-groups makes a cooperative launch when it loads a module
+    /// with a grid barrier (the timing of the barrier's place, unless
+    /// `CG_GRID_BARRIER_SLOT` is set). On the simulator it is exactly the
+    /// launch kind. A `#[kernel(cooperative)]` kernel needs no check: its
+    /// typed handle launches it only cooperatively. (`tests/tests/guide.rs`
+    /// checks both answers; the guide's grid chapter says more.)
     #[inline(always)]
     pub fn is_valid(&self) -> bool {
         intrinsics::grid_workspace() != 0

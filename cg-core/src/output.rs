@@ -88,6 +88,31 @@ impl GridBarrier for MultiGridGroup {}
 
 /// A kernel output buffer of `T`, written by its owners only (see the
 /// module docs). Not `Copy`: each thread has one.
+///
+/// A grid-stride loop over an output, each element reached as `&mut T` by
+/// the one thread it belongs to, run on the simulator (the `sim` feature;
+/// on the host the kernel's parameter is a `&mut DeviceBuffer<f32>`):
+///
+#[cfg_attr(feature = "sim", doc = "```")]
+#[cfg_attr(not(feature = "sim"), doc = "```ignore")]
+/// use cg_core::prelude::*;
+/// use cg_core::sim::{self, Buffer, Shape};
+///
+/// #[kernel]
+/// pub fn saxpy(a: f32, x: &[f32], y: &[f32], mut out: Output<f32>) {
+///     let y = &y[..x.len()];
+///     out.truncate(x.len());
+///     for (i, o) in out.grid_stride(&this_grid()) {
+///         *o = a * x[i] + y[i];
+///     }
+/// }
+///
+/// let x: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+/// let y = vec![1.0f32; 1000];
+/// let out = Buffer::<f32>::filled(1000, f32::NAN);
+/// sim::launch(Shape::new(2, 128), || saxpy(0.5, &x, &y, out.view())).unwrap();
+/// assert!(out.to_vec().iter().enumerate().all(|(i, z)| *z == 0.5 * i as f32 + 1.0));
+/// ```
 pub struct Output<T: Pod> {
     ptr: *mut T,
     len: usize,

@@ -235,6 +235,29 @@ impl<const N: u32, P: TileParent> FitsIn<N, P> {
 /// let quad = tiled_partition::<4>(&warp);
 /// let wide = tiled_partition::<128>(&this_thread_block());
 /// ```
+///
+/// Each warp's sum, written by its leader, run on the simulator (the
+/// `sim` feature):
+///
+#[cfg_attr(feature = "sim", doc = "```")]
+#[cfg_attr(not(feature = "sim"), doc = "```ignore")]
+/// use cg_core::prelude::*;
+/// use cg_core::sim::{self, Buffer, Shape};
+///
+/// #[kernel]
+/// pub fn warp_sums(input: &[u32], mut sums: Output<u32>) {
+///     let warp = tiled_partition::<32>(&this_thread_block());
+///     let i = this_grid().thread_rank() as usize;
+///     let total = reduce(&warp, input[i], Plus);
+///     sums.for_leader(&warp, |s| *s = total);
+/// }
+///
+/// let input: Vec<u32> = (0..128).collect();
+/// let sums = Buffer::<u32>::zeroed(4);
+/// sim::launch(Shape::new(2, 64), || warp_sums(&input, sums.view())).unwrap();
+/// let want: Vec<u32> = input.chunks(32).map(|w| w.iter().sum()).collect();
+/// assert_eq!(sums.to_vec(), want);
+/// ```
 #[inline(always)]
 pub fn tiled_partition<const N: u32>(
     parent: &impl TileParent,

@@ -123,6 +123,23 @@ pub(crate) struct Cuda {
 /// returns [`Error::KernelPanic`] or [`Error::KernelFault`], and every later
 /// call [`Error::ContextLost`]; the GPU is usable again from a new process
 /// ([`Gpu::reset`] where the driver allows this one to recover).
+///
+/// GPU 0 where there is one, else the CPU simulator (the `sim` feature),
+/// as a test opens it; a buffer up and back:
+///
+#[cfg_attr(feature = "sim", doc = "```")]
+#[cfg_attr(not(feature = "sim"), doc = "```ignore")]
+/// use cooperative_groups::Gpu;
+///
+/// let gpu = Gpu::new(0).unwrap_or_else(|_| Gpu::simulator());
+/// let x = gpu.upload(&[1.0f32, 2.0, 3.0])?;
+/// let out = gpu.filled(x.len(), 0.0f32)?; // a kernel's `Output<f32>`
+/// assert_eq!(x.to_vec()?, [1.0, 2.0, 3.0]);
+/// assert_eq!(out.to_vec()?, [0.0; 3]);
+/// // Kernels are launched through the typed handles cg-builder generates:
+/// // `Kernels::load(&gpu)?.saxpy.launch(LaunchConfig::new(blocks, 256), ..)`.
+/// # Ok::<(), cooperative_groups::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Gpu {
     pub(crate) inner: Arc<GpuInner>,

@@ -149,6 +149,21 @@ pub(crate) fn check_set(
 /// third GPU uses it in a way that conflicts (see [`DeviceBuffer`]).
 /// Dropping the set waits for all of its GPUs, since every GPU's grids
 /// read the counter on the first.
+///
+/// Every GPU of the machine, where they can work together; without a
+/// driver, or with GPUs that lack peer access, the error says why:
+///
+/// ```
+/// use cooperative_groups::GpuSet;
+///
+/// match GpuSet::all() {
+///     Ok(set) => println!("{} GPUs with peer access", set.len()),
+///     Err(e) => println!("no set of GPUs here: {e}"),
+/// }
+/// // With a set, a #[kernel(multi_grid)] runs on all of them at once:
+/// // let k = set.each(Kernels::load)?;
+/// // set.launch(config, |rank, member| k[rank].my_kernel.launch(member, &mut outs[rank]))?;
+/// ```
 pub struct GpuSet {
     gpus: Vec<Gpu>,
     counter: DeviceBuffer<u32>,

@@ -24,7 +24,9 @@ fn open(test: &str, n: usize) -> Option<(GpuSet, Vec<Kernels>)> {
             g.set_deadline(Some(common::DEADLINE));
         }
     }
+    // ANCHOR: load
     let k = set.each(Kernels::load).unwrap();
+    // ANCHOR_END: load
     Some((set, k))
 }
 
@@ -42,9 +44,11 @@ fn shapes(k: &Kernels) -> Vec<LaunchConfig> {
 fn check_ranks(set: &GpuSet, k: &[Kernels], cfg: LaunchConfig) {
     let n = set.len();
     let threads = (cfg.num_blocks() * cfg.block_threads()) as usize;
+    // ANCHOR: launch
     let mut outs = set.each(|g| g.filled(threads, [POISON; 7])).unwrap();
     set.launch(cfg, |r, m| k[r].multi_grid_ranks.launch(m, &mut outs[r]))
         .unwrap();
+    // ANCHOR_END: launch
     for (g, out) in outs.iter().enumerate() {
         for (t, got) in out.to_vec().unwrap().into_iter().enumerate() {
             let rank = (g * threads + t) as u64;

@@ -12,6 +12,7 @@ pub mod block_reduce;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub mod cluster;
 pub mod grid_sum;
+pub mod guide;
 pub mod harness;
 pub mod histogram;
 pub mod jacobi;

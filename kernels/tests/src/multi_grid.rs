@@ -5,6 +5,7 @@
 
 use cg_core::prelude::*;
 
+// ANCHOR: multi_grid_ranks
 /// Each thread writes `[grid_rank, num_grids, thread_rank, num_threads,
 /// is_valid]` (the 64-bit values' low words; the test's grids are small)
 /// and the high words of the two 64-bit values.
@@ -28,6 +29,7 @@ pub fn multi_grid_ranks(mut out: Output<[u32; 7]>) {
     let written = out.sync(&mg);
     let _ = written.len();
 }
+// ANCHOR_END: multi_grid_ranks
 
 /// The marker grid `g` writes in round `r` for the thread of grid rank
 /// `t`: unique per round, grid and thread.

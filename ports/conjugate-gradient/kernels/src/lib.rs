@@ -24,6 +24,7 @@ const WARPS: usize = THREADS_PER_BLOCK as usize / 32;
 /// The most iterations the solver takes (the sample's).
 pub const MAX_ITERATIONS: u32 = 10_000;
 
+// ANCHOR: spmv
 /// `y[i] = alpha * (A v)[i]` for this thread's rows (grid-stride). The
 /// column indices were checked by the host (`Indices`), so `v` is checked
 /// once here, and each row's values and gather once a row.
@@ -49,6 +50,7 @@ fn spmv(
         *y = sum;
     }
 }
+// ANCHOR_END: spmv
 
 /// This thread's share of `a . b`: its grid-stride terms, in order.
 #[inline(always)]
