@@ -464,7 +464,9 @@ fn with_safety_comments(code: &str) -> String {
             let (_, why) = SAFETY_COMMENTS
                 .iter()
                 .find(|(block, _)| body == *block)
-                .unwrap_or_else(|| panic!("a generated unsafe block without a SAFETY comment: {body}"));
+                .unwrap_or_else(|| {
+                    panic!("a generated unsafe block without a SAFETY comment: {body}")
+                });
             let indent = &line[..line.len() - body.len()];
             let mut comment = String::new();
             for word in why.split(' ') {

@@ -149,27 +149,21 @@ macro_rules! value_ops {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    bytemuck::cast(atom::$ld(p, sem, scope))
-                }
+                unsafe { bytemuck::cast(atom::$ld(p, sem, scope)) }
             }
             #[inline(always)]
             unsafe fn st(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    atom::$st(p, bytemuck::cast::<$t, $w>(v), sem, scope)
-                }
+                unsafe { atom::$st(p, bytemuck::cast::<$t, $w>(v), sem, scope) }
             }
             #[inline(always)]
             unsafe fn exch(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    bytemuck::cast(atom::$exch(p, bytemuck::cast::<$t, $w>(v), sem, scope))
-                }
+                unsafe { bytemuck::cast(atom::$exch(p, bytemuck::cast::<$t, $w>(v), sem, scope)) }
             }
             #[inline(always)]
             unsafe fn cas(
@@ -217,18 +211,14 @@ macro_rules! int_arith {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    atom::$add(p, v as $w, sem, scope) as $t
-                }
+                unsafe { atom::$add(p, v as $w, sem, scope) as $t }
             }
             #[inline(always)]
             unsafe fn red_add(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    atom::$radd(p, v as $w, sem, scope)
-                }
+                unsafe { atom::$radd(p, v as $w, sem, scope) }
             }
             #[inline(always)]
             fn negate(self) -> Self {
@@ -239,36 +229,28 @@ macro_rules! int_arith {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    atom::$min(p, v as $w, sem, scope) as $t
-                }
+                unsafe { atom::$min(p, v as $w, sem, scope) as $t }
             }
             #[inline(always)]
             unsafe fn atom_max(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    atom::$max(p, v as $w, sem, scope) as $t
-                }
+                unsafe { atom::$max(p, v as $w, sem, scope) as $t }
             }
             #[inline(always)]
             unsafe fn red_min(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    atom::$rmin(p, v as $w, sem, scope)
-                }
+                unsafe { atom::$rmin(p, v as $w, sem, scope) }
             }
             #[inline(always)]
             unsafe fn red_max(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    atom::$rmax(p, v as $w, sem, scope)
-                }
+                unsafe { atom::$rmax(p, v as $w, sem, scope) }
             }
         }
 
@@ -330,18 +312,14 @@ macro_rules! float_arith {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    atom::$add(p, v, sem, scope)
-                }
+                unsafe { atom::$add(p, v, sem, scope) }
             }
             #[inline(always)]
             unsafe fn red_add(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    atom::$radd(p, v, sem, scope)
-                }
+                unsafe { atom::$radd(p, v, sem, scope) }
             }
             #[inline(always)]
             fn negate(self) -> Self {
@@ -380,18 +358,14 @@ macro_rules! float_arith {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    Self::atom_min(p, v, sem, scope)
-                };
+                unsafe { Self::atom_min(p, v, sem, scope) };
             }
             #[inline(always)]
             unsafe fn red_max(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe {
-                    Self::atom_max(p, v, sem, scope)
-                };
+                unsafe { Self::atom_max(p, v, sem, scope) };
             }
         }
     };

@@ -1429,4 +1429,43 @@ mod tests {
     fn instructions_say_off_the_gpu_that_they_run_only_on_it() {
         crate::block::this_thread_block().sync();
     }
+
+    /// Inline assembly (`asm!`, `global_asm!`) only in this instruction
+    /// layer (`intrinsics.rs`, `intrinsics/`), the one place whose unsafe
+    /// code is reviewed against the PTX ISA; comments may name it.
+    #[test]
+    fn inline_assembly_is_only_in_the_instruction_layer() {
+        fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    rust_files(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let mut outside = Vec::new();
+        for file in files {
+            let rel = file.strip_prefix(&src).unwrap();
+            if rel.starts_with("intrinsics") || rel == std::path::Path::new("intrinsics.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap();
+                if code.contains("asm!") {
+                    outside.push(format!("{}:{}: {}", rel.display(), n + 1, line.trim()));
+                }
+            }
+        }
+        assert!(
+            outside.is_empty(),
+            "inline assembly outside cg-core's instruction layer:\n{}",
+            outside.join("\n")
+        );
+    }
 }

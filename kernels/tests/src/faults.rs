@@ -12,6 +12,7 @@ pub fn fault_index_past_end(input: &[u32], out: *mut u32, bad: u32) {
     let i = this_grid().thread_rank() as u32;
     let j = if i == bad { input.len() } else { 0 };
     let v = input[j]; // FAULT: index
+
     // SAFETY: `out` holds one value per thread of the grid (the test's launch):
     // this thread's own slot. (The planted fault is the read of `input` above.)
     unsafe { *out.add(i as usize) = v + i };
@@ -23,6 +24,7 @@ pub fn fault_unwrap_none(out: *mut u32, bad: u32) {
     let i = this_grid().thread_rank() as u32;
     let found = (i != bad).then_some(i);
     let v = found.unwrap(); // FAULT: unwrap
+
     // SAFETY: `out` holds one value per thread of the grid (the test's launch):
     // this thread's own slot.
     unsafe { *out.add(i as usize) = v };
@@ -33,6 +35,7 @@ pub fn fault_unwrap_none(out: *mut u32, bad: u32) {
 pub fn fault_assert(out: *mut u32, bad: u32) {
     let i = this_grid().thread_rank() as u32;
     assert!(i != bad); // FAULT: assert
+
     // SAFETY: `out` holds one value per thread of the grid (the test's launch):
     // this thread's own slot.
     unsafe { *out.add(i as usize) = i };
@@ -44,6 +47,7 @@ pub fn fault_assert(out: *mut u32, bad: u32) {
 pub fn fault_many_threads(input: &[u32], out: *mut u32) {
     let i = this_grid().thread_rank() as usize;
     let v = input[i]; // FAULT: many
+
     // SAFETY: `out` holds one value per thread of the grid (the test's launch):
     // this thread's own slot.
     unsafe { *out.add(i) = v };
