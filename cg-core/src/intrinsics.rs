@@ -185,7 +185,12 @@ pub(crate) fn activemask() -> u32 {
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub(crate) unsafe fn bar_sync() {
-    device!("bar.sync", { nvptx::_syncthreads() }, sim: {
+    device!("bar.sync", {
+        // SAFETY: every thread of the block that has not exited reaches this
+        // barrier, each warp's threads the same one (this function's
+        // contract): what `bar.sync`, aligned, asks.
+        unsafe { nvptx::_syncthreads() }
+    }, sim: {
         cg_sim::device::bar_sync(core::panic::Location::caller())
     })
 }

@@ -992,13 +992,17 @@ impl Function {
         } else {
             params
         };
-        // SAFETY: `f` is this kernel's function in its module, whose context
-        // is bound to this thread, and `stream` its GPU's stream; `params`
-        // points to one value per PTX parameter, of its type, each pointer
-        // valid until the kernel completes (this function's contract, with
-        // the grid barrier's place appended where the kernel takes it).
+        // Each launch below is sound for the same reasons: `f` is this
+        // kernel's function in its module, whose context is bound to this
+        // thread, and `stream` its GPU's stream; `params` points to one value
+        // per PTX parameter, of its type, each pointer valid until the kernel
+        // completes (this function's contract, with the grid barrier's place
+        // appended where the kernel takes it).
         let launched = match (plan.cluster, plan.cooperative) {
+            // SAFETY: as said above the match.
             (None, false) => unsafe { result::launch_kernel(f, grid, block, smem, stream, params) },
+            // SAFETY: as said above the match; `Function::plan`, which made
+            // this plan, checked that the grid can be co-resident.
             (None, true) => unsafe {
                 result::launch_cooperative_kernel(f, grid, block, smem, stream, params)
             },
@@ -1019,7 +1023,7 @@ impl Function {
                     attrs: attrs.as_mut_ptr(),
                     numAttrs: attrs.len() as u32,
                 };
-                // SAFETY: as above; `cfg` and the attributes it points to
+                // SAFETY: as said above the match; `cfg` and the attributes it points to
                 // live across the call, which copies them.
                 unsafe { sys::cuLaunchKernelEx(&cfg, f, params.as_mut_ptr(), std::ptr::null_mut()) }
                     .result()
