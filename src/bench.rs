@@ -327,6 +327,9 @@ impl Bench {
         }
         // SAFETY: our own library, built from kernels/cuda/lib_*.cu; never unloaded.
         let lib = unsafe { libloading::Library::new(&path) }.ok()?;
+        // SAFETY: `F` is the symbol's C signature (this function's contract),
+        // and the library is never unloaded (forgotten below), so the function
+        // stays valid.
         let f = *unsafe { lib.get::<F>(symbol.as_bytes()) }.ok()?;
         std::mem::forget(lib);
         Some(f)

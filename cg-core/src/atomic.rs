@@ -82,6 +82,12 @@ scopes! {
 
 /// A type atomics operate on: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
 /// Loads, stores, `swap` and the compare-exchanges move its bits.
+///
+/// # Safety
+/// The hidden `unsafe` methods of this trait and of [`AtomicArith`] and
+/// [`AtomicBits`] (the instructions [`AtomicRef`] calls) ask that their
+/// `Place` be a live location of the type, aligned to its size, in the
+/// address space it names; `red_*` also that `sem` be relaxed or release.
 pub trait AtomicValue: Pod + PartialEq + sealed::Sealed {
     #[doc(hidden)]
     unsafe fn ld(p: Place, sem: Sem, scope: atom::Scope) -> Self;
@@ -140,15 +146,24 @@ macro_rules! value_ops {
         impl AtomicValue for $t {
             #[inline(always)]
             unsafe fn ld(p: Place, sem: Sem, scope: atom::Scope) -> Self {
-                bytemuck::cast(atom::$ld(p, sem, scope))
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { bytemuck::cast(atom::$ld(p, sem, scope)) }
             }
             #[inline(always)]
             unsafe fn st(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
-                atom::$st(p, bytemuck::cast::<$t, $w>(v), sem, scope)
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { atom::$st(p, bytemuck::cast::<$t, $w>(v), sem, scope) }
             }
             #[inline(always)]
             unsafe fn exch(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self {
-                bytemuck::cast(atom::$exch(p, bytemuck::cast::<$t, $w>(v), sem, scope))
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { bytemuck::cast(atom::$exch(p, bytemuck::cast::<$t, $w>(v), sem, scope)) }
             }
             #[inline(always)]
             unsafe fn cas(
@@ -158,13 +173,18 @@ macro_rules! value_ops {
                 sem: Sem,
                 scope: atom::Scope,
             ) -> Self {
-                bytemuck::cast(atom::$cas(
-                    p,
-                    bytemuck::cast::<$t, $w>(current),
-                    bytemuck::cast::<$t, $w>(new),
-                    sem,
-                    scope,
-                ))
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe {
+                    bytemuck::cast(atom::$cas(
+                        p,
+                        bytemuck::cast::<$t, $w>(current),
+                        bytemuck::cast::<$t, $w>(new),
+                        sem,
+                        scope,
+                    ))
+                }
             }
             #[inline(always)]
             fn same_bits(a: Self, b: Self) -> bool {
@@ -188,11 +208,17 @@ macro_rules! int_arith {
         impl AtomicArith for $t {
             #[inline(always)]
             unsafe fn atom_add(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self {
-                atom::$add(p, v as $w, sem, scope) as $t
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { atom::$add(p, v as $w, sem, scope) as $t }
             }
             #[inline(always)]
             unsafe fn red_add(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
-                atom::$radd(p, v as $w, sem, scope)
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { atom::$radd(p, v as $w, sem, scope) }
             }
             #[inline(always)]
             fn negate(self) -> Self {
@@ -200,19 +226,31 @@ macro_rules! int_arith {
             }
             #[inline(always)]
             unsafe fn atom_min(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self {
-                atom::$min(p, v as $w, sem, scope) as $t
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { atom::$min(p, v as $w, sem, scope) as $t }
             }
             #[inline(always)]
             unsafe fn atom_max(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self {
-                atom::$max(p, v as $w, sem, scope) as $t
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { atom::$max(p, v as $w, sem, scope) as $t }
             }
             #[inline(always)]
             unsafe fn red_min(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
-                atom::$rmin(p, v as $w, sem, scope)
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { atom::$rmin(p, v as $w, sem, scope) }
             }
             #[inline(always)]
             unsafe fn red_max(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
-                atom::$rmax(p, v as $w, sem, scope)
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { atom::$rmax(p, v as $w, sem, scope) }
             }
         }
 
@@ -226,19 +264,29 @@ macro_rules! int_arith {
                 scope: atom::Scope,
             ) -> Self {
                 let v = v as $w;
-                (match op {
-                    BitOp::And => atom::$and(p, v, sem, scope),
-                    BitOp::Or => atom::$or(p, v, sem, scope),
-                    BitOp::Xor => atom::$xor(p, v, sem, scope),
-                }) as $t
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe {
+                    (match op {
+                        BitOp::And => atom::$and(p, v, sem, scope),
+                        BitOp::Or => atom::$or(p, v, sem, scope),
+                        BitOp::Xor => atom::$xor(p, v, sem, scope),
+                    }) as $t
+                }
             }
             #[inline(always)]
             unsafe fn red_bits(op: BitOp, p: Place, v: Self, sem: Sem, scope: atom::Scope) {
                 let v = v as $w;
-                match op {
-                    BitOp::And => atom::$rand(p, v, sem, scope),
-                    BitOp::Or => atom::$ror(p, v, sem, scope),
-                    BitOp::Xor => atom::$rxor(p, v, sem, scope),
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe {
+                    match op {
+                        BitOp::And => atom::$rand(p, v, sem, scope),
+                        BitOp::Or => atom::$ror(p, v, sem, scope),
+                        BitOp::Xor => atom::$rxor(p, v, sem, scope),
+                    }
                 }
             }
         }
@@ -261,11 +309,17 @@ macro_rules! float_arith {
         impl AtomicArith for $t {
             #[inline(always)]
             unsafe fn atom_add(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self {
-                atom::$add(p, v, sem, scope)
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { atom::$add(p, v, sem, scope) }
             }
             #[inline(always)]
             unsafe fn red_add(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
-                atom::$radd(p, v, sem, scope)
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { atom::$radd(p, v, sem, scope) }
             }
             #[inline(always)]
             fn negate(self) -> Self {
@@ -273,29 +327,45 @@ macro_rules! float_arith {
             }
             #[inline(always)]
             unsafe fn atom_min(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self {
-                cas_loop(
-                    p,
-                    sem,
-                    scope,
-                    |old: $t| if v < old { Some(v) } else { None },
-                )
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe {
+                    cas_loop(
+                        p,
+                        sem,
+                        scope,
+                        |old: $t| if v < old { Some(v) } else { None },
+                    )
+                }
             }
             #[inline(always)]
             unsafe fn atom_max(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self {
-                cas_loop(
-                    p,
-                    sem,
-                    scope,
-                    |old: $t| if old < v { Some(v) } else { None },
-                )
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe {
+                    cas_loop(
+                        p,
+                        sem,
+                        scope,
+                        |old: $t| if old < v { Some(v) } else { None },
+                    )
+                }
             }
             #[inline(always)]
             unsafe fn red_min(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
-                Self::atom_min(p, v, sem, scope);
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { Self::atom_min(p, v, sem, scope) };
             }
             #[inline(always)]
             unsafe fn red_max(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
-                Self::atom_max(p, v, sem, scope);
+                // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
+                // `# Safety`: a live, aligned location in the space `p` names), which
+                // the `AtomicRef` calling it holds by construction.
+                unsafe { Self::atom_max(p, v, sem, scope) };
             }
         }
     };
@@ -306,6 +376,10 @@ float_arith!(f64, atom_add_f64, red_add_f64);
 
 /// Replaces the value `old` with `f(old)` until a `cas` succeeds or `f`
 /// returns `None`; returns the last value read.
+///
+/// # Safety
+/// As [`AtomicValue`]'s methods: `p` is a live, aligned `T` in the address
+/// space it names.
 #[inline(always)]
 unsafe fn cas_loop<T: AtomicValue>(
     p: Place,
@@ -313,9 +387,12 @@ unsafe fn cas_loop<T: AtomicValue>(
     scope: atom::Scope,
     mut f: impl FnMut(T) -> Option<T>,
 ) -> T {
-    let mut old = T::ld(p, Sem::Relaxed, scope);
+    // SAFETY: `p` is a live, aligned `T` in its address space (this
+    // function's contract, passed on from the `AtomicArith` method).
+    let mut old = unsafe { T::ld(p, Sem::Relaxed, scope) };
     while let Some(new) = f(old) {
-        let seen = T::cas(p, old, new, sem, scope);
+        // SAFETY: the same location as the load above.
+        let seen = unsafe { T::cas(p, old, new, sem, scope) };
         if T::same_bits(seen, old) {
             break;
         }
@@ -751,7 +828,9 @@ pub fn threadfence_system() {
 /// `ptr` must point to a live, 4-byte-aligned `f32` in global memory.
 #[inline(always)]
 pub unsafe fn atomic_add_f32(ptr: *mut f32, v: f32) {
-    AtomicRef::<f32>::from_ptr(ptr).add(v, Ordering::Relaxed)
+    // SAFETY: `ptr` points to a live, 4-byte-aligned `f32` in global memory
+    // (this function's contract): what `from_ptr` asks.
+    unsafe { AtomicRef::<f32>::from_ptr(ptr) }.add(v, Ordering::Relaxed)
 }
 
 /// `atomicAdd(ptr, v)` on a `u32`, without a result
@@ -761,5 +840,7 @@ pub unsafe fn atomic_add_f32(ptr: *mut f32, v: f32) {
 /// `ptr` must point to a live, 4-byte-aligned `u32` in global memory.
 #[inline(always)]
 pub unsafe fn atomic_add_u32(ptr: *mut u32, v: u32) {
-    AtomicRef::<u32>::from_ptr(ptr).add(v, Ordering::Relaxed)
+    // SAFETY: `ptr` points to a live, 4-byte-aligned `u32` in global memory
+    // (this function's contract): what `from_ptr` asks.
+    unsafe { AtomicRef::<u32>::from_ptr(ptr) }.add(v, Ordering::Relaxed)
 }

@@ -89,7 +89,10 @@ macro_rules! label {
         impl Label for $t {
             #[inline(always)]
             unsafe fn same_label_lanes(self, mask: u32) -> u32 {
-                intrinsics::$insn(self as $wide, mask)
+                // SAFETY: `match.any.sync`'s contract is this method's: the
+                // caller's lane is in `mask`, and every lane of it that has
+                // not exited calls this, one instruction, with the same mask.
+                unsafe { intrinsics::$insn(self as $wide, mask) }
             }
         }
     )*};

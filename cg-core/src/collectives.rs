@@ -107,7 +107,13 @@ unsafe fn redux<T: Pod>(
         } else {
             return None;
         };
-        return Some(from_bits32(intrinsics::redux_sync(op, bits32(value), mask)));
+        // SAFETY: `redux.sync`'s contract is this function's (the caller's
+        // lane is in `mask`; every lane of it that has not exited calls
+        // this with the same mask, so with the same operation, which
+        // depends only on the operator and type).
+        return Some(from_bits32(unsafe {
+            intrinsics::redux_sync(op, bits32(value), mask)
+        }));
     }
     #[allow(unreachable_code)]
     None
@@ -129,7 +135,10 @@ macro_rules! operator {
 
             #[inline(always)]
             unsafe fn reduce_in_hardware(&self, value: T, mask: u32) -> Option<T> {
-                redux(intrinsics::ReduxOp::$unsigned, intrinsics::ReduxOp::$signed, value, mask)
+                // SAFETY: `redux`'s contract is this method's, passed on.
+                unsafe {
+                    redux(intrinsics::ReduxOp::$unsigned, intrinsics::ReduxOp::$signed, value, mask)
+                }
             }
         }
     };
@@ -186,7 +195,10 @@ pub(crate) unsafe fn butterfly<T: Pod, Op: Operator<T>>(
     if Op::CUDA_ORDER {
         let mut offset = width / 2;
         while offset > 0 {
-            let other = shfl_pod(ShflMode::Bfly, value, offset, c, mask);
+            // SAFETY: `mask` holds this lane and every lane of it that has
+            // not exited runs this loop (this function's contract), with
+            // the same trip count (`width` is the same in every lane).
+            let other = unsafe { shfl_pod(ShflMode::Bfly, value, offset, c, mask) };
             value = op.apply(value, other);
             offset /= 2;
         }
@@ -195,7 +207,9 @@ pub(crate) unsafe fn butterfly<T: Pod, Op: Operator<T>>(
     let lane = intrinsics::lane_id();
     let mut offset = 1;
     while offset < width {
-        let other = shfl_pod(ShflMode::Bfly, value, offset, c, mask);
+        // SAFETY: as in the loop above: this function's contract, and the
+        // same trip count in every lane.
+        let other = unsafe { shfl_pod(ShflMode::Bfly, value, offset, c, mask) };
         value = if lane & offset == 0 {
             op.apply(value, other)
         } else {
@@ -349,7 +363,10 @@ pub(crate) unsafe fn segment_inclusive_scan<T: Pod, Op: Operator<T>>(
     let c = segment_c(ShflMode::Up, width);
     let mut delta = 1;
     while delta < width {
-        let lower = shfl_pod(ShflMode::Up, value, delta, c, u32::MAX);
+        // SAFETY: every lane of the warp calls this together (this
+        // function's contract), and runs the loop as often (`width` is the
+        // same in every lane): a full-warp `shfl.sync`.
+        let lower = unsafe { shfl_pod(ShflMode::Up, value, delta, c, u32::MAX) };
         if rank >= delta {
             value = combine_lower(op, lower, value);
         }

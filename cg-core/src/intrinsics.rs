@@ -185,7 +185,12 @@ pub(crate) fn activemask() -> u32 {
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub(crate) unsafe fn bar_sync() {
-    device!("bar.sync", { nvptx::_syncthreads() }, sim: {
+    device!("bar.sync", {
+        // SAFETY: every thread of the block that has not exited reaches this
+        // barrier, each warp's threads the same one (this function's
+        // contract): what `bar.sync`, aligned, asks.
+        unsafe { nvptx::_syncthreads() }
+    }, sim: {
         cg_sim::device::bar_sync(core::panic::Location::caller())
     })
 }
@@ -198,7 +203,11 @@ pub(crate) unsafe fn bar_sync() {
 #[inline(always)]
 pub(crate) unsafe fn bar_warp_sync(mask: u32) {
     device!("bar.warp.sync", {
-        asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack))
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack))
+        }
     }, sim: {
         cg_sim::device::warp(cg_sim::warp::WarpOp::Sync, mask, 0, 0, 0);
     })
@@ -226,22 +235,26 @@ pub(crate) enum ShflMode {
 #[inline(always)]
 pub(crate) unsafe fn shfl_sync(mode: ShflMode, value: u32, b: u32, c: u32, mask: u32) -> u32 {
     device!("shfl.sync", {
-        let r: u32;
-        match mode {
-            ShflMode::Idx => asm!("shfl.sync.idx.b32 {r}, {v}, {b}, {c}, {m};",
-                r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
-                options(nomem, nostack)),
-            ShflMode::Up => asm!("shfl.sync.up.b32 {r}, {v}, {b}, {c}, {m};",
-                r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
-                options(nomem, nostack)),
-            ShflMode::Down => asm!("shfl.sync.down.b32 {r}, {v}, {b}, {c}, {m};",
-                r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
-                options(nomem, nostack)),
-            ShflMode::Bfly => asm!("shfl.sync.bfly.b32 {r}, {v}, {b}, {c}, {m};",
-                r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
-                options(nomem, nostack)),
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let r: u32;
+            match mode {
+                ShflMode::Idx => asm!("shfl.sync.idx.b32 {r}, {v}, {b}, {c}, {m};",
+                    r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
+                    options(nomem, nostack)),
+                ShflMode::Up => asm!("shfl.sync.up.b32 {r}, {v}, {b}, {c}, {m};",
+                    r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
+                    options(nomem, nostack)),
+                ShflMode::Down => asm!("shfl.sync.down.b32 {r}, {v}, {b}, {c}, {m};",
+                    r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
+                    options(nomem, nostack)),
+                ShflMode::Bfly => asm!("shfl.sync.bfly.b32 {r}, {v}, {b}, {c}, {m};",
+                    r = out(reg32) r, v = in(reg32) value, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask,
+                    options(nomem, nostack)),
+            }
+            r
         }
-        r
     }, sim: {
         let mode = match mode {
             ShflMode::Idx => cg_sim::warp::ShflMode::Idx,
@@ -261,10 +274,14 @@ pub(crate) unsafe fn shfl_sync(mode: ShflMode, value: u32, b: u32, c: u32, mask:
 #[inline(always)]
 pub(crate) unsafe fn vote_ballot(pred: bool, mask: u32) -> u32 {
     device!("vote.sync.ballot.b32", {
-        let r: u32;
-        asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
-            r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
-        r
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let r: u32;
+            asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
+                r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
+            r
+        }
     }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::Ballot, mask, pred as u64, 0, 0).value as u32 })
 }
 
@@ -275,10 +292,14 @@ pub(crate) unsafe fn vote_ballot(pred: bool, mask: u32) -> u32 {
 #[inline(always)]
 pub(crate) unsafe fn vote_any(pred: bool, mask: u32) -> bool {
     device!("vote.sync.any.pred", {
-        let r: u32;
-        asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.any.pred p, p, {m}; selp.u32 {r}, 1, 0, p; }}",
-            r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
-        r != 0
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let r: u32;
+            asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.any.pred p, p, {m}; selp.u32 {r}, 1, 0, p; }}",
+                r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
+            r != 0
+        }
     }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::Any, mask, pred as u64, 0, 0).value != 0 })
 }
 
@@ -289,10 +310,14 @@ pub(crate) unsafe fn vote_any(pred: bool, mask: u32) -> bool {
 #[inline(always)]
 pub(crate) unsafe fn vote_all(pred: bool, mask: u32) -> bool {
     device!("vote.sync.all.pred", {
-        let r: u32;
-        asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.all.pred p, p, {m}; selp.u32 {r}, 1, 0, p; }}",
-            r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
-        r != 0
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let r: u32;
+            asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.all.pred p, p, {m}; selp.u32 {r}, 1, 0, p; }}",
+                r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nomem, nostack));
+            r != 0
+        }
     }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::All, mask, pred as u64, 0, 0).value != 0 })
 }
 
@@ -306,10 +331,14 @@ pub(crate) unsafe fn vote_all(pred: bool, mask: u32) -> bool {
 #[inline(always)]
 pub(crate) unsafe fn match_any_b32(value: u32, mask: u32) -> u32 {
     device!("match.any.sync.b32", {
-        let r: u32;
-        asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) value, m = in(reg32) mask,
-            options(nomem, nostack));
-        r
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let r: u32;
+            asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) value, m = in(reg32) mask,
+                options(nomem, nostack));
+            r
+        }
     }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::MatchAny(false), mask, value as u64, 0, 0).value as u32 })
 }
 
@@ -320,10 +349,14 @@ pub(crate) unsafe fn match_any_b32(value: u32, mask: u32) -> u32 {
 #[inline(always)]
 pub(crate) unsafe fn match_any_b64(value: u64, mask: u32) -> u32 {
     device!("match.any.sync.b64", {
-        let r: u32;
-        asm!("match.any.sync.b64 {r}, {v}, {m};", r = out(reg32) r, v = in(reg64) value, m = in(reg32) mask,
-            options(nomem, nostack));
-        r
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let r: u32;
+            asm!("match.any.sync.b64 {r}, {v}, {m};", r = out(reg32) r, v = in(reg64) value, m = in(reg32) mask,
+                options(nomem, nostack));
+            r
+        }
     }, sim: { cg_sim::device::warp(cg_sim::warp::WarpOp::MatchAny(true), mask, value, 0, 0).value as u32 })
 }
 
@@ -335,14 +368,18 @@ pub(crate) unsafe fn match_any_b64(value: u64, mask: u32) -> u32 {
 #[inline(always)]
 pub(crate) unsafe fn match_all_b32(value: u32, mask: u32) -> Option<u32> {
     device!("match.all.sync.b32", {
-        let (r, ok): (u32, u32);
-        asm!("{{ .reg .pred p; match.all.sync.b32 {r}|p, {v}, {m}; selp.u32 {ok}, 1, 0, p; }}",
-            r = out(reg32) r, ok = out(reg32) ok, v = in(reg32) value, m = in(reg32) mask,
-            options(nomem, nostack));
-        if ok != 0 {
-            Some(r)
-        } else {
-            None
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let (r, ok): (u32, u32);
+            asm!("{{ .reg .pred p; match.all.sync.b32 {r}|p, {v}, {m}; selp.u32 {ok}, 1, 0, p; }}",
+                r = out(reg32) r, ok = out(reg32) ok, v = in(reg32) value, m = in(reg32) mask,
+                options(nomem, nostack));
+            if ok != 0 {
+                Some(r)
+            } else {
+                None
+            }
         }
     }, sim: {
         let r = cg_sim::device::warp(cg_sim::warp::WarpOp::MatchAll(false), mask, value as u64, 0, 0);
@@ -357,14 +394,18 @@ pub(crate) unsafe fn match_all_b32(value: u32, mask: u32) -> Option<u32> {
 #[inline(always)]
 pub(crate) unsafe fn match_all_b64(value: u64, mask: u32) -> Option<u32> {
     device!("match.all.sync.b64", {
-        let (r, ok): (u32, u32);
-        asm!("{{ .reg .pred p; match.all.sync.b64 {r}|p, {v}, {m}; selp.u32 {ok}, 1, 0, p; }}",
-            r = out(reg32) r, ok = out(reg32) ok, v = in(reg64) value, m = in(reg32) mask,
-            options(nomem, nostack));
-        if ok != 0 {
-            Some(r)
-        } else {
-            None
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let (r, ok): (u32, u32);
+            asm!("{{ .reg .pred p; match.all.sync.b64 {r}|p, {v}, {m}; selp.u32 {ok}, 1, 0, p; }}",
+                r = out(reg32) r, ok = out(reg32) ok, v = in(reg64) value, m = in(reg32) mask,
+                options(nomem, nostack));
+            if ok != 0 {
+                Some(r)
+            } else {
+                None
+            }
         }
     }, sim: {
         let r = cg_sim::device::warp(cg_sim::warp::WarpOp::MatchAll(true), mask, value, 0, 0);
@@ -406,24 +447,28 @@ pub(crate) enum ReduxOp {
 #[inline(always)]
 pub(crate) unsafe fn redux_sync(op: ReduxOp, value: u32, mask: u32) -> u32 {
     device!("redux.sync", {
-        let r: u32;
-        macro_rules! redux {
-            ($insn:literal) => {
-                asm!(concat!($insn, " {r}, {v}, {m};"), r = out(reg32) r, v = in(reg32) value, m = in(reg32) mask,
-                    options(nomem, nostack))
-            };
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let r: u32;
+            macro_rules! redux {
+                ($insn:literal) => {
+                    asm!(concat!($insn, " {r}, {v}, {m};"), r = out(reg32) r, v = in(reg32) value, m = in(reg32) mask,
+                        options(nomem, nostack))
+                };
+            }
+            match op {
+                ReduxOp::Add => redux!("redux.sync.add.u32"),
+                ReduxOp::MinU32 => redux!("redux.sync.min.u32"),
+                ReduxOp::MaxU32 => redux!("redux.sync.max.u32"),
+                ReduxOp::MinS32 => redux!("redux.sync.min.s32"),
+                ReduxOp::MaxS32 => redux!("redux.sync.max.s32"),
+                ReduxOp::And => redux!("redux.sync.and.b32"),
+                ReduxOp::Or => redux!("redux.sync.or.b32"),
+                ReduxOp::Xor => redux!("redux.sync.xor.b32"),
+            }
+            r
         }
-        match op {
-            ReduxOp::Add => redux!("redux.sync.add.u32"),
-            ReduxOp::MinU32 => redux!("redux.sync.min.u32"),
-            ReduxOp::MaxU32 => redux!("redux.sync.max.u32"),
-            ReduxOp::MinS32 => redux!("redux.sync.min.s32"),
-            ReduxOp::MaxS32 => redux!("redux.sync.max.s32"),
-            ReduxOp::And => redux!("redux.sync.and.b32"),
-            ReduxOp::Or => redux!("redux.sync.or.b32"),
-            ReduxOp::Xor => redux!("redux.sync.xor.b32"),
-        }
-        r
     }, sim: {
         use cg_sim::warp::ReduxOp as R;
         let op = match op {
@@ -556,16 +601,20 @@ pub(crate) fn first_warp_mask_in_place() -> u32 {
 #[inline(always)]
 pub(crate) unsafe fn ld_acquire_gpu_unless(skip: bool, ptr: *const u32) -> u32 {
     device!("@!p ld.acquire.gpu.u32", {
-        let v: u32;
-        asm!(
-            "{{",
-            ".reg .pred %cg_skip;",
-            "setp.ne.u32 %cg_skip, {s}, 0;",
-            "mov.u32 {v}, 0;",
-            "@!%cg_skip ld.acquire.gpu.u32 {v}, [{p}];",
-            "}}",
-            v = out(reg32) v, s = in(reg32) skip as u32, p = in(reg64) ptr, options(nostack));
-        v
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let v: u32;
+            asm!(
+                "{{",
+                ".reg .pred %cg_skip;",
+                "setp.ne.u32 %cg_skip, {s}, 0;",
+                "mov.u32 {v}, 0;",
+                "@!%cg_skip ld.acquire.gpu.u32 {v}, [{p}];",
+                "}}",
+                v = out(reg32) v, s = in(reg32) skip as u32, p = in(reg64) ptr, options(nostack));
+            v
+        }
     }, sim: {
         if skip {
             0
@@ -642,9 +691,13 @@ pub(crate) fn multi_grid_sync_marker() {
 #[inline(always)]
 pub(crate) unsafe fn atom_add_release_gpu(ptr: *mut u32, v: u32) -> u32 {
     device!("atom.add.release.gpu.u32", {
-        let old: u32;
-        asm!("atom.add.release.gpu.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) ptr, v = in(reg32) v, options(nostack));
-        old
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let old: u32;
+            asm!("atom.add.release.gpu.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) ptr, v = in(reg32) v, options(nostack));
+            old
+        }
     }, sim: {
         sim::before(atom::Sem::Release);
         sim::rmw::<u32>(atom::Place::Global(ptr as u64), |o| o.wrapping_add(v))
@@ -817,9 +870,13 @@ pub(crate) unsafe fn vprintf(format: *const u8, args: *const u8) -> i32 {
 #[inline(always)]
 pub(crate) unsafe fn atom_or_acq_rel_cta_shared(addr: u32, v: u32) -> u32 {
     device!("atom.acq_rel.cta.shared.or.b32", {
-        let old: u32;
-        asm!("atom.acq_rel.cta.shared.or.b32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
-        old
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let old: u32;
+            asm!("atom.acq_rel.cta.shared.or.b32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
+            old
+        }
     }, sim: {
         sim::before(atom::Sem::AcqRel);
         let old = sim::rmw::<u32>(atom::Place::Shared(addr), |o| o | v);
@@ -836,7 +893,11 @@ pub(crate) unsafe fn atom_or_acq_rel_cta_shared(addr: u32, v: u32) -> u32 {
 #[inline(always)]
 pub(crate) unsafe fn red_and_relaxed_cta_shared(addr: u32, v: u32) {
     device!("red.relaxed.cta.shared.and.b32", {
-        asm!("red.relaxed.cta.shared.and.b32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack));
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            asm!("red.relaxed.cta.shared.and.b32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack));
+        }
     }, sim: {
         sim::rmw::<u32>(atom::Place::Shared(addr), |o| o & v);
     })
@@ -849,9 +910,13 @@ pub(crate) unsafe fn red_and_relaxed_cta_shared(addr: u32, v: u32) {
 #[inline(always)]
 pub(crate) unsafe fn ld_acquire_cta_shared(addr: u32) -> u32 {
     device!("ld.acquire.cta.shared.u32", {
-        let v: u32;
-        asm!("ld.acquire.cta.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(nostack));
-        v
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let v: u32;
+            asm!("ld.acquire.cta.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(nostack));
+            v
+        }
     }, sim: {
         let v = sim::load::<u32>(atom::Place::Shared(addr));
         sim::after(atom::Sem::Acquire);
@@ -964,9 +1029,13 @@ pub(crate) fn mapa_shared_cluster(addr: u32, rank: u32) -> u32 {
 #[inline(always)]
 pub(crate) unsafe fn atom_add_shared_cluster_u32(addr: u32, v: u32) -> u32 {
     device!("atom.shared::cluster.add.u32", {
-        let old: u32;
-        asm!("atom.shared::cluster.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
-        old
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let old: u32;
+            asm!("atom.shared::cluster.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack));
+            old
+        }
     }, sim: { sim::rmw::<u32>(atom::Place::Shared(addr), |o| o.wrapping_add(v)) })
 }
 
@@ -1083,9 +1152,13 @@ macro_rules! shared_ld_st {
         #[inline(always)]
         pub(crate) unsafe fn $ld(addr: u32) -> $t {
             device!(concat!("ld.", $space, ".b", $w), {
-                let v: $t;
-                asm!(concat!("ld.", $space, ".b", $w, " {v}, [{a}];"), v = out($class) v, a = in(reg32) addr, options(nostack, readonly));
-                v
+                // SAFETY: the instruction's contract is this function's `# Safety`,
+                // which its caller upholds.
+                unsafe {
+                    let v: $t;
+                    asm!(concat!("ld.", $space, ".b", $w, " {v}, [{a}];"), v = out($class) v, a = in(reg32) addr, options(nostack, readonly));
+                    v
+                }
             }, sim: { sim::shared_load(addr, sim::bytes_of_width($w)) as $t })
         }
 
@@ -1097,7 +1170,11 @@ macro_rules! shared_ld_st {
         #[inline(always)]
         pub(crate) unsafe fn $st(addr: u32, v: $t) {
             device!(concat!("st.", $space, ".b", $w), {
-                asm!(concat!("st.", $space, ".b", $w, " [{a}], {v};"), v = in($class) v, a = in(reg32) addr, options(nostack));
+                // SAFETY: the instruction's contract is this function's `# Safety`,
+                // which its caller upholds.
+                unsafe {
+                    asm!(concat!("st.", $space, ".b", $w, " [{a}], {v};"), v = in($class) v, a = in(reg32) addr, options(nostack));
+                }
             }, sim: { sim::shared_store(addr, sim::bytes_of_width($w), v as u64) })
         }
     )*};
@@ -1126,21 +1203,31 @@ shared_ld_st! {
 #[inline(always)]
 pub(crate) unsafe fn cp_async<const BYTES: u32>(dst: u32, src: *const u8) {
     device!("cp.async", {
-        match BYTES {
-            16 => {
-                asm!("cp.async.cg.shared.global [{d}], [{s}], 16;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            match BYTES {
+                16 => {
+                    asm!("cp.async.cg.shared.global [{d}], [{s}], 16;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+                }
+                8 => {
+                    asm!("cp.async.ca.shared.global [{d}], [{s}], 8;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+                }
+                4 => {
+                    asm!("cp.async.ca.shared.global [{d}], [{s}], 4;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
+                }
+                _ => panic!("cp.async copies 4, 8 or 16 bytes"),
             }
-            8 => {
-                asm!("cp.async.ca.shared.global [{d}], [{s}], 8;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
-            }
-            4 => {
-                asm!("cp.async.ca.shared.global [{d}], [{s}], 4;", d = in(reg32) dst, s = in(reg64) src, options(nostack))
-            }
-            _ => panic!("cp.async copies 4, 8 or 16 bytes"),
         }
     }, sim: {
         // The copy completes at once; the waits have nothing to wait for.
-        core::ptr::copy_nonoverlapping(src, cg_sim::device::shared_ptr(dst, BYTES), BYTES as usize);
+        // SAFETY: `src` holds `BYTES` readable bytes and `dst` is this
+        // block's shared memory with room for them (this function's
+        // contract); `shared_ptr` gives the simulated block's bytes there,
+        // which do not overlap global memory.
+        unsafe {
+            core::ptr::copy_nonoverlapping(src, cg_sim::device::shared_ptr(dst, BYTES), BYTES as usize)
+        };
         cg_sim::device::shared_filled(dst, BYTES);
     })
 }
@@ -1186,7 +1273,11 @@ pub(crate) fn cp_async_wait_oldest_of<const STAGES: usize>() {
 #[inline(always)]
 pub(crate) unsafe fn cp_async_mbarrier_arrive(bar: u32) {
     device!("cp.async.mbarrier.arrive.shared.b64", {
-        asm!("cp.async.mbarrier.arrive.shared.b64 [{b}];", b = in(reg32) bar, options(nostack));
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            asm!("cp.async.mbarrier.arrive.shared.b64 [{b}];", b = in(reg32) bar, options(nostack));
+        }
     }, sim: {
         // Without `.noinc` the arrival is counted in advance and made when
         // the copies complete: no net change, and they completed already.
@@ -1202,7 +1293,11 @@ pub(crate) unsafe fn cp_async_mbarrier_arrive(bar: u32) {
 #[inline(always)]
 pub(crate) unsafe fn mbarrier_init(bar: u32, count: u32) {
     device!("mbarrier.init.shared.b64", {
-        asm!("mbarrier.init.shared.b64 [{b}], {c};", b = in(reg32) bar, c = in(reg32) count, options(nostack));
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            asm!("mbarrier.init.shared.b64 [{b}], {c};", b = in(reg32) bar, c = in(reg32) count, options(nostack));
+        }
     }, sim: { cg_sim::device::mbarrier_init(bar, count) })
 }
 
@@ -1213,9 +1308,13 @@ pub(crate) unsafe fn mbarrier_init(bar: u32, count: u32) {
 #[inline(always)]
 pub(crate) unsafe fn mbarrier_arrive(bar: u32) -> u64 {
     device!("mbarrier.arrive.shared.b64", {
-        let t: u64;
-        asm!("mbarrier.arrive.shared.b64 {t}, [{b}];", t = out(reg64) t, b = in(reg32) bar, options(nostack));
-        t
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let t: u64;
+            asm!("mbarrier.arrive.shared.b64 {t}, [{b}];", t = out(reg64) t, b = in(reg32) bar, options(nostack));
+            t
+        }
     }, sim: { cg_sim::device::mbarrier_arrive(bar) })
 }
 
@@ -1227,7 +1326,11 @@ pub(crate) unsafe fn mbarrier_arrive(bar: u32) -> u64 {
 #[inline(always)]
 pub(crate) unsafe fn mbarrier_arrive_drop(bar: u32) {
     device!("mbarrier.arrive_drop.shared.b64", {
-        asm!("mbarrier.arrive_drop.shared.b64 _, [{b}];", b = in(reg32) bar, options(nostack));
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            asm!("mbarrier.arrive_drop.shared.b64 _, [{b}];", b = in(reg32) bar, options(nostack));
+        }
     }, sim: { cg_sim::device::mbarrier_arrive_drop(bar) })
 }
 
@@ -1240,18 +1343,22 @@ pub(crate) unsafe fn mbarrier_arrive_drop(bar: u32) {
 #[inline(always)]
 pub(crate) unsafe fn mbarrier_test_wait(bar: u32, token: u64) -> bool {
     device!("mbarrier.test_wait", {
-        let done: u32;
-        #[cfg(target_feature = "sm_90")]
-        asm!(
-            "{{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [{b}], {t}; selp.u32 {d}, 1, 0, p; }}",
-            d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
-        );
-        #[cfg(not(target_feature = "sm_90"))]
-        asm!(
-            "{{ .reg .pred p; mbarrier.test_wait.shared.b64 p, [{b}], {t}; selp.u32 {d}, 1, 0, p; }}",
-            d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
-        );
-        done != 0
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            let done: u32;
+            #[cfg(target_feature = "sm_90")]
+            asm!(
+                "{{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [{b}], {t}; selp.u32 {d}, 1, 0, p; }}",
+                d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
+            );
+            #[cfg(not(target_feature = "sm_90"))]
+            asm!(
+                "{{ .reg .pred p; mbarrier.test_wait.shared.b64 p, [{b}], {t}; selp.u32 {d}, 1, 0, p; }}",
+                d = out(reg32) done, b = in(reg32) bar, t = in(reg64) token, options(nostack)
+            );
+            done != 0
+        }
     }, sim: { cg_sim::device::mbarrier_test_wait(bar, token) })
 }
 
@@ -1264,7 +1371,11 @@ pub(crate) unsafe fn mbarrier_test_wait(bar: u32, token: u64) -> bool {
 #[inline(always)]
 pub(crate) unsafe fn mbarrier_expect_tx(bar: u32, bytes: u32) {
     device!("mbarrier.expect_tx", {
-        asm!("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{b}], {n};", b = in(reg32) bar, n = in(reg32) bytes, options(nostack));
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            asm!("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{b}], {n};", b = in(reg32) bar, n = in(reg32) bytes, options(nostack));
+        }
     }, sim: { cg_sim::device::mbarrier_expect_tx(bar, bytes) })
 }
 
@@ -1297,12 +1408,22 @@ pub(crate) unsafe fn cp_async_bulk_global_to_shared(
     bar: u32,
 ) {
     device!("cp.async.bulk.shared::cluster.global", {
-        asm!(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{s}], {n}, [{b}];",
-            d = in(reg32) dst, s = in(reg64) src, n = in(reg32) bytes, b = in(reg32) bar, options(nostack)
-        );
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            asm!(
+                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{s}], {n}, [{b}];",
+                d = in(reg32) dst, s = in(reg64) src, n = in(reg32) bytes, b = in(reg32) bar, options(nostack)
+            );
+        }
     }, sim: {
-        core::ptr::copy_nonoverlapping(src, cg_sim::device::shared_ptr(dst, bytes), bytes as usize);
+        // SAFETY: `src` holds `bytes` readable bytes and `dst` is this
+        // block's shared memory with room for them (this function's
+        // contract); `shared_ptr` gives the simulated block's bytes there,
+        // which do not overlap global memory.
+        unsafe {
+            core::ptr::copy_nonoverlapping(src, cg_sim::device::shared_ptr(dst, bytes), bytes as usize)
+        };
         cg_sim::device::shared_filled(dst, bytes);
         cg_sim::device::mbarrier_complete_tx(bar, bytes);
     })
@@ -1316,5 +1437,44 @@ mod tests {
     #[should_panic(expected = "cg-core: `bar.sync` runs only on the GPU (nvptx64)")]
     fn instructions_say_off_the_gpu_that_they_run_only_on_it() {
         crate::block::this_thread_block().sync();
+    }
+
+    /// Inline assembly (`asm!`, `global_asm!`) only in this instruction
+    /// layer (`intrinsics.rs`, `intrinsics/`), the one place whose unsafe
+    /// code is reviewed against the PTX ISA; comments may name it.
+    #[test]
+    fn inline_assembly_is_only_in_the_instruction_layer() {
+        fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    rust_files(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let mut outside = Vec::new();
+        for file in files {
+            let rel = file.strip_prefix(&src).unwrap();
+            if rel.starts_with("intrinsics") || rel == std::path::Path::new("intrinsics.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap();
+                if code.contains("asm!") {
+                    outside.push(format!("{}:{}: {}", rel.display(), n + 1, line.trim()));
+                }
+            }
+        }
+        assert!(
+            outside.is_empty(),
+            "inline assembly outside cg-core's instruction layer:\n{}",
+            outside.join("\n")
+        );
     }
 }

@@ -348,13 +348,17 @@ pub mod __private {
         unsafe fn from_kernel_buffer(ptr: *mut Self::Elem, len: usize) -> Self;
     }
 
-    // SAFETY (all three): the host's `&mut DeviceBuffer` is this launch's
-    // only way to the buffer, which is each constructor's contract.
+    // SAFETY: `Output::from_raw_parts` asks for `len` valid elements that
+    // the kernel reaches only through the `Output`: the host's
+    // `&mut DeviceBuffer` is this launch's only way to the buffer.
     unsafe impl<T: bytemuck::Pod> KernelBuffer for crate::output::Output<T> {
         type Elem = T;
         #[inline(always)]
         unsafe fn from_kernel_buffer(ptr: *mut T, len: usize) -> Self {
-            // SAFETY: see above.
+            // SAFETY: `ptr` and `len` are a device buffer the launch borrowed
+            // mutably (this method's contract): one live allocation of `len`
+            // elements, so at most `isize::MAX` bytes (`assume_allocation_len`),
+            // and the view's contract holds as the comment on the impl says.
             unsafe {
                 assume_allocation_len::<T>(len);
                 Self::from_raw_parts(ptr, len)
@@ -362,11 +366,18 @@ pub mod __private {
         }
     }
 
+    // SAFETY: `Synced::from_raw_parts` asks for `len` valid elements that
+    // nothing writes while the view could read them: the host's
+    // `&mut DeviceBuffer` is this launch's only way to the buffer, and the
+    // kernel has no `Output` of it (the parameter is the `Synced`).
     unsafe impl<T: bytemuck::Pod> KernelBuffer for crate::output::Synced<T> {
         type Elem = T;
         #[inline(always)]
         unsafe fn from_kernel_buffer(ptr: *mut T, len: usize) -> Self {
-            // SAFETY: see above.
+            // SAFETY: `ptr` and `len` are a device buffer the launch borrowed
+            // mutably (this method's contract): one live allocation of `len`
+            // elements, so at most `isize::MAX` bytes (`assume_allocation_len`),
+            // and the view's contract holds as the comment on the impl says.
             unsafe {
                 assume_allocation_len::<T>(len);
                 Self::from_raw_parts(ptr, len)
@@ -374,13 +385,19 @@ pub mod __private {
         }
     }
 
+    // SAFETY: `AtomicSlice::from_raw_parts` asks for `len` live, aligned
+    // elements in global memory: a device allocation of `T` (aligned to at
+    // least 256 bytes by the driver) that the `&mut DeviceBuffer` borrowed.
     unsafe impl<T: crate::atomic::AtomicValue, S: crate::atomic::Scope> KernelBuffer
         for crate::atomic::AtomicSlice<'_, T, S>
     {
         type Elem = T;
         #[inline(always)]
         unsafe fn from_kernel_buffer(ptr: *mut T, len: usize) -> Self {
-            // SAFETY: see above.
+            // SAFETY: `ptr` and `len` are a device buffer the launch borrowed
+            // mutably (this method's contract): one live allocation of `len`
+            // elements, so at most `isize::MAX` bytes (`assume_allocation_len`),
+            // and the view's contract holds as the comment on the impl says.
             unsafe {
                 assume_allocation_len::<T>(len);
                 Self::from_raw_parts(ptr, len)

@@ -110,7 +110,9 @@ impl<T: Pod> SharedSlice<T> {
     /// `i < len`.
     #[inline(always)]
     pub unsafe fn get_unchecked(&self, i: usize) -> T {
-        ld_shared(self.addr + (i * size_of::<T>()) as u32)
+        // SAFETY: `i < len` (this function's contract), so element `i` is a
+        // `T` of the slice's shared memory, aligned for `T` (its contract).
+        unsafe { ld_shared(self.addr + (i * size_of::<T>()) as u32) }
     }
 
     /// Element `i` as a block-scope atomic (traps when `i >= len`).
@@ -163,7 +165,9 @@ impl<T: Pod> SharedSlice<T> {
     /// `i < len`.
     #[inline(always)]
     pub unsafe fn set_unchecked(&self, i: usize, value: T) {
-        st_shared(self.addr + (i * size_of::<T>()) as u32, value)
+        // SAFETY: `i < len` (this function's contract), so element `i` is a
+        // `T` of the slice's shared memory, aligned for `T` (its contract).
+        unsafe { st_shared(self.addr + (i * size_of::<T>()) as u32, value) }
     }
 }
 
@@ -231,7 +235,8 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
     /// `i < N`.
     #[inline(always)]
     pub unsafe fn get_unchecked(&self, i: usize) -> T {
-        self.as_slice().get_unchecked(i)
+        // SAFETY: `i < N` (this function's contract), the slice's length.
+        unsafe { self.as_slice().get_unchecked(i) }
     }
 
     /// Writes element `i` without a bounds check.
@@ -240,7 +245,8 @@ impl<T: Pod, const N: usize> SharedArray<T, N> {
     /// `i < N`.
     #[inline(always)]
     pub unsafe fn set_unchecked(&self, i: usize, value: T) {
-        self.as_slice().set_unchecked(i, value)
+        // SAFETY: `i < N` (this function's contract), the slice's length.
+        unsafe { self.as_slice().set_unchecked(i, value) }
     }
 
     /// Element `i` as a block-scope atomic (traps when `i >= N`): the
@@ -345,44 +351,52 @@ macro_rules! st {
 pub unsafe fn ld_shared_in<T: Pod>(window: Window, addr: u32) -> T {
     let mut out = T::zeroed();
     let dst = &mut out as *mut T as *mut u8;
-    match size_of::<T>() {
-        4 => (dst as *mut u32).write_unaligned(ld!(
-            window,
-            ld_shared_b32,
-            ld_shared_cluster_b32,
-            addr
-        )),
-        8 => (dst as *mut u64).write_unaligned(ld!(
-            window,
-            ld_shared_b64,
-            ld_shared_cluster_b64,
-            addr
-        )),
-        // Larger values in the widest words their alignment allows.
-        n if n % 8 == 0 && align_of::<T>() >= 8 => {
-            for i in (0..n).step_by(8) {
-                (dst.add(i) as *mut u64).write_unaligned(ld!(
-                    window,
-                    ld_shared_b64,
-                    ld_shared_cluster_b64,
-                    addr + i as u32
-                ))
+    // SAFETY: each write goes to `out`, a local `T`, through `dst` at an
+    // offset below `size_of::<T>()`, unaligned; each load reads a piece of the
+    // `T` at `addr` in `window`, at an offset that is a multiple of the
+    // piece's width, which the arm picks from `T`'s size and alignment, so
+    // it is as aligned as `addr` (a `T` there, aligned for `T`: this
+    // function's contract).
+    unsafe {
+        match size_of::<T>() {
+            4 => (dst as *mut u32).write_unaligned(ld!(
+                window,
+                ld_shared_b32,
+                ld_shared_cluster_b32,
+                addr
+            )),
+            8 => (dst as *mut u64).write_unaligned(ld!(
+                window,
+                ld_shared_b64,
+                ld_shared_cluster_b64,
+                addr
+            )),
+            // Larger values in the widest words their alignment allows.
+            n if n % 8 == 0 && align_of::<T>() >= 8 => {
+                for i in (0..n).step_by(8) {
+                    (dst.add(i) as *mut u64).write_unaligned(ld!(
+                        window,
+                        ld_shared_b64,
+                        ld_shared_cluster_b64,
+                        addr + i as u32
+                    ))
+                }
             }
-        }
-        n if n % 4 == 0 && align_of::<T>() >= 4 => {
-            for i in (0..n).step_by(4) {
-                (dst.add(i) as *mut u32).write_unaligned(ld!(
-                    window,
-                    ld_shared_b32,
-                    ld_shared_cluster_b32,
-                    addr + i as u32
-                ))
+            n if n % 4 == 0 && align_of::<T>() >= 4 => {
+                for i in (0..n).step_by(4) {
+                    (dst.add(i) as *mut u32).write_unaligned(ld!(
+                        window,
+                        ld_shared_b32,
+                        ld_shared_cluster_b32,
+                        addr + i as u32
+                    ))
+                }
             }
-        }
-        n => {
-            for i in 0..n {
-                *dst.add(i) =
-                    ld!(window, ld_shared_b8, ld_shared_cluster_b8, addr + i as u32) as u8;
+            n => {
+                for i in 0..n {
+                    *dst.add(i) =
+                        ld!(window, ld_shared_b8, ld_shared_cluster_b8, addr + i as u32) as u8;
+                }
             }
         }
     }
@@ -398,52 +412,60 @@ pub unsafe fn ld_shared_in<T: Pod>(window: Window, addr: u32) -> T {
 #[inline(always)]
 pub unsafe fn st_shared_in<T: Pod>(window: Window, addr: u32, value: T) {
     let src = &value as *const T as *const u8;
-    match size_of::<T>() {
-        4 => st!(
-            window,
-            st_shared_b32,
-            st_shared_cluster_b32,
-            (src as *const u32).read_unaligned(),
-            addr
-        ),
-        8 => st!(
-            window,
-            st_shared_b64,
-            st_shared_cluster_b64,
-            (src as *const u64).read_unaligned(),
-            addr
-        ),
-        n if n % 8 == 0 && align_of::<T>() >= 8 => {
-            for i in (0..n).step_by(8) {
-                st!(
-                    window,
-                    st_shared_b64,
-                    st_shared_cluster_b64,
-                    (src.add(i) as *const u64).read_unaligned(),
-                    addr + i as u32
-                )
+    // SAFETY: each read comes from `value`, a local `T`, through `src` at an
+    // offset below `size_of::<T>()`, unaligned; each store writes a piece of
+    // the `T` at `addr` in `window`, at an offset that is a multiple of the
+    // piece's width, which the arm picks from `T`'s size and alignment, so
+    // it is as aligned as `addr` (a `T` there, aligned for `T`: this
+    // function's contract).
+    unsafe {
+        match size_of::<T>() {
+            4 => st!(
+                window,
+                st_shared_b32,
+                st_shared_cluster_b32,
+                (src as *const u32).read_unaligned(),
+                addr
+            ),
+            8 => st!(
+                window,
+                st_shared_b64,
+                st_shared_cluster_b64,
+                (src as *const u64).read_unaligned(),
+                addr
+            ),
+            n if n % 8 == 0 && align_of::<T>() >= 8 => {
+                for i in (0..n).step_by(8) {
+                    st!(
+                        window,
+                        st_shared_b64,
+                        st_shared_cluster_b64,
+                        (src.add(i) as *const u64).read_unaligned(),
+                        addr + i as u32
+                    )
+                }
             }
-        }
-        n if n % 4 == 0 && align_of::<T>() >= 4 => {
-            for i in (0..n).step_by(4) {
-                st!(
-                    window,
-                    st_shared_b32,
-                    st_shared_cluster_b32,
-                    (src.add(i) as *const u32).read_unaligned(),
-                    addr + i as u32
-                )
+            n if n % 4 == 0 && align_of::<T>() >= 4 => {
+                for i in (0..n).step_by(4) {
+                    st!(
+                        window,
+                        st_shared_b32,
+                        st_shared_cluster_b32,
+                        (src.add(i) as *const u32).read_unaligned(),
+                        addr + i as u32
+                    )
+                }
             }
-        }
-        n => {
-            for i in 0..n {
-                st!(
-                    window,
-                    st_shared_b8,
-                    st_shared_cluster_b8,
-                    *src.add(i) as u16,
-                    addr + i as u32
-                );
+            n => {
+                for i in 0..n {
+                    st!(
+                        window,
+                        st_shared_b8,
+                        st_shared_cluster_b8,
+                        *src.add(i) as u16,
+                        addr + i as u32
+                    );
+                }
             }
         }
     }
@@ -455,7 +477,9 @@ pub unsafe fn st_shared_in<T: Pod>(window: Window, addr: u32, value: T) {
 /// As [`ld_shared_in`].
 #[inline(always)]
 pub unsafe fn ld_shared<T: Pod>(addr: u32) -> T {
-    ld_shared_in(Window::Block, addr)
+    // SAFETY: `addr` is an aligned `T` of this block's window (this
+    // function's contract).
+    unsafe { ld_shared_in(Window::Block, addr) }
 }
 
 /// [`st_shared_in`] this block's window.
@@ -464,7 +488,9 @@ pub unsafe fn ld_shared<T: Pod>(addr: u32) -> T {
 /// As [`st_shared_in`].
 #[inline(always)]
 pub unsafe fn st_shared<T: Pod>(addr: u32, value: T) {
-    st_shared_in(Window::Block, addr, value)
+    // SAFETY: `addr` is an aligned `T` of this block's window (this
+    // function's contract).
+    unsafe { st_shared_in(Window::Block, addr, value) }
 }
 
 /// Declares a block-shared array and returns its [`SharedArray`] handle:

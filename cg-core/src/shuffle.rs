@@ -60,7 +60,10 @@ pub(crate) unsafe fn shfl_pod<T: Pod>(mode: ShflMode, value: T, b: u32, c: u32, 
     }
     let mut i = 0;
     while i < words {
-        buf[i] = shfl_sync(mode, buf[i], b, c, mask);
+        // SAFETY: `shfl.sync`'s contract is this function's (the caller's
+        // lane is in `mask`, every lane of it calls this together); every
+        // lane runs this loop as often (`words` depends on `T` only).
+        buf[i] = unsafe { shfl_sync(mode, buf[i], b, c, mask) };
         i += 1;
     }
     let mut out = T::zeroed();
@@ -85,10 +88,15 @@ pub(crate) unsafe fn shfl_pod<T: Pod>(mode: ShflMode, value: T, b: u32, c: u32, 
 pub(crate) unsafe fn match_any_pod<T: Pod>(value: T, mask: u32) -> u32 {
     #[allow(clippy::let_unit_value)]
     let () = MatchSize::<T>::FOUR_OR_EIGHT_BYTES;
-    if size_of::<T>() == 4 {
-        intrinsics::match_any_b32(bits32(value), mask)
-    } else {
-        intrinsics::match_any_b64(bits64(value), mask)
+    // SAFETY: `match.any.sync`'s contract is this function's; every lane
+    // takes the same branch (the size of `T`), so runs one instruction of
+    // the same width.
+    unsafe {
+        if size_of::<T>() == 4 {
+            intrinsics::match_any_b32(bits32(value), mask)
+        } else {
+            intrinsics::match_any_b64(bits64(value), mask)
+        }
     }
 }
 
@@ -101,10 +109,14 @@ pub(crate) unsafe fn match_any_pod<T: Pod>(value: T, mask: u32) -> u32 {
 pub(crate) unsafe fn match_all_pod<T: Pod>(value: T, mask: u32) -> Option<u32> {
     #[allow(clippy::let_unit_value)]
     let () = MatchSize::<T>::FOUR_OR_EIGHT_BYTES;
-    if size_of::<T>() == 4 {
-        intrinsics::match_all_b32(bits32(value), mask)
-    } else {
-        intrinsics::match_all_b64(bits64(value), mask)
+    // SAFETY: as in `match_any_pod`: its contract, and one branch (the
+    // size of `T`) in every lane.
+    unsafe {
+        if size_of::<T>() == 4 {
+            intrinsics::match_all_b32(bits32(value), mask)
+        } else {
+            intrinsics::match_all_b64(bits64(value), mask)
+        }
     }
 }
 

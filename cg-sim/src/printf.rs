@@ -217,11 +217,16 @@ impl Spec {
     /// # Safety
     /// `args` holds this conversion's arguments next.
     unsafe fn write(&self, text: &[u8], args: &mut Args, out: &mut Vec<u8>) {
-        // SAFETY (the reads below): the caller's contract.
+        // The reads below: `args` holds this conversion's arguments next
+        // (the caller's contract), a `*` count's first.
         let mut resolve = |c: Count| match c {
             Count::None => None,
             Count::Given(n) => Some(n as i32),
-            Count::Star => Some(unsafe { args.u32() } as i32),
+            Count::Star => {
+                // SAFETY: the next argument is this count's `int` (above).
+                let n = unsafe { args.u32() };
+                Some(n as i32)
+            }
         };
         let width = resolve(self.width);
         let precision = self.precision.and_then(&mut resolve);

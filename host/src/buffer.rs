@@ -126,6 +126,8 @@ impl Drop for HostMemory {
 // memory, during a launch that borrows the buffer.
 #[cfg(feature = "sim")]
 unsafe impl Send for HostMemory {}
+// SAFETY: `&HostMemory` gives no way to write the allocation on the host;
+// a kernel writes it only during a launch that borrows the buffer mutably.
 #[cfg(feature = "sim")]
 unsafe impl Sync for HostMemory {}
 

@@ -750,7 +750,9 @@ impl Function {
         config: LaunchConfig,
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
-        self.launch_as(self.kind, config, params)
+        // SAFETY: `params` is what `launch_as` asks (this function's
+        // contract); the kind is the one the kernel declared.
+        unsafe { self.launch_as(self.kind, config, params) }
     }
 
     /// Launches as `kind`, whatever the kernel declared: the escape hatch
@@ -990,9 +992,20 @@ impl Function {
         } else {
             params
         };
+        // Each launch below is sound for the same reasons: `f` is this
+        // kernel's function in its module, whose context is bound to this
+        // thread, and `stream` its GPU's stream; `params` points to one value
+        // per PTX parameter, of its type, each pointer valid until the kernel
+        // completes (this function's contract, with the grid barrier's place
+        // appended where the kernel takes it).
         let launched = match (plan.cluster, plan.cooperative) {
-            (None, false) => result::launch_kernel(f, grid, block, smem, stream, params),
-            (None, true) => result::launch_cooperative_kernel(f, grid, block, smem, stream, params),
+            // SAFETY: as said above the match.
+            (None, false) => unsafe { result::launch_kernel(f, grid, block, smem, stream, params) },
+            // SAFETY: as said above the match; `Function::plan`, which made
+            // this plan, checked that the grid can be co-resident.
+            (None, true) => unsafe {
+                result::launch_cooperative_kernel(f, grid, block, smem, stream, params)
+            },
             (Some(c), coop) => {
                 let mut attrs = vec![cluster_attribute(c)];
                 if coop {
@@ -1010,7 +1023,10 @@ impl Function {
                     attrs: attrs.as_mut_ptr(),
                     numAttrs: attrs.len() as u32,
                 };
-                sys::cuLaunchKernelEx(&cfg, f, params.as_mut_ptr(), std::ptr::null_mut()).result()
+                // SAFETY: as said above the match; `cfg` and the attributes it points to
+                // live across the call, which copies them.
+                unsafe { sys::cuLaunchKernelEx(&cfg, f, params.as_mut_ptr(), std::ptr::null_mut()) }
+                    .result()
             }
         };
         let how = match (plan.cluster, plan.cooperative) {

@@ -129,6 +129,9 @@ pub fn async_copies(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let mut rng = rand::rng();
         let src: Vec<i32> = (0..n).map(|_| rng.random_range(-1000..1000)).collect();
         let din = b.gpu.upload(&src)?;
+        // SAFETY: kernels/cuda/kernels.cu declares the twin
+        // `in_between_pipelined` with the Rust kernel's parameters, in order
+        // and of the same types.
         let twin = unsafe {
             b.twin(
                 "in_between_pipelined",

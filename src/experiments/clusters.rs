@@ -68,6 +68,8 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         ));
 
         // One sum per cluster of 4, and per block for comparison.
+        // SAFETY: kernels/cuda/kernels.cu declares the twin `cluster_reduce`
+        // with the Rust kernel's parameters, in order and of the same types.
         let twin = unsafe {
             b.twin(
                 "cluster_reduce",
@@ -113,6 +115,8 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             .collect();
         let vin = b.gpu.upload(&values)?;
         let hcfg = LaunchConfig::new(b.gpu.info().multiprocessors * 4, THREADS);
+        // SAFETY: kernels/cuda/kernels.cu declares the twin `cluster_histogram`
+        // with the Rust kernel's parameters, in order and of the same types.
         let twin = unsafe {
             b.twin(
                 "cluster_histogram",
@@ -146,6 +150,8 @@ pub fn clusters(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         for &v in values.iter().filter(|&&v| (v as usize) < nbins) {
             want[v as usize] += 1;
         }
+        // SAFETY: kernels/cuda/kernels.cu declares the twin `shared_histogram`
+        // with the Rust kernel's parameters, in order and of the same types.
         let twin = unsafe {
             b.twin(
                 "shared_histogram",

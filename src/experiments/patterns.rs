@@ -166,6 +166,8 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             .map(|_| rng.random_range(0..CATEGORIES as u32))
             .collect();
         let cin = b.gpu.upload(&cats)?;
+        // SAFETY: kernels/cuda/kernels.cu declares the twin `category_sums`
+        // with the Rust kernel's parameters, in order and of the same types.
         let twin = unsafe {
             b.twin(
                 "category_sums",
@@ -211,6 +213,8 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         let values: Vec<u32> = (0..n).map(|_| rng.random()).collect();
         let vin = b.gpu.upload(&values)?;
         let coop = b.k.grid_prefix_sum.function().cooperative_config(256, 0)?;
+        // SAFETY: kernels/cuda/kernels.cu declares the twin `grid_prefix_sum`
+        // with the Rust kernel's parameters, in order and of the same types.
         let twin = unsafe {
             b.twin(
                 "grid_prefix_sum",

@@ -427,6 +427,9 @@ pub fn array_sums(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
         // One atomic add per element (2^24 only: it is slow).
         if log2 <= 24 {
             let cfg = LaunchConfig::for_elements(n, THREADS);
+            // SAFETY: kernels/cuda/kernels.cu declares the twin `sum_atomic`
+            // with the Rust kernel's parameters, in order and of the same
+            // types.
             let twin =
                 unsafe { b.twin("sum_atomic", LaunchKind::Plain, SumAtomic::from_function)? };
             let (mut o, mut to) = (b.gpu.filled(1, 0.0f32)?, b.gpu.filled(1, 0.0f32)?);

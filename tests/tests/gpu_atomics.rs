@@ -453,6 +453,8 @@ fn atomics_match_their_serial_histories_and_cuda() {
     let (mut cases, mut compared) = (0, 0);
     macro_rules! each_type {
         ($($t:ty, $handle:ident, $field:ident;)*) => {$(
+            // SAFETY: tests/twins/atomics.cu declares each type's twin with the
+            // Rust kernel's parameters, in order and of the same types.
             let twin = twins.as_ref().map(|m| unsafe {
                 $handle::from_function(m.function($handle::NAME, LaunchKind::Plain).unwrap())
             });
@@ -488,6 +490,8 @@ fn message_passing_never_sees_stale_data() {
     let gpu = gpu_or_return!("message_passing_never_sees_stale_data");
     let k = Kernels::load(&gpu).unwrap();
     let twin = common::twin_module(&gpu, "message_passing_never_sees_stale_data", "atomics.ptx")
+        // SAFETY: tests/twins/atomics.cu declares the twin with
+        // `api_message_passing`'s parameters, in order and of the same types.
         .map(|m| unsafe {
             ApiMessagePassing::from_function(
                 m.function(ApiMessagePassing::NAME, LaunchKind::Cooperative)

@@ -203,9 +203,12 @@ macro_rules! cluster_rmw {
 #[inline(always)]
 unsafe fn cluster_cas_loop(a: u32, sem: Sem, scope: Scope, f: impl Fn(u64) -> u64) -> u64 {
     let place = Place::ClusterShared(a);
-    let mut old = ld_b64(place, Sem::Relaxed, scope);
+    // SAFETY: `a` is a live, 8-byte aligned `u64` of distributed shared
+    // memory (this function's contract): what `ld` and `atom.cas` ask.
+    let mut old = unsafe { ld_b64(place, Sem::Relaxed, scope) };
     loop {
-        let seen = atom_cas_b64(place, old, f(old), sem, scope);
+        // SAFETY: the same location as the load above.
+        let seen = unsafe { atom_cas_b64(place, old, f(old), sem, scope) };
         if seen == old {
             return old;
         }
@@ -225,21 +228,25 @@ macro_rules! atom_fn {
         #[inline(always)]
         pub(crate) unsafe fn $name(place: Place, v: $t, sem: Sem, scope: Scope) -> $t {
             device!(concat!("atom.", $op, ".", $ty), {
-                let old: $t;
-                macro_rules! insn {
-                    ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
-                        asm!(concat!("atom", $s, $c, $space, ".", $op, ".", $ty, " {o}, [{a}], {v};"),
-                             o = out($reg) old, a = in($areg) $a, v = in($reg) v, options(nostack))
-                    };
+                // SAFETY: the instruction's contract is this function's `# Safety`,
+                // which its caller upholds.
+                unsafe {
+                    let old: $t;
+                    macro_rules! insn {
+                        ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                            asm!(concat!("atom", $s, $c, $space, ".", $op, ".", $ty, " {o}, [{a}], {v};"),
+                                 o = out($reg) old, a = in($areg) $a, v = in($reg) v, options(nostack))
+                        };
+                    }
+                    match place {
+                        Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                        Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                        #[cfg(target_feature = "sm_90")]
+                        Place::ClusterShared(a) => cluster_rmw!($op, $ty, a, v, sem, scope,
+                            (old =), by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))),
+                    }
+                    old
                 }
-                match place {
-                    Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
-                    Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
-                    #[cfg(target_feature = "sm_90")]
-                    Place::ClusterShared(a) => cluster_rmw!($op, $ty, a, v, sem, scope,
-                        (old =), by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))),
-                }
-                old
             }, sim: {
                 super::sim::before(sem);
                 let old = sim_rmw!($op, $ty, place, v);
@@ -261,19 +268,23 @@ macro_rules! red_fn {
         #[inline(always)]
         pub(crate) unsafe fn $name(place: Place, v: $t, sem: Sem, scope: Scope) {
             device!(concat!("red.", $op, ".", $ty), {
-                macro_rules! insn {
-                    ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
-                        asm!(concat!("red", $s, $c, $space, ".", $op, ".", $ty, " [{a}], {v};"),
-                             a = in($areg) $a, v = in($reg) v, options(nostack))
-                    };
-                }
-                let sem = if sem == Sem::Release { Sem::Release } else { Sem::Relaxed };
-                match place {
-                    Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
-                    Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
-                    #[cfg(target_feature = "sm_90")]
-                    Place::ClusterShared(a) => cluster_rmw!($op, $ty, a, v, sem, scope,
-                        (let _ =), by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))),
+                // SAFETY: the instruction's contract is this function's `# Safety`,
+                // which its caller upholds.
+                unsafe {
+                    macro_rules! insn {
+                        ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                            asm!(concat!("red", $s, $c, $space, ".", $op, ".", $ty, " [{a}], {v};"),
+                                 a = in($areg) $a, v = in($reg) v, options(nostack))
+                        };
+                    }
+                    let sem = if sem == Sem::Release { Sem::Release } else { Sem::Relaxed };
+                    match place {
+                        Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                        Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                        #[cfg(target_feature = "sm_90")]
+                        Place::ClusterShared(a) => cluster_rmw!($op, $ty, a, v, sem, scope,
+                            (let _ =), by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))),
+                    }
                 }
             }, sim: {
                 super::sim::before(sem);
@@ -337,23 +348,27 @@ macro_rules! cas_fn {
         #[inline(always)]
         pub(crate) unsafe fn $name(place: Place, current: $t, new: $t, sem: Sem, scope: Scope) -> $t {
             device!(concat!("atom.cas.", $ty), {
-                let old: $t;
-                macro_rules! insn {
-                    ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
-                        asm!(concat!("atom", $s, $c, $space, ".cas.", $ty, " {o}, [{a}], {x}, {y};"),
-                             o = out($reg) old, a = in($areg) $a, x = in($reg) current, y = in($reg) new,
-                             options(nostack))
-                    };
-                }
-                match place {
-                    Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
-                    Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
-                    #[cfg(target_feature = "sm_90")]
-                    Place::ClusterShared(a) => {
-                        by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
+                // SAFETY: the instruction's contract is this function's `# Safety`,
+                // which its caller upholds.
+                unsafe {
+                    let old: $t;
+                    macro_rules! insn {
+                        ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                            asm!(concat!("atom", $s, $c, $space, ".cas.", $ty, " {o}, [{a}], {x}, {y};"),
+                                 o = out($reg) old, a = in($areg) $a, x = in($reg) current, y = in($reg) new,
+                                 options(nostack))
+                        };
                     }
+                    match place {
+                        Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                        Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                        #[cfg(target_feature = "sm_90")]
+                        Place::ClusterShared(a) => {
+                            by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
+                        }
+                    }
+                    old
                 }
-                old
             }, sim: {
                 super::sim::before(sem);
                 let old = super::sim::cas::<$t>(place, current, new);
@@ -376,27 +391,31 @@ macro_rules! ld_st_fn {
         #[inline(always)]
         pub(crate) unsafe fn $ld(place: Place, sem: Sem, scope: Scope) -> $t {
             device!(concat!("ld.", $ty), {
-                let v: $t;
-                macro_rules! insn {
-                            ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
-                                asm!(concat!("ld", $s, $c, $space, ".", $ty, " {v}, [{a}];"),
-                                     v = out($reg) v, a = in($areg) $a, options(nostack))
-                            };
+                // SAFETY: the instruction's contract is this function's `# Safety`,
+                // which its caller upholds.
+                unsafe {
+                    let v: $t;
+                    macro_rules! insn {
+                                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                                    asm!(concat!("ld", $s, $c, $space, ".", $ty, " {v}, [{a}];"),
+                                         v = out($reg) v, a = in($areg) $a, options(nostack))
+                                };
+                            }
+                    let sem = if sem == Sem::Relaxed {
+                        Sem::Relaxed
+                    } else {
+                        Sem::Acquire
+                    };
+                    match place {
+                        Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                        Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                        #[cfg(target_feature = "sm_90")]
+                        Place::ClusterShared(a) => {
+                            by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
                         }
-                let sem = if sem == Sem::Relaxed {
-                    Sem::Relaxed
-                } else {
-                    Sem::Acquire
-                };
-                match place {
-                    Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
-                    Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
-                    #[cfg(target_feature = "sm_90")]
-                    Place::ClusterShared(a) => {
-                        by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
                     }
+                    v
                 }
-                v
             }, sim: {
                 let v = super::sim::load::<$t>(place);
                 super::sim::after(sem);
@@ -411,23 +430,27 @@ macro_rules! ld_st_fn {
         #[inline(always)]
         pub(crate) unsafe fn $st(place: Place, v: $t, sem: Sem, scope: Scope) {
             device!(concat!("st.", $ty), {
-                macro_rules! insn {
-                            ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
-                                asm!(concat!("st", $s, $c, $space, ".", $ty, " [{a}], {v};"),
-                                     a = in($areg) $a, v = in($reg) v, options(nostack))
-                            };
+                // SAFETY: the instruction's contract is this function's `# Safety`,
+                // which its caller upholds.
+                unsafe {
+                    macro_rules! insn {
+                                ($s:literal, $c:literal, $space:literal, $areg:ident, $a:expr) => {
+                                    asm!(concat!("st", $s, $c, $space, ".", $ty, " [{a}], {v};"),
+                                         a = in($areg) $a, v = in($reg) v, options(nostack))
+                                };
+                            }
+                    let sem = if sem == Sem::Relaxed {
+                        Sem::Relaxed
+                    } else {
+                        Sem::Release
+                    };
+                    match place {
+                        Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
+                        Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
+                        #[cfg(target_feature = "sm_90")]
+                        Place::ClusterShared(a) => {
+                            by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
                         }
-                let sem = if sem == Sem::Relaxed {
-                    Sem::Relaxed
-                } else {
-                    Sem::Release
-                };
-                match place {
-                    Place::Global(a) => by_sem_scope!(sem, scope, insn!(".global", reg64, a)),
-                    Place::Shared(a) => by_sem_scope!(sem, scope, insn!(".shared", reg32, a)),
-                    #[cfg(target_feature = "sm_90")]
-                    Place::ClusterShared(a) => {
-                        by_sem_scope!(sem, scope, insn!(".shared::cluster", reg32, a))
                     }
                 }
             }, sim: {

@@ -86,7 +86,11 @@ pub(crate) fn nanosleep_1us() {
 #[inline(always)]
 pub(crate) unsafe fn store_u32(p: *mut u32, v: u32) {
     device!("st.relaxed.sys.u32", {
-        asm!("st.relaxed.sys.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack));
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            asm!("st.relaxed.sys.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack));
+        }
     }, sim: { unreachable!("the fault record is written on the GPU only; the simulator reports a failed check as a panic") })
 }
 
@@ -98,15 +102,19 @@ pub(crate) unsafe fn store_u32(p: *mut u32, v: u32) {
 #[inline(always)]
 pub(crate) unsafe fn store_v4(p: *mut u32, [a, b, c, d]: [u32; 4]) {
     device!("st.relaxed.sys.v4.u32", {
-        asm!(
-            "st.relaxed.sys.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
-            p = in(reg64) p,
-            a = in(reg32) a,
-            b = in(reg32) b,
-            c = in(reg32) c,
-            d = in(reg32) d,
-            options(nostack),
-        );
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            asm!(
+                "st.relaxed.sys.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
+                p = in(reg64) p,
+                a = in(reg32) a,
+                b = in(reg32) b,
+                c = in(reg32) c,
+                d = in(reg32) d,
+                options(nostack),
+            );
+        }
     }, sim: { unreachable!("the fault record is written on the GPU only; the simulator reports a failed check as a panic") })
 }
 
@@ -118,12 +126,16 @@ pub(crate) unsafe fn store_v4(p: *mut u32, [a, b, c, d]: [u32; 4]) {
 #[inline(always)]
 pub(crate) unsafe fn store_v2_u64(p: *mut u64, [a, b]: [u64; 2]) {
     device!("st.relaxed.sys.v2.u64", {
-        asm!(
-            "st.relaxed.sys.v2.u64 [{p}], {{{a}, {b}}};",
-            p = in(reg64) p,
-            a = in(reg64) a,
-            b = in(reg64) b,
-            options(nostack),
-        );
+        // SAFETY: the instruction's contract is this function's `# Safety`,
+        // which its caller upholds.
+        unsafe {
+            asm!(
+                "st.relaxed.sys.v2.u64 [{p}], {{{a}, {b}}};",
+                p = in(reg64) p,
+                a = in(reg64) a,
+                b = in(reg64) b,
+                options(nostack),
+            );
+        }
     }, sim: { unreachable!("the fault record is written on the GPU only; the simulator reports a failed check as a panic") })
 }

@@ -26,6 +26,8 @@ pub fn probe_cluster(out: *mut u32) {
         dc.linear(c),
     ];
     for (k, w) in words.into_iter().enumerate() {
+        // SAFETY: `out` holds 8 words per thread of the grid (the test's
+        // launch): this thread's own 8, `r..r + 8`.
         unsafe { *out.add(r + k) = w };
     }
     cluster.sync();
@@ -41,11 +43,17 @@ pub fn probe_cluster_grid(scratch: *mut u32, out: *mut u32, n: u32) {
     let cluster = this_cluster();
     let i = grid.thread_rank() as u32;
     if i < n {
+        // SAFETY: `scratch` holds `n` values (the test's launch) and `i < n`:
+        // this thread's own slot, read by others only after the grid barrier
+        // below.
         unsafe { *scratch.add(i as usize) = i.wrapping_mul(2_654_435_761) };
     }
     grid.sync();
     cluster.sync();
     if i < n {
+        // SAFETY: `out` and `scratch` hold `n` values and `i < n`: this
+        // thread's own slot of `out`; every slot of `scratch` was written
+        // before the grid barrier above.
         unsafe {
             *out.add(i as usize) = *scratch.add(((i + 1) % n) as usize) + cluster.block_rank()
         };

@@ -12,6 +12,9 @@ pub fn fault_index_past_end(input: &[u32], out: *mut u32, bad: u32) {
     let i = this_grid().thread_rank() as u32;
     let j = if i == bad { input.len() } else { 0 };
     let v = input[j]; // FAULT: index
+
+    // SAFETY: `out` holds one value per thread of the grid (the test's launch):
+    // this thread's own slot. (The planted fault is the read of `input` above.)
     unsafe { *out.add(i as usize) = v + i };
 }
 
@@ -21,6 +24,9 @@ pub fn fault_unwrap_none(out: *mut u32, bad: u32) {
     let i = this_grid().thread_rank() as u32;
     let found = (i != bad).then_some(i);
     let v = found.unwrap(); // FAULT: unwrap
+
+    // SAFETY: `out` holds one value per thread of the grid (the test's launch):
+    // this thread's own slot.
     unsafe { *out.add(i as usize) = v };
 }
 
@@ -29,6 +35,9 @@ pub fn fault_unwrap_none(out: *mut u32, bad: u32) {
 pub fn fault_assert(out: *mut u32, bad: u32) {
     let i = this_grid().thread_rank() as u32;
     assert!(i != bad); // FAULT: assert
+
+    // SAFETY: `out` holds one value per thread of the grid (the test's launch):
+    // this thread's own slot.
     unsafe { *out.add(i as usize) = i };
 }
 
@@ -38,6 +47,9 @@ pub fn fault_assert(out: *mut u32, bad: u32) {
 pub fn fault_many_threads(input: &[u32], out: *mut u32) {
     let i = this_grid().thread_rank() as usize;
     let v = input[i]; // FAULT: many
+
+    // SAFETY: `out` holds one value per thread of the grid (the test's launch):
+    // this thread's own slot.
     unsafe { *out.add(i) = v };
 }
 
@@ -51,6 +63,9 @@ pub fn fault_wild_write(out: *mut u32, bad: u32, offset: u64) {
     } else {
         i as usize
     };
+    // SAFETY: none for thread `bad`, on purpose: `at` is far past the end of
+    // `out`, the illegal address the test expects the GPU to report. The other
+    // threads write their own slot of `out`, which holds one value per thread.
     unsafe { core::ptr::write_volatile(out.wrapping_add(at), i) }; // FAULT: wild
 }
 
@@ -61,6 +76,8 @@ pub fn fault_tile_size(out: *mut u32, size: u32) {
     let block = this_thread_block();
     let tile = tiled_partition_dynamic(&block, size);
     let i = this_grid().thread_rank() as usize;
+    // SAFETY: `out` holds one value per thread of the grid (the test's launch):
+    // this thread's own slot.
     unsafe { *out.add(i) = tile.thread_rank() };
 }
 
@@ -87,5 +104,7 @@ pub fn fault_pipeline_release(out: *mut u32) {
     let mut pipe = make_pipeline::<2>();
     pipe.consumer_release(); // FAULT: pipeline
     let i = this_grid().thread_rank() as usize;
+    // SAFETY: `out` holds one value per thread of the grid (the test's launch):
+    // this thread's own slot.
     unsafe { *out.add(i) = i as u32 };
 }

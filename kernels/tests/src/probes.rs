@@ -11,6 +11,8 @@ pub fn probe_groups(out: *mut u32) {
     let block = this_thread_block();
     let grid = this_grid();
     let r = grid.thread_rank() as usize;
+    // SAFETY: `out` holds 4 words per thread of the grid (the test's launch):
+    // this thread's own 4.
     unsafe {
         *out.add(4 * r) = block.thread_rank();
         *out.add(4 * r + 1) = block.num_threads();
@@ -53,6 +55,8 @@ pub fn probe_warp_shfl_down(input: &[u32], out: *mut u32, delta: u32) {
     let warp = tiled_partition::<32>(&block);
     let i = this_grid().thread_rank() as usize;
     let v = warp.shfl_down(input[i], delta);
+    // SAFETY: `input` and `out` hold one value per thread of the grid (the
+    // test's launch; `input[i]` above checked it): this thread's own slot.
     unsafe { *out.add(i) = v };
 }
 
@@ -64,10 +68,16 @@ pub fn probe_grid_rotate(input: *mut u32, out: *mut u32, n: u32) {
     let grid = this_grid();
     let i = grid.thread_rank() as u32;
     if i < n {
+        // SAFETY: `input` holds `n` values (the test's launch) and `i < n`:
+        // this thread's own slot, read by others only after the grid barrier
+        // below.
         unsafe { *input.add(i as usize) = i.wrapping_mul(2_654_435_761) };
     }
     grid.sync();
     if i < n {
+        // SAFETY: `out` and `input` hold `n` values and `i < n`: this thread's
+        // own slot of `out`; every slot of `input` was written before the grid
+        // barrier above.
         unsafe { *out.add(i as usize) = *input.add(((i + 1) % n) as usize) };
     }
 }

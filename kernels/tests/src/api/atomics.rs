@@ -220,6 +220,8 @@ fn atomic_probe_in<T: Probed, S: Scope>(
         // SAFETY: `cells` holds `ncells` values, touched only atomically.
         let a = unsafe { AtomicRef::<T, S>::from_ptr(cells.add(i % n)) };
         if let Some(old) = apply(&a, op, v, o) {
+            // SAFETY: `olds` holds one value per thread of the grid (the test's
+            // launch), and `i` is this thread's rank: its own slot.
             unsafe { *olds.add(i) = old };
         }
         return;
@@ -244,10 +246,15 @@ fn atomic_probe_in<T: Probed, S: Scope>(
     // covers the block's own threads).
     let a = unsafe { AtomicRef::<T, S>::from_shared_addr(cell(r % n)) };
     if let Some(old) = apply(&a, op, v, o) {
+        // SAFETY: as above: this thread's own slot of `olds`.
         unsafe { *olds.add(i) = old };
     }
     block.sync();
     if r < n {
+        // SAFETY: `cells` holds `ncells` values per block (the test's launch)
+        // and `r < n`: this block's cell `r`, written by thread `r` alone;
+        // `cell(r)` is that cell of the block's shared array, written only
+        // before the barrier above.
         unsafe { *cells.add(offset + r) = cg_core::shared::ld_shared(cell(r)) };
     }
 }
@@ -286,10 +293,15 @@ fn distributed_probe<T: Probed, S: Scope>(
     // until the cluster barrier below; touched only atomically meanwhile.
     let a = unsafe { AtomicRef::<T, S>::from_cluster_shared_addr(remote + (k * size) as u32) };
     if let Some(old) = apply(&a, op, v, o) {
+        // SAFETY: `olds` holds one value per thread of the grid (the test's
+        // launch): this thread's own slot.
         unsafe { *olds.add(index()) = old };
     }
     cluster.sync();
     if leader && r < n {
+        // SAFETY: `cells` holds `ncells` values per cluster and `r < n`: this
+        // cluster's cell `r`, written by thread `r` of the leader block alone;
+        // the shared cell is read after the cluster barrier ended the updates.
         unsafe { *cells.add(offset + r) = cg_core::shared::ld_shared(base + (r * size) as u32) };
     }
 }
@@ -323,6 +335,9 @@ pub fn api_message_passing(
         // consumer; the flag is touched only atomically.
         let flag = unsafe { AtomicRef::<u32, Device>::from_ptr(flags.add(slot)) };
         if producer {
+            // SAFETY: `data` holds `pairs * trials` values (the test's launch);
+            // slot `slot` is written only by this pair's producer, before it
+            // sets the flag.
             unsafe { *data.add(slot) = t + 1 };
             match mode {
                 0 => flag.store(1, Ordering::Release),
@@ -341,12 +356,17 @@ pub fn api_message_passing(
                     cg_core::atomic::fence::<Device>(Ordering::Acquire);
                 }
             }
+            // SAFETY: the same slot, read by this pair's consumer after the
+            // flag (acquire) said the producer wrote it; a stale read is what
+            // the test counts.
             if unsafe { *data.add(slot) } != t + 1 {
                 misses += 1;
             }
         }
     }
     if !producer {
+        // SAFETY: `stale` holds one value per pair (the test's launch); only
+        // this pair's consumer writes slot `pair`.
         unsafe { *stale.add(pair as usize) = misses };
     }
 }
@@ -376,6 +396,8 @@ pub fn api_atomic_forms(cells: *mut u32, wide: *mut u64, floats: *mut f32, out: 
     let seen = a.load(Ordering::Acquire);
     b.store(seen, Ordering::Release);
     let result = bits ^ swapped.is_ok() as u32 ^ counts.get(0);
+    // SAFETY: never launched (tests/ptx.rs reads only the PTX); a launch must
+    // give `out` at least one element, which every thread overwrites.
     unsafe { *out = result };
 }
 
@@ -408,5 +430,8 @@ pub fn api_atomic_cluster_forms(out: *mut u32) {
         .atomic(0)
         .fetch_min(seen as u64, Ordering::Relaxed);
     cluster.sync();
+    // SAFETY: never launched (tests/ptx.rs reads only the PTX); a launch must
+    // give `out` one element per thread of a cluster, each thread writing its
+    // own.
     unsafe { *out.add(cluster.thread_rank() as usize) = seen ^ least as u32 };
 }

@@ -202,6 +202,8 @@ pub fn api_block_reduce(input: &[u32], wide: &[f64], out: *mut u32, out_wide: *m
         1 => block_reduce(&block, &wides, w, Less),
         _ => block_reduce(&block, &wides, w, Greater),
     };
+    // SAFETY: `out_wide` holds one value per thread of the grid (the test's
+    // launch): this thread's own slot.
     unsafe { *out_wide.add(i) = total };
 }
 
@@ -235,6 +237,8 @@ pub fn api_invoke_one(keys: &[u32], counters: *mut u32, out: *mut u32, info: *mu
     let i = index();
     let key = Key(keys[i]);
     if let Some(t) = with_group(sel, key, &InvokeOne(counters), info, i) {
+        // SAFETY: `out` holds one value per thread of the grid (the test's
+        // launch): this thread's own slot.
         unsafe { *out.add(i) = t };
     }
 }

@@ -105,6 +105,10 @@ pub fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
             wait_prior::<1>(&block);
             let mut i = t;
             while i < h {
+                // SAFETY: `out` holds `region.len()` values per block (the
+                // test's launch) and `d_off + i < region.len()`; each index is
+                // written by one thread (`i` steps by the block size from the
+                // thread's rank).
                 unsafe { *out.add(k * region.len() + d_off + i) = dst.get(i) };
                 i += nt;
             }
@@ -173,6 +177,9 @@ pub fn copy_probe<T: Pod>(cases: &[u32], src: &[T], out: *mut T, poison: T) {
     let mut i = t;
     while i < region.len() {
         if !(d_off..d_off + done).contains(&i) {
+            // SAFETY: `out` holds `region.len()` values per block (the test's
+            // launch) and `i < region.len()`; each index is written by one
+            // thread (`i` steps by the block size from the thread's rank).
             unsafe { *out.add(k * region.len() + i) = region.get(i) };
         }
         i += nt;
@@ -205,5 +212,7 @@ pub fn barrier_rounds(data: &[u32], keep: u32, out: *mut u32) {
         total = total.wrapping_add(vals.get(((t + 1) % keep) as usize));
         bar.arrive_and_wait();
     }
+    // SAFETY: `out` holds one value per thread (the test's launch): this
+    // thread's own slot.
     unsafe { *out.add(t as usize) = total };
 }

@@ -49,13 +49,19 @@ fn barrier_rounds(
     let grid = this_grid();
     let i = grid.thread_rank() as u32;
     for r in 0..rounds {
+        // SAFETY: `scratch` holds `2 * n` values (the test's launch): this
+        // round's half.
         let buf = unsafe { scratch.add(((r % 2) * n) as usize) };
         let slot = (r * n + i) as usize;
         if i < n {
+            // SAFETY: `i < n`: this thread's own slot of this round's half,
+            // which no thread reads until the grid barrier of this round.
             unsafe { *buf.add(i as usize) = published(i, r) };
         }
         if r % 2 == 0 {
             let mine = if i < n {
+                // SAFETY: `out` holds `rounds * n` values (the test's launch)
+                // and `i < n`: this thread's own slot of round `r`.
                 unsafe { out.add(slot) }
             } else {
                 core::ptr::null_mut()
@@ -65,6 +71,9 @@ fn barrier_rounds(
             whole(&grid);
         }
         if i < n {
+            // SAFETY: `slot` as above; the read is another thread's slot of
+            // this round's half, written before this round's grid barrier, and
+            // overwritten only two rounds later, after another barrier.
             unsafe { *out.add(slot) = *buf.add(((i + 1 + r) % n) as usize) };
         }
     }
@@ -76,6 +85,8 @@ fn barrier_rounds(
 fn split_barrier(grid: &GridGroup, slot: *mut u32) {
     let token = grid.barrier_arrive();
     if !slot.is_null() {
+        // SAFETY: `slot` is null or this thread's own slot of `out`
+        // (`grid_rounds`).
         unsafe { *slot = u32::MAX };
     }
     grid.barrier_wait(token);

@@ -164,6 +164,9 @@ pub fn load<T: Pod>(words: &[u32], i: usize) -> T {
     let mut v = T::zeroed();
     let dst = &mut v as *mut T as *mut u32;
     for k in 0..n {
+        // SAFETY: `dst` points to `v`, a local `T` of `n` whole words, aligned
+        // to at least 4 (what the doc above asks of the callers' `T`), and
+        // `k < n`.
         unsafe { *dst.add(k) = words[i * n + k] };
     }
     v
@@ -175,6 +178,10 @@ pub fn store<T: Pod>(words: *mut u32, i: usize, v: T) {
     let n = core::mem::size_of::<T>() / 4;
     let src = &v as *const T as *const u32;
     for k in 0..n {
+        // SAFETY: the callers (this crate's kernels) pass `words` holding at
+        // least `(i + 1) * n` words, `i` their own element; `src` points to
+        // `v`, a local `T` of `n` whole words aligned to at least 4 (as in
+        // `load`), and `k < n`.
         unsafe { *words.add(i * n + k) = *src.add(k) };
     }
 }
