@@ -84,14 +84,16 @@ fn every_kernel_is_read_from_its_record_whatever_wrote_it() {
             )
         })
         .collect();
+    // Files are named from the directory holding both the kernel crate and
+    // the host crate that builds it (here cg-builder): the workspace root.
     assert_eq!(
         seen,
         [
-            "fill_pair (out: buffer of [u16 ; 2], value: [u16 ; 2]) [80, 90] None records/src/lib.rs:27 always",
-            "fill_u32 (out: buffer of u32, value: u32) [80, 90] None records/src/lib.rs:26 always",
-            "only_sm90 (input: &[u32], out: *mut u32) [90] None records/src/lib.rs:32 conditional",
-            "scale_f32 (data: buffer of f32, n: u32, factor: f32) [80, 90] Some(\"scale::<f32>\") records/src/lib.rs:6 always",
-            "scale_f64 (data: buffer of f64, n: u32, factor: f64) [80, 90] Some(\"scale::<f64>\") records/src/lib.rs:6 always",
+            "fill_pair (out: buffer of [u16 ; 2], value: [u16 ; 2]) [80, 90] None target/cg-compile-fail/records/src/lib.rs:27 always",
+            "fill_u32 (out: buffer of u32, value: u32) [80, 90] None target/cg-compile-fail/records/src/lib.rs:26 always",
+            "only_sm90 (input: &[u32], out: *mut u32) [90] None target/cg-compile-fail/records/src/lib.rs:32 conditional",
+            "scale_f32 (data: buffer of f32, n: u32, factor: f32) [80, 90] Some(\"scale::<f32>\") target/cg-compile-fail/records/src/lib.rs:6 always",
+            "scale_f64 (data: buffer of f64, n: u32, factor: f64) [80, 90] Some(\"scale::<f64>\") target/cg-compile-fail/records/src/lib.rs:6 always",
         ]
     );
     let only = kernels
