@@ -140,20 +140,6 @@ pub struct Run {
 
 /// Reads a run written by `--json`.
 pub fn run_from_json(path: &Path) -> Result<Run, String> {
-    let (device, rows) = rows_from_json(path)?;
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-    let doc: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Run {
-        device,
-        copy_gbps: doc["copy_gbps"].as_f64(),
-        rows,
-    })
-}
-
-/// Reads rows written by `--json` (device name and rows).
-pub fn rows_from_json(path: &Path) -> Result<(String, Vec<Row>), String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
     let doc: serde_json::Value =
@@ -177,7 +163,16 @@ pub fn rows_from_json(path: &Path) -> Result<(String, Vec<Row>), String> {
             spread: (r["rust_spread"].as_f64(), r["cuda_spread"].as_f64()),
         })
         .collect();
-    Ok((doc["device"].as_str().unwrap_or("").into(), rows))
+    Ok(Run {
+        device: doc["device"].as_str().unwrap_or("").into(),
+        copy_gbps: doc["copy_gbps"].as_f64(),
+        rows,
+    })
+}
+
+/// Reads rows written by `--json` (device name and rows).
+pub fn rows_from_json(path: &Path) -> Result<(String, Vec<Row>), String> {
+    run_from_json(path).map(|run| (run.device, run.rows))
 }
 
 /// The rows as a fixed-width table: times with their spread ((p90 - p10)
