@@ -50,7 +50,10 @@ fn ptxas() -> PathBuf {
 }
 
 fn assemble(ptx: &str, sm: u32) -> String {
-    let dir = std::env::temp_dir().join(format!("cg-ptxas-{}-{sm}", std::process::id()));
+    // One directory per call: modules are assembled in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("cg-ptxas-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join(format!("kernels_{sm}.ptx"));
     std::fs::write(&src, ptx).unwrap();
@@ -61,6 +64,7 @@ fn assemble(ptx: &str, sm: u32) -> String {
         .arg(&src)
         .output()
         .expect("running ptxas");
+    let _ = std::fs::remove_dir_all(&dir);
     let log =
         String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "ptxas -arch=sm_{sm} failed:\n{log}");
@@ -74,64 +78,117 @@ fn every_module_assembles_for_sm80_and_sm90_without_spills() {
         archs.contains(&80) && archs.contains(&90),
         "modules built: {archs:?}"
     );
-    for m in all_modules() {
-        // A module runs on its own architecture and every newer one.
-        for sm in [80, 90].into_iter().filter(|&sm| sm >= m.sm) {
-            let log = assemble(m.source, sm);
-            let entries = log.matches("Compiling entry function").count();
-            assert_eq!(
-                entries,
-                Module::parse(m.source).entries().count(),
-                "sm_{} module on sm_{sm}:\n{log}",
-                m.sm
-            );
-            // A frame may only be the argument array of one of core's
-            // formatted panics: `panic_bounds_check` passes its address to
-            // the panic handler, which never reads it (it records the
-            // message's template only). Nothing reads or writes local
-            // memory, so a frame is a reservation, never an instruction.
-            // CUDA's math library (nvcc's code, `cg_core::math`) is exempt:
-            // its argument reductions keep a table in local memory; so is a
-            // kernel's call of CUDA's `printf` (`cg_core::println!`), whose
-            // arguments are a buffer in local memory.
-            let frame_max = local_depots_on_trap_paths(m.source);
-            let mut function = "";
-            for line in log.lines() {
-                if let Some(name) = line.split("Function properties for ").nth(1) {
-                    function = name.trim();
-                }
-                if !line.contains("bytes stack frame") || in_math_library(function) {
-                    continue;
-                }
-                let frame: u32 = line.split_whitespace().next().unwrap().parse().unwrap();
-                // ptxas counts the local memory of the math functions a
-                // kernel calls (sin's argument reduction) in its frame.
-                let calls_math = Module::parse(m.source)
-                    .function(function)
-                    .and_then(|f| f.body)
-                    .is_some_and(|b| b.contains("cg_math_"));
-                // A kernel that prints adds its `printf` argument buffer
-                // (its own depot; the others have none) to what the
-                // paths to a trap it calls reserve.
-                let buffer = Module::parse(m.source).function(function).map_or(0, depot);
-                // CUDA's math functions inlined into it keep their depots.
-                let inlined = Module::parse(m.source)
-                    .function(function)
-                    .map_or(0, |f| inlined_math_depots(f.body.unwrap_or("")));
-                let allowed = buffer
-                    + inlined
-                    + if calls_math {
-                        frame_max.max(math_library_depot(m.source))
-                    } else {
-                        frame_max
-                    };
-                assert!(
-                    line.contains("bytes stack frame, 0 bytes spill stores, 0 bytes spill loads")
-                        && frame <= allowed,
-                    "sm_{sm}: {line} (the paths to a trap reserve at most {frame_max} bytes)"
-                );
-            }
+    // A module runs on its own architecture and every newer one. ptxas
+    // takes most of this test's time: the pairs run on every core.
+    let jobs: Vec<(&Ptx, u32)> = all_modules()
+        .flat_map(|m| {
+            [80, 90]
+                .into_iter()
+                .filter(|&sm| sm >= m.sm)
+                .map(move |sm| (m, sm))
+        })
+        .collect();
+    let logs: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = jobs
+            .iter()
+            .map(|&(m, sm)| s.spawn(move || assemble(m.source, sm)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (&(m, sm), log) in jobs.iter().zip(&logs) {
+        check_frames(m, sm, log);
+    }
+}
+
+/// What a module's functions may reserve as a stack frame, from the
+/// module's PTX (parsed once: the log names every function).
+struct FrameAllowance {
+    /// The largest reservation of the paths to a trap.
+    trap_paths: u32,
+    /// The largest depot of CUDA's math library in the module.
+    math_library: u32,
+    /// Per function: whether it calls CUDA's math library, its own depot
+    /// (`printf`'s argument buffer), and the depots of the math functions
+    /// inlined into it.
+    functions: std::collections::HashMap<String, (bool, u32, u32)>,
+}
+
+impl FrameAllowance {
+    fn of(source: &str) -> Self {
+        let module = Module::parse(source);
+        let functions = module
+            .functions
+            .iter()
+            .map(|f| {
+                let body = f.body.unwrap_or("");
+                (
+                    f.name.to_string(),
+                    (
+                        body.contains("cg_math_"),
+                        depot(f),
+                        inlined_math_depots(body),
+                    ),
+                )
+            })
+            .collect();
+        FrameAllowance {
+            trap_paths: local_depots_on_trap_paths(source),
+            math_library: math_library_depot(source),
+            functions,
         }
+    }
+
+    /// The frame `function` may reserve.
+    fn allowed(&self, function: &str) -> u32 {
+        let (calls_math, buffer, inlined) =
+            self.functions.get(function).copied().unwrap_or_default();
+        // ptxas counts the local memory of the math functions a kernel
+        // calls (sin's argument reduction) in its frame; a kernel that
+        // prints adds its `printf` argument buffer (its own depot; the
+        // others have none) to what the paths to a trap it calls reserve;
+        // CUDA's math functions inlined into it keep their depots.
+        let calls = if calls_math {
+            self.trap_paths.max(self.math_library)
+        } else {
+            self.trap_paths
+        };
+        buffer + inlined + calls
+    }
+}
+
+/// A frame may only be the argument array of one of core's formatted
+/// panics: `panic_bounds_check` passes its address to the panic handler,
+/// which never reads it (it records the message's template only). Nothing
+/// reads or writes local memory, so a frame is a reservation, never an
+/// instruction. CUDA's math library (nvcc's code, `cg_core::math`) is
+/// exempt: its argument reductions keep a table in local memory; so is a
+/// kernel's call of CUDA's `printf` (`cg_core::println!`), whose arguments
+/// are a buffer in local memory.
+fn check_frames(m: &Ptx, sm: u32, log: &str) {
+    let entries = log.matches("Compiling entry function").count();
+    assert_eq!(
+        entries,
+        Module::parse(m.source).entries().count(),
+        "sm_{} module on sm_{sm}:\n{log}",
+        m.sm
+    );
+    let allowance = FrameAllowance::of(m.source);
+    let mut function = "";
+    for line in log.lines() {
+        if let Some(name) = line.split("Function properties for ").nth(1) {
+            function = name.trim();
+        }
+        if !line.contains("bytes stack frame") || in_math_library(function) {
+            continue;
+        }
+        let frame: u32 = line.split_whitespace().next().unwrap().parse().unwrap();
+        let allowed = allowance.allowed(function);
+        assert!(
+            line.contains("bytes stack frame, 0 bytes spill stores, 0 bytes spill loads")
+                && frame <= allowed,
+            "sm_{sm}: {line} (the paths to a trap reserve at most {} bytes)",
+            allowance.trap_paths
+        );
     }
 }
 
