@@ -135,7 +135,8 @@ fn handle(k: &Kernel) -> TokenStream {
         let pn = &p.name;
         let ty = &p.ty;
         match p.kind {
-            ParamKind::Value => {
+            // A uniform value crosses as its value: the host passes a `T`.
+            ParamKind::Value | ParamKind::Uniform => {
                 host_params.push(quote!(#pn: #ty));
                 let v = format_ident!("__{}", pn);
                 values.push((

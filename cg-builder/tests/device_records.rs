@@ -59,6 +59,7 @@ fn every_kernel_is_read_from_its_record_whatever_wrote_it() {
                     let ty = quote::quote!(#ty).to_string();
                     let ty = match p.kind {
                         ParamKind::Value => ty,
+                        ParamKind::Uniform => format!("Uniform<{ty}>"),
                         ParamKind::Slice => format!("&[{ty}]"),
                         ParamKind::ConstPtr => format!("*const {ty}"),
                         ParamKind::MutPtr => format!("*mut {ty}"),

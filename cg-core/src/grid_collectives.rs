@@ -119,9 +119,10 @@ use crate::collectives::{inclusive_scan, Operator};
 use crate::fault;
 use crate::grid::GridGroup;
 use crate::group::{GroupSync, ThreadGroup, WarpGroup};
-use crate::output::{phase, Output};
+use crate::output::{phase, Chunks, Output, Runs};
 use crate::shared::SharedArray;
 use crate::tile::{tiled_partition, ThreadBlockTile};
+use crate::uniform::Uniform;
 use crate::unrolled::unrolled;
 use bytemuck::Pod;
 use core::marker::PhantomData;
@@ -650,7 +651,7 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
     grid: &GridGroup,
     mut scratch: GridScratch<'a, T>,
     input: &[T],
-    out: &mut Output<T>,
+    out: &mut Output<T, Chunks<Runs>>,
     op: Op,
     inclusive: bool,
     what: &'static str,
@@ -662,9 +663,12 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
         out.len() >= n,
         "grid scan: the output is shorter than the input",
     );
-    let items = items_per_thread::<T>();
-    let tile_len = block.num_threads() as usize * items;
-    let tiles = n.div_ceil(tile_len);
+    // SAFETY: a function of `T` alone, so the same in every thread.
+    let items = unsafe { Uniform::new_unchecked(items_per_thread::<T>()) };
+    let tile_len = Uniform::<usize>::from(block.uniform_num_threads()) * items;
+    let per_thread = items;
+    let items = items.get();
+    let tiles = n.div_ceil(tile_len.get());
     scratch.scans = scratch.scans.wrapping_add(1);
     let first = 2 * ladder_slots(grid.num_blocks() as usize);
     let ladder = Ladder::new(&scratch.words, first, tiles, scratch.scans);
@@ -677,7 +681,7 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
         if start >= n {
             break;
         }
-        let t = start / tile_len;
+        let t = start / tile_len.get();
         let at = start + rank * items;
         let present = n.saturating_sub(at).min(items);
         // The thread's elements, in registers (`unrolled`: constant
@@ -712,7 +716,7 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
             prefix = Some(broadcast(&block, slots, count, found, rank == 0));
         }
         let mut running = then(&op, prefix, (rank > 0).then_some(before));
-        let (_, run) = chunk.thread_run(items);
+        let (_, run) = chunk.thread_run(per_thread);
         unrolled(items, |j| {
             if j < present {
                 let next = then(&op, running, Some(x[j]));
@@ -741,7 +745,7 @@ pub fn grid_exclusive_scan<'a, T: Pod, Op: Operator<T>>(
     grid: &GridGroup,
     scratch: GridScratch<'a, T>,
     input: &[T],
-    out: &mut Output<T>,
+    out: &mut Output<T, Chunks<Runs>>,
     op: Op,
 ) -> UsedGridScratch<'a, T> {
     grid_scan(grid, scratch, input, out, op, false, "grid_exclusive_scan")
@@ -760,7 +764,7 @@ pub fn grid_inclusive_scan<'a, T: Pod, Op: Operator<T>>(
     grid: &GridGroup,
     scratch: GridScratch<'a, T>,
     input: &[T],
-    out: &mut Output<T>,
+    out: &mut Output<T, Chunks<Runs>>,
     op: Op,
 ) -> UsedGridScratch<'a, T> {
     grid_scan(grid, scratch, input, out, op, true, "grid_inclusive_scan")

@@ -122,6 +122,7 @@ pub mod shuffle;
 pub mod sim;
 pub mod stride;
 pub mod tile;
+pub mod uniform;
 mod unrolled;
 pub mod vector;
 pub mod zip;
@@ -163,7 +164,8 @@ pub mod prelude {
     pub use crate::multi_grid::{this_multi_grid, MultiGridArrivalToken, MultiGridGroup};
     pub use crate::multi_warp::MultiWarpTile;
     pub use crate::output::{
-        GridBarrier, LeaderSlot, Output, StencilWalk, SyncPhases, Synced, Walk, Window,
+        Chunks, Grid2d, Grid3d, GridBarrier, LeaderSlot, Leaders, Output, Points, Runs,
+        StencilWalk, SyncPhases, Synced, Threads, Walk, Window,
     };
     pub use crate::pipeline::{make_pipeline, Pipeline};
     pub use crate::segments::WarpSegments;
@@ -173,6 +175,7 @@ pub mod prelude {
     pub use crate::tile::{
         this_thread, tiled_partition, tiled_partition_dynamic, DynamicTile, ThreadBlockTile,
     };
+    pub use crate::uniform::{Const, IntoUniform, Uniform};
     pub use crate::vector::{vectorized, Vec4, Vectorized};
     pub use crate::Pod;
 }
@@ -351,7 +354,9 @@ pub mod __private {
     // SAFETY: `Output::from_raw_parts` asks for `len` valid elements that
     // the kernel reaches only through the `Output`: the host's
     // `&mut DeviceBuffer` is this launch's only way to the buffer.
-    unsafe impl<T: bytemuck::Pod> KernelBuffer for crate::output::Output<T> {
+    unsafe impl<T: bytemuck::Pod, P: crate::output::Pattern> KernelBuffer
+        for crate::output::Output<T, P>
+    {
         type Elem = T;
         #[inline(always)]
         unsafe fn from_kernel_buffer(ptr: *mut T, len: usize) -> Self {

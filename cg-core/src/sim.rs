@@ -55,6 +55,19 @@ pub fn capture_printed<R>(f: impl FnOnce() -> R) -> (R, std::string::String) {
     cg_sim::printf::capture(f)
 }
 
+/// `value` as a [`Uniform`](crate::uniform::Uniform) argument, for a
+/// kernel called directly on the simulator (`sim::launch(shape, ||
+/// kernel(sim::uniform(n), ..))`; a launch through a kernel's handle
+/// makes its `Uniform` parameters itself). The simulator checks that every
+/// thread passes the same value where a pattern takes it (a
+/// `NonUniformArgument` fault otherwise). Host code only: a kernel that
+/// calls it does not build for the GPU.
+pub fn uniform<T: Copy>(value: T) -> crate::uniform::Uniform<T> {
+    // SAFETY: on the simulator the contract is checked at run time, where
+    // the value is used (`Site::uniform`), instead of being assumed.
+    unsafe { crate::uniform::Uniform::new_unchecked(value) }
+}
+
 /// Device memory of the simulated device: the buffer a kernel's output
 /// views and raw pointers point into. Every simulated thread may hold a
 /// view at once, as on the GPU, so it hands them out from a shared

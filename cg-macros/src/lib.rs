@@ -250,6 +250,18 @@ fn entry_point(
                     };
                 });
             }
+            ParamKind::Uniform => {
+                let value = quote!(#name: #ty);
+                ptx_params.push(value);
+                rebuild.push(quote! {
+                    // SAFETY: a launch parameter: every thread of the grid
+                    // receives the launch's one value.
+                    let #name: ::cg_core::uniform::Uniform<#ty> = unsafe {
+                        ::cg_core::uniform::Uniform::new_unchecked(#name)
+                    };
+                });
+                continue;
+            }
             // A pointer or a value is the PTX parameter itself.
             _ => {
                 let ptx = p.ptx_params(&ptr, &len);
@@ -362,6 +374,15 @@ fn host_entry(
             ParamKind::Value => {
                 let v = next(quote!(#ty));
                 quote!(let #name: #ty = #v;)
+            }
+            ParamKind::Uniform => {
+                let v = next(quote!(#ty));
+                quote! {
+                    // SAFETY: a launch parameter: every simulated thread
+                    // receives the launch's one value.
+                    let #name: ::cg_core::uniform::Uniform<#ty> =
+                        unsafe { ::cg_core::uniform::Uniform::new_unchecked(#v) };
+                }
             }
             ParamKind::ConstPtr => {
                 let v = next(quote!(*const #ty));

@@ -104,6 +104,10 @@ pub enum ClusterShape {
 pub enum ParamKind {
     /// Plain-old-data passed by value.
     Value,
+    /// A value every thread of the grid holds alike (cg-core's
+    /// `Uniform<T>`): passed by value as `T`, and made a `Uniform<T>` in
+    /// the kernel.
+    Uniform,
     /// A read-only device slice `&[T]`, passed as pointer and length.
     Slice,
     /// A read-only device pointer `*const T`.
@@ -121,6 +125,10 @@ pub enum ParamKind {
 /// The names of cg-core's buffer views a `#[kernel]` parameter may have.
 pub const BUFFER_VIEWS: [&str; 3] = ["Output", "Synced", "AtomicSlice"];
 
+/// The name of cg-core's uniform value a `#[kernel]` parameter may have
+/// (`n: Uniform<u32>`: the host passes a `u32`).
+pub const UNIFORM_VALUE: &str = "Uniform";
+
 /// The name of cg-core's checked index view a `#[kernel]` parameter may
 /// have.
 pub const INDEX_VIEW: &str = "Indices";
@@ -132,7 +140,8 @@ pub struct Param {
     pub name: Ident,
     /// Its kind.
     pub kind: ParamKind,
-    /// For [`ParamKind::Value`] the parameter's type; otherwise the element
+    /// For [`ParamKind::Value`] the parameter's type; for
+    /// [`ParamKind::Uniform`] the type of the value; otherwise the element
     /// type behind the pointer, slice or buffer view.
     pub ty: Type,
 }
@@ -145,7 +154,7 @@ impl Param {
     pub fn ptx_params(&self, slice_ptr: &Ident, slice_len: &Ident) -> TokenStream {
         let (name, ty) = (&self.name, &self.ty);
         match self.kind {
-            ParamKind::Value => quote!(#name: #ty),
+            ParamKind::Value | ParamKind::Uniform => quote!(#name: #ty),
             ParamKind::ConstPtr => quote!(#name: *const #ty),
             ParamKind::MutPtr => quote!(#name: *mut #ty),
             ParamKind::Slice => quote!(#slice_ptr: *const #ty, #slice_len: usize),
@@ -782,7 +791,10 @@ fn classify(ty: &Type) -> syn::Result<(ParamKind, Type)> {
         Type::Group(g) => classify(&g.elem),
         Type::Path(p) => match buffer_element(p)? {
             Some((kind, elem)) => Ok((kind, elem)),
-            None => Ok((ParamKind::Value, ty.clone())),
+            None => match uniform_value(p)? {
+                Some(value) => Ok((ParamKind::Uniform, value)),
+                None => Ok((ParamKind::Value, ty.clone())),
+            },
         },
         Type::Array(_) | Type::Tuple(_) => Ok((ParamKind::Value, ty.clone())),
         _ => Err(err(
@@ -832,6 +844,30 @@ fn buffer_element(p: &syn::TypePath) -> syn::Result<Option<(ParamKind, Type)>> {
             ),
         )),
     }
+}
+
+/// The value type of a uniform value (`Uniform<T>`), `None` for any other
+/// path.
+fn uniform_value(p: &syn::TypePath) -> syn::Result<Option<Type>> {
+    let Some(last) = p.path.segments.last() else {
+        return Ok(None);
+    };
+    if last.ident != UNIFORM_VALUE || p.qself.is_some() {
+        return Ok(None);
+    }
+    let value = match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        }),
+        _ => None,
+    };
+    value.map(Some).ok_or_else(|| {
+        err(
+            p.span(),
+            "`Uniform` holds a value every thread shares: give its type, as in `Uniform<u32>`",
+        )
+    })
 }
 
 fn err(span: Span, msg: &str) -> syn::Error {

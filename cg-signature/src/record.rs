@@ -102,6 +102,7 @@ fn head(sig: &KernelSignature, instance_of: Option<&str>) -> String {
     for p in &sig.params {
         let kind = match p.kind {
             ParamKind::Value => "value",
+            ParamKind::Uniform => "uniform",
             ParamKind::Slice => "slice",
             ParamKind::ConstPtr => "const",
             ParamKind::MutPtr => "mut",
@@ -192,6 +193,7 @@ fn decode_fields(rest: &str) -> Result<KernelRecord, String> {
                 };
                 let kind = match k {
                     "value" => ParamKind::Value,
+                    "uniform" => ParamKind::Uniform,
                     "slice" => ParamKind::Slice,
                     "const" => ParamKind::ConstPtr,
                     "mut" => ParamKind::MutPtr,

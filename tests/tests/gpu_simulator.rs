@@ -13,7 +13,7 @@
 
 mod common;
 
-use cg_core::output::{Output, Synced};
+use cg_core::output::{Output, Points, Synced};
 use cg_core::sim::{self, Buffer, Report, Shape};
 use cg_samples::experiments::jacobi::jacobi_cpu;
 use cg_tests::kernels::Kernels;
@@ -424,7 +424,8 @@ fn sample_kernels_agree_with_the_gpu() {
         .unwrap();
     let (sa, sb) = (Buffer::from_slice(&init), Buffer::from_slice(&init));
     sim::launch(Shape::new(32, 256).cooperative(), || {
-        let (a, b): (Synced<f32>, Output<f32>) = (sa.view(), sb.view());
+        let (a, b): (Synced<f32>, Output<f32, Points>) = (sa.view(), sb.view());
+        let (nx, ny) = (sim::uniform(nx), sim::uniform(ny));
         cg_sample_kernels::jacobi::jacobi_persistent(a, b, nx, ny, sweeps)
     })
     .unwrap();

@@ -5,7 +5,8 @@
 
 mod common;
 
-use cg_core::output::{Output, Synced};
+use cg_core::block::ThreadBlock;
+use cg_core::output::{Chunks, Leaders, Output, Points, Synced};
 use cg_core::sim::{self, Buffer, Shape};
 use cg_samples::experiments::jacobi::jacobi_cpu;
 use rand::{Rng, SeedableRng};
@@ -53,8 +54,9 @@ fn jacobi_256_by_256_for_100_sweeps_in_one_cooperative_launch() {
     let b = Buffer::from_slice(&init);
     let start = Instant::now();
     sim::launch(Shape::new(32, 256).cooperative(), || {
-        let (a, b): (Synced<f32>, Output<f32>) = (a.view(), b.view());
-        cg_sample_kernels::jacobi::jacobi_persistent(a, b, nx as u32, ny as u32, sweeps)
+        let (a, b): (Synced<f32>, Output<f32, Points>) = (a.view(), b.view());
+        let (nx, ny) = (sim::uniform(nx as u32), sim::uniform(ny as u32));
+        cg_sample_kernels::jacobi::jacobi_persistent(a, b, nx, ny, sweeps)
     })
     .unwrap()
     .all_defined()
@@ -92,8 +94,9 @@ fn jacobi_in_shared_memory_is_the_cpu_field_for_every_depth_and_shape() {
             .cooperative()
             .with_dynamic_shared(c.shared_bytes());
         sim::launch(shape, || {
-            let (a, b): (Synced<f32>, Output<f32>) = (a.view(), b.view());
-            cg_sample_kernels::jacobi::jacobi_in_shared(a, b, c.nx, c.ny, c.sweeps, c.depth)
+            let (a, b): (Synced<f32>, Output<f32, Chunks>) = (a.view(), b.view());
+            let (nx, ny) = (sim::uniform(c.nx), sim::uniform(c.ny));
+            cg_sample_kernels::jacobi::jacobi_in_shared(a, b, nx, ny, c.sweeps, c.depth)
         })
         .unwrap_or_else(|f| panic!("{c:?}: {f}"))
         .all_defined()
@@ -132,8 +135,9 @@ fn planted_jacobi_in_shared_memory_one_float_short_traps() {
             .cooperative()
             .with_dynamic_shared(c.shared_bytes() - 4);
         let f = sim::launch(shape, || {
-            let (a, b): (Synced<f32>, Output<f32>) = (a.view(), b.view());
-            cg_sample_kernels::jacobi::jacobi_in_shared(a, b, c.nx, c.ny, c.sweeps, c.depth)
+            let (a, b): (Synced<f32>, Output<f32, Chunks>) = (a.view(), b.view());
+            let (nx, ny) = (sim::uniform(c.nx), sim::uniform(c.ny));
+            cg_sample_kernels::jacobi::jacobi_in_shared(a, b, nx, ny, c.sweeps, c.depth)
         })
         .unwrap_err();
         assert_eq!(f.kind, cg_core::sim::FaultKind::Panic, "{c:?}: {f}");
@@ -187,30 +191,32 @@ fn block_reductions_of_several_chunks_per_block_have_the_one_chunk_bits() {
     input[2 * threads..3 * threads].fill(-0.0);
     let chunks = n.div_ceil(threads);
     let blocks = chunks.div_ceil(br::CHUNKS) as u32;
-    type Kernel = common::BlockReduction;
+    // One type for the one-element and the chunk forms (their outputs'
+    // patterns differ): each called with the sums' buffer.
+    type Kernel = fn(&[f32], &Buffer<f32>);
     let forms: [(&str, Kernel, Kernel, Kernel); 3] = [
         (
             "classic",
-            br::block_reduce_classic,
-            br::block_reduce_classic_256,
-            br::block_reduce_classic_chunks,
+            |x, s| br::block_reduce_classic(x, s.view()),
+            |x, s| br::block_reduce_classic_256(x, s.view()),
+            |x, s| br::block_reduce_classic_chunks(x, s.view()),
         ),
         (
             "warp",
-            br::block_reduce_warp,
-            br::block_reduce_warp_256,
-            br::block_reduce_warp_chunks,
+            |x, s| br::block_reduce_warp(x, s.view()),
+            |x, s| br::block_reduce_warp_256(x, s.view()),
+            |x, s| br::block_reduce_warp_chunks(x, s.view()),
         ),
         (
             "hierarchical",
-            br::block_reduce_hierarchical,
-            br::block_reduce_hierarchical_256,
-            br::block_reduce_hierarchical_chunks,
+            |x, s| br::block_reduce_hierarchical(x, s.view()),
+            |x, s| br::block_reduce_hierarchical_256(x, s.view()),
+            |x, s| br::block_reduce_hierarchical_chunks(x, s.view()),
         ),
     ];
-    let run = |kernel: common::BlockReduction, blocks: u32, threads: u32| {
+    let run = |kernel: Kernel, blocks: u32, threads: u32| {
         let sums = Buffer::<f32>::filled(chunks, f32::NAN);
-        sim::launch(Shape::new(blocks, threads), || kernel(&input, sums.view()))
+        sim::launch(Shape::new(blocks, threads), || kernel(&input, &sums))
             .map(|report| report.all_defined().unwrap())
             .map(|_| sums.to_vec())
     };
@@ -243,7 +249,8 @@ fn whole_array_sums_cooperative_last_block_two_launches_and_atomic() {
     for (name, cooperative_kernel) in [
         (
             "grid_sum",
-            k::grid_sum as fn(&[f32], Output<f32>, Output<f32>),
+            k::grid_sum
+                as fn(&[f32], Output<f32, Leaders<ThreadBlock>>, Output<f32, Leaders<ThreadBlock>>),
         ),
         ("grid_sum_vec4", k::grid_sum_vec4),
     ] {
@@ -290,7 +297,7 @@ fn asynchronous_copies_barriers_and_pipelines() {
     let a = random_f32(n, 21);
     let b = random_f32(n, 22);
     let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
-    type Vadd = fn(&[f32], &[f32], Output<f32>);
+    type Vadd = fn(&[f32], &[f32], Output<f32, Chunks>);
     let kernels: [(&str, Vadd, u32); 5] = [
         ("vadd_sync", k::vadd_sync, 2 * 256 * 4),
         ("vadd_memcpy_async", k::vadd_memcpy_async, 2 * 256 * 4),

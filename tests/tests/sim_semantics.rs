@@ -47,7 +47,7 @@ fn a_block_sum_through_shared_memory_adds_in_the_kernels_order() {
             block.sync();
             s /= 2;
         }
-        let mut out: Output<f32> = out.view();
+        let mut out: Output<f32, Leaders<ThreadBlock>> = out.view();
         out.for_leader(&block, |o| *o = cache.get(0));
     })
     .unwrap();
@@ -625,9 +625,9 @@ fn planted_a_chunk_copied_from_a_shorter_stage_names_the_line() {
     let out = Buffer::<u32>::zeroed(256);
     let f = sim::launch(Shape::new(2, 32).with_dynamic_shared(4 * 63), || {
         let block = this_thread_block();
-        let mut out: Output<u32> = out.view();
+        let mut out: Output<u32, Chunks> = out.view();
         // Chunks of 64 elements, a stage of 63.
-        if let Some(chunk) = out.block_chunk(&block, 64) {
+        if let Some(chunk) = out.block_chunk(&block, Const::<64>) {
             chunk.copy_from(dynamic_shared::<u32>());
         }
     })

@@ -5,7 +5,11 @@
 use cg_core::prelude::*;
 
 #[kernel(cooperative)]
-pub fn block_sum(x: &[f32], mut partials: Output<f32>, mut total: Output<f32>) {
+pub fn block_sum(
+    x: &[f32],
+    mut partials: Output<f32, Leaders<ThreadBlock>>,
+    mut total: Output<f32, Leaders<ThreadBlock>>,
+) {
     let grid = this_grid();
     let block = this_thread_block();
     let scratch = block_scratch!(f32);

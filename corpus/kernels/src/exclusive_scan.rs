@@ -6,15 +6,22 @@
 use cg_core::prelude::*;
 
 #[kernel(cooperative)]
-pub fn exclusive_scan(x: &[u32], mut y: Output<u32>, mut block_totals: Output<u32>) {
+pub fn exclusive_scan(
+    x: &[u32],
+    mut y: Output<u32, Chunks>,
+    mut block_totals: Output<u32, Leaders<ThreadBlock>>,
+) {
     let grid = this_grid();
     let block = this_thread_block();
     let scratch = block_scratch!(u32);
 
     // Chunks as block_sum's: block b owns [b * c, min((b + 1) * c, n)).
+    // The chunk length from the output's launch length (as long as `x`):
+    // the same in every thread, as a chunk per block needs.
+    let chunk_len = y.launch_len().div_ceil(grid.uniform_num_blocks());
     let n = x.len();
     let b = grid.block_rank() as usize;
-    let c = n.div_ceil(grid.num_blocks() as usize);
+    let c = chunk_len.get();
     let start = (b * c).min(n);
     let end = (start + c).min(n);
     let chunk = &x[start..end];
@@ -40,7 +47,7 @@ pub fn exclusive_scan(x: &[u32], mut y: Output<u32>, mut block_totals: Output<u3
 
     // Phase 3: the chunk in rounds of one element per thread.
     y.truncate(n);
-    if let Some(out) = y.block_chunk(&block, c) {
+    if let Some(out) = y.block_chunk(&block, chunk_len) {
         let mut running = 0u32;
         out.block_rounds().reading(x).for_each(|round| {
             let v = round.input.unwrap_or(0);

@@ -4,11 +4,12 @@
 use cg_core::prelude::*;
 
 #[kernel]
-pub fn row_normalize(a: &[f32], mut b: Output<f32>, cols: u32) {
+pub fn row_normalize(a: &[f32], mut b: Output<f32, Chunks>, cols: Uniform<u32>) {
     let grid = this_grid();
     let block = this_thread_block();
     let scratch = block_scratch!(f32);
-    let cols = cols as usize;
+    let row_len = cols;
+    let cols = cols.get() as usize;
     let r = grid.block_rank() as usize;
     let row = &a[r * cols..(r + 1) * cols];
 
@@ -18,7 +19,7 @@ pub fn row_normalize(a: &[f32], mut b: Output<f32>, cols: u32) {
     }
     let m = block_reduce(&block, &scratch, m, Greater);
 
-    if let Some(out) = b.block_chunk(&block, cols) {
+    if let Some(out) = b.block_chunk(&block, row_len) {
         for (c, o) in out.block_stride() {
             *o = row[c] / m;
         }

@@ -9,10 +9,11 @@ use cg_core::prelude::*;
 /// another (sum) for `s`, then a block-stride loop for the row of `b`.
 /// Launch one block per row; a block past the last row does nothing.
 #[kernel]
-pub fn softmax(a: &[f32], mut b: Output<f32>, cols: u32) {
+pub fn softmax(a: &[f32], mut b: Output<f32, Chunks>, cols: Uniform<u32>) {
     let block = this_thread_block();
     let grid = this_grid();
-    let cols = cols as usize;
+    let row_len = cols;
+    let cols = cols.get() as usize;
     let r = grid.block_rank() as usize;
     // The whole block takes this branch or none of it: no thread misses
     // a barrier of the reductions below.
@@ -33,7 +34,7 @@ pub fn softmax(a: &[f32], mut b: Output<f32>, cols: u32) {
     }
     let s = block_reduce(&block, &scratch, s, Plus);
 
-    if let Some(chunk) = b.block_chunk(&block, cols) {
+    if let Some(chunk) = b.block_chunk(&block, row_len) {
         for (c, y) in chunk.block_stride() {
             *y = (row[c] - m).exp() / s;
         }

@@ -13,7 +13,7 @@ use cg_core::prelude::*;
 
 /// The walk every kernel shares: this block's first chunk, the grid
 /// stride, the block size, this thread's rank, and the element count.
-struct Chunks {
+struct BlockWalk {
     first: usize,
     stride: usize,
     block: usize,
@@ -21,12 +21,12 @@ struct Chunks {
     n: usize,
 }
 
-impl Chunks {
+impl BlockWalk {
     #[inline(always)]
     fn new(block: &ThreadBlock, n: usize) -> Self {
         let size = block.num_threads() as usize;
         let grid = this_grid();
-        Chunks {
+        BlockWalk {
             first: grid.block_rank() as usize * size,
             stride: grid.num_blocks() as usize * size,
             block: size,
@@ -39,16 +39,16 @@ impl Chunks {
 /// Stage 1: each thread copies its element of `a` and `b` into shared
 /// memory by hand, the block syncs, adds, and syncs again.
 #[kernel(grid_1d)]
-pub fn vadd_sync(a: &[f32], b: &[f32], mut c: Output<f32>) {
+pub fn vadd_sync(a: &[f32], b: &[f32], mut c: Output<f32, Chunks>) {
     let block = this_thread_block();
-    let w = Chunks::new(&block, a.len());
+    let w = BlockWalk::new(&block, a.len());
     // One length for both inputs: a shorter `b` traps here, and no index
     // below needs a check of its own.
     let b = &b[..w.n];
     let smem = dynamic_shared::<f32>();
     let (sa, sb) = (smem.subslice(0, w.block), smem.subslice(w.block, w.block));
     c.truncate(w.n);
-    for chunk in c.block_chunks(&block, w.block) {
+    for chunk in c.block_chunks(&block, block.uniform_num_threads()) {
         let i = chunk.start() + w.t;
         if i < w.n {
             sa.set(w.t, a[i]);
@@ -63,14 +63,14 @@ pub fn vadd_sync(a: &[f32], b: &[f32], mut c: Output<f32>) {
 /// Stage 2: the block copies each chunk with `memcpy_async` (what fits of
 /// `a[start..]` in a block-sized buffer) and `wait`s.
 #[kernel(grid_1d)]
-pub fn vadd_memcpy_async(a: &[f32], b: &[f32], mut c: Output<f32>) {
+pub fn vadd_memcpy_async(a: &[f32], b: &[f32], mut c: Output<f32, Chunks>) {
     let block = this_thread_block();
-    let w = Chunks::new(&block, a.len());
+    let w = BlockWalk::new(&block, a.len());
     let b = &b[..w.n];
     let smem = dynamic_shared::<f32>();
     let (sa, sb) = (smem.subslice(0, w.block), smem.subslice(w.block, w.block));
     c.truncate(w.n);
-    for chunk in c.block_chunks(&block, w.block) {
+    for chunk in c.block_chunks(&block, block.uniform_num_threads()) {
         let start = chunk.start();
         memcpy_async(&block, sa, &a[start..]);
         memcpy_async(&block, sb, &b[start..]);
@@ -84,15 +84,15 @@ pub fn vadd_memcpy_async(a: &[f32], b: &[f32], mut c: Output<f32>) {
 /// Stage 3: the copies complete on a block barrier; `arrive_and_wait`
 /// before reading and again before the next copy overwrites.
 #[kernel(grid_1d)]
-pub fn vadd_barrier(a: &[f32], b: &[f32], mut c: Output<f32>) {
+pub fn vadd_barrier(a: &[f32], b: &[f32], mut c: Output<f32, Chunks>) {
     let block = this_thread_block();
-    let w = Chunks::new(&block, a.len());
+    let w = BlockWalk::new(&block, a.len());
     let b = &b[..w.n];
     let smem = dynamic_shared::<f32>();
     let (sa, sb) = (smem.subslice(0, w.block), smem.subslice(w.block, w.block));
     let bar = block_barrier!(&block, block.num_threads());
     c.truncate(w.n);
-    for chunk in c.block_chunks(&block, w.block) {
+    for chunk in c.block_chunks(&block, block.uniform_num_threads()) {
         let start = chunk.start();
         bar.memcpy_async(&block, sa, &a[start..]);
         bar.memcpy_async(&block, sb, &b[start..]);
@@ -115,9 +115,9 @@ pub fn vadd_barrier(a: &[f32], b: &[f32], mut c: Output<f32>) {
     vadd_pipelined_7 = <7>,
     vadd_pipelined_8 = <8>,
 ))]
-pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], mut c: Output<f32>) {
+pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], mut c: Output<f32, Chunks>) {
     let block = this_thread_block();
-    let w = Chunks::new(&block, a.len());
+    let w = BlockWalk::new(&block, a.len());
     let b = &b[..w.n];
     let smem = dynamic_shared::<f32>();
     let mut pipe = make_pipeline::<STAGES>();
@@ -137,7 +137,7 @@ pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], mut c: Output<f
         produce(&mut pipe, w.first + s * w.stride);
     }
     c.truncate(w.n);
-    for chunk in c.block_chunks(&block, w.block) {
+    for chunk in c.block_chunks(&block, block.uniform_num_threads()) {
         let start = chunk.start();
         let slot = pipe.consumer_wait();
         block.sync();
@@ -155,11 +155,11 @@ pub fn vadd_pipelined<const STAGES: usize>(a: &[f32], b: &[f32], mut c: Output<f
 /// pipeline, 4 stages deep (launch with `4 * block * 4` bytes of dynamic
 /// shared memory). In a partial last chunk "last" is its last element.
 #[kernel(grid_1d)]
-pub fn in_between_pipelined(src: &[i32], mut dest: Output<i32>) {
+pub fn in_between_pipelined(src: &[i32], mut dest: Output<i32, Chunks>) {
     const STAGES: usize = 4;
     let block = this_thread_block();
     let me = this_thread();
-    let w = Chunks::new(&block, src.len());
+    let w = BlockWalk::new(&block, src.len());
     let mut pipe = make_pipeline::<STAGES>();
     let ring = pipe.ring(dynamic_shared::<i32>(), w.block);
     let produce = |pipe: &mut Pipeline<STAGES>, start: usize| {
@@ -174,7 +174,7 @@ pub fn in_between_pipelined(src: &[i32], mut dest: Output<i32>) {
         produce(&mut pipe, w.first + k * w.stride);
     }
     dest.truncate(w.n);
-    for chunk in dest.block_chunks(&block, w.block) {
+    for chunk in dest.block_chunks(&block, block.uniform_num_threads()) {
         let start = chunk.start();
         let s = ring.stage(pipe.consumer_wait());
         block.sync();

@@ -81,7 +81,11 @@ pub fn block_element(block: &ThreadBlock, input: &[f32]) -> f32 {
 
 /// Writes the block's result from thread 0, into the block's element.
 #[inline(always)]
-pub fn write_block_result(block: &ThreadBlock, block_sums: &mut Output<f32>, s: f32) {
+pub fn write_block_result(
+    block: &ThreadBlock,
+    block_sums: &mut Output<f32, Leaders<ThreadBlock>>,
+    s: f32,
+) {
     block_sums.for_leader(block, |slot| *slot = s);
 }
 
@@ -102,7 +106,7 @@ pub fn write_block_result(block: &ThreadBlock, block_sums: &mut Output<f32>, s: 
 /// Warp-tile reduction (the seed's approach 2): one partial sum per block,
 /// `block_sums[b] = sum(input[b * blockDim .. (b + 1) * blockDim])`.
 #[kernel(grid_1d)]
-pub fn block_reduce_warp(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_warp(input: &[f32], mut block_sums: Output<f32, Leaders<ThreadBlock>>) {
     let block = this_thread_block();
     let totals = shared_array!(f32; 32);
     let s = block_sum(&block, &totals, block_element(&block, input));
@@ -162,7 +166,7 @@ pub fn first_thread_sums_warp_totals(
 /// thread 0 adding the warp totals
 /// ([`first_thread_sums_warp_totals`]); the same sums, bit for bit.
 #[kernel(grid_1d, block_size(256))]
-pub fn block_reduce_warp_256(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_warp_256(input: &[f32], mut block_sums: Output<f32, Leaders<ThreadBlock>>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
     let totals = shared_array!(f32; 32);
@@ -176,7 +180,7 @@ pub fn block_reduce_warp_256(input: &[f32], mut block_sums: Output<f32>) {
 /// blocks of 256 threads. Its twin is `cub::BlockReduce<float, 256>::Sum`,
 /// whose block size is a template parameter.
 #[kernel(grid_1d, block_size(256))]
-pub fn block_reduce_library(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_library(input: &[f32], mut block_sums: Output<f32, Leaders<ThreadBlock>>) {
     let block = this_thread_block();
     let scratch = block_scratch!(f32);
     let (sum, _) = block_reduce_to_first(&block, scratch, block_element(&block, input), Plus);
@@ -188,7 +192,7 @@ pub fn block_reduce_library(input: &[f32], mut block_sums: Output<f32>) {
 /// Classic shared-memory tree (the seed's approach 1), for blocks of up to
 /// 1024 threads (a power of two).
 #[kernel(grid_1d)]
-pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32, Leaders<ThreadBlock>>) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; 1024);
     // Every index below is under blockDim <= 1024, which the compiler
@@ -214,7 +218,7 @@ pub fn block_reduce_classic(input: &[f32], mut block_sums: Output<f32>) {
 /// registers (each lane its two, then shuffles 16, 8, 4, 2 and 1 apart:
 /// the tree's last six steps, in its order); the same sums, bit for bit.
 #[kernel(grid_1d, block_size(256))]
-pub fn block_reduce_classic_256(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_classic_256(input: &[f32], mut block_sums: Output<f32, Leaders<ThreadBlock>>) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; FIXED_THREADS as usize);
     assert_fixed_threads(&block);
@@ -261,7 +265,7 @@ fn hierarchical_warp_total(warp: &ThreadBlockTile<32>, mut v: f32) -> f32 {
 /// 4-lane tiles are [`WarpSegments`]: one full-warp shuffle serves all
 /// eight (CUDA's `thread_block_tile<4>` issues one per tile mask).
 #[kernel(grid_1d)]
-pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32, Leaders<ThreadBlock>>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
     let v = hierarchical_warp_total(&warp, block_element(&block, input));
@@ -274,7 +278,10 @@ pub fn block_reduce_hierarchical(input: &[f32], mut block_sums: Output<f32>) {
 /// threads, thread 0 adding the warp totals
 /// ([`first_thread_sums_warp_totals`]); the same sums, bit for bit.
 #[kernel(grid_1d, block_size(256))]
-pub fn block_reduce_hierarchical_256(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_hierarchical_256(
+    input: &[f32],
+    mut block_sums: Output<f32, Leaders<ThreadBlock>>,
+) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
     let v = hierarchical_warp_total(&warp, block_element(&block, input));
@@ -331,10 +338,10 @@ fn chunk_elements(block: &ThreadBlock, input: &[f32]) -> Values {
 #[inline(always)]
 fn write_chunk_results(
     block: &ThreadBlock,
-    block_sums: &mut Output<f32>,
+    block_sums: &mut Output<f32, Chunks>,
     sums: impl Fn(usize) -> f32,
 ) {
-    if let Some(chunk) = block_sums.block_chunk(block, CHUNKS) {
+    if let Some(chunk) = block_sums.block_chunk(block, Const::<CHUNKS>) {
         chunk.for_thread(|slot, k| *slot = sums(k));
     }
 }
@@ -390,7 +397,7 @@ fn sum_chunk_totals(
 /// [`CHUNK_THREADS`] threads; `block_sums`
 /// holds one sum per `blockDim` elements.
 #[kernel(grid_1d, block_size(256))]
-pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32, Chunks>) {
     let block = this_thread_block();
     let sdata = shared_array!(f32; CHUNKS * STRIDE);
     let v = chunk_elements(&block, input);
@@ -432,7 +439,7 @@ pub fn block_reduce_classic_chunks(input: &[f32], mut block_sums: Output<f32>) {
 /// chunks interleaved, one barrier for all of them). Launch as
 /// [`block_reduce_classic_chunks`].
 #[kernel(grid_1d, block_size(256))]
-pub fn block_reduce_warp_chunks(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_warp_chunks(input: &[f32], mut block_sums: Output<f32, Chunks>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
     let totals = shared_array!(f32; 32 * CHUNKS);
@@ -444,7 +451,7 @@ pub fn block_reduce_warp_chunks(input: &[f32], mut block_sums: Output<f32>) {
 /// [`block_reduce_hierarchical`], `CHUNKS` chunks per block. Launch as
 /// [`block_reduce_classic_chunks`].
 #[kernel(grid_1d, block_size(256))]
-pub fn block_reduce_hierarchical_chunks(input: &[f32], mut block_sums: Output<f32>) {
+pub fn block_reduce_hierarchical_chunks(input: &[f32], mut block_sums: Output<f32, Chunks>) {
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);
     let tile4 = warp.segments::<4>();

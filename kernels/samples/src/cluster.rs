@@ -34,7 +34,7 @@ pub fn cluster_neighbour_sum(data: &[f32], mut out: Output<f32>) {
 /// has started: the split barrier's arrive/wait brackets the block's own
 /// reduction, so waiting for the others costs little.
 #[kernel(cluster(4), grid_1d)]
-pub fn cluster_reduce(input: &[f32], mut cluster_sums: Output<f32>) {
+pub fn cluster_reduce(input: &[f32], mut cluster_sums: Output<f32, Leaders<ClusterGroup>>) {
     let cluster = this_cluster();
     let block = this_thread_block();
     let slots = shared_array!(f32; 8);

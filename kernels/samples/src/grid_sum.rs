@@ -16,8 +16,8 @@ fn finish_grid_sum(
     block: &ThreadBlock,
     totals: &WarpTotals,
     v: f32,
-    mut partials: Output<f32>,
-    mut out: Output<f32>,
+    mut partials: Output<f32, Leaders<ThreadBlock>>,
+    mut out: Output<f32, Leaders<ThreadBlock>>,
 ) {
     let s = block_sum(block, totals, v);
     write_block_result(block, &mut partials, s);
@@ -47,7 +47,11 @@ fn block_stride_sum(block: &ThreadBlock, values: &[f32], n: u32) -> f32 {
 /// `out[0] = sum(input)`: each thread sums a grid-stride slice, one load at
 /// a time (the seed's kernel). `partials` holds one value per block.
 #[kernel(cooperative, grid_1d)]
-pub fn grid_sum(input: &[f32], partials: Output<f32>, out: Output<f32>) {
+pub fn grid_sum(
+    input: &[f32],
+    partials: Output<f32, Leaders<ThreadBlock>>,
+    out: Output<f32, Leaders<ThreadBlock>>,
+) {
     let grid = this_grid();
     let block = this_thread_block();
     let mut v = 0.0f32;
@@ -95,7 +99,11 @@ fn vec4_partial(input: &[f32], rank: usize, stride: usize) -> f32 {
 /// `out[0] = sum(input)` at memory speed: 16-byte loads, two of them in
 /// flight per thread per iteration, then the cooperative finish.
 #[kernel(cooperative, grid_1d)]
-pub fn grid_sum_vec4(input: &[f32], partials: Output<f32>, out: Output<f32>) {
+pub fn grid_sum_vec4(
+    input: &[f32],
+    partials: Output<f32, Leaders<ThreadBlock>>,
+    out: Output<f32, Leaders<ThreadBlock>>,
+) {
     let grid = this_grid();
     let block = this_thread_block();
     let v = vec4_partial(
@@ -114,7 +122,7 @@ pub fn grid_sum_vec4(input: &[f32], partials: Output<f32>, out: Output<f32>) {
 #[kernel(grid_1d)]
 pub fn sum_last_block(
     input: &[f32],
-    partials: Output<f32>,
+    partials: Output<f32, Leaders<ThreadBlock>>,
     counter: AtomicSlice<u32>,
     out: AtomicSlice<f32>,
 ) {
@@ -144,7 +152,7 @@ pub fn sum_last_block(
 /// of [`grid_sum_vec4`] on a grid that fills the GPU once, one block sum per
 /// block into `partials`.
 #[kernel(grid_1d)]
-pub fn sum_block_partials(input: &[f32], mut partials: Output<f32>) {
+pub fn sum_block_partials(input: &[f32], mut partials: Output<f32, Leaders<ThreadBlock>>) {
     let grid = this_grid();
     let block = this_thread_block();
     let v = vec4_partial(
@@ -159,7 +167,7 @@ pub fn sum_block_partials(input: &[f32], mut partials: Output<f32>) {
 /// Second launch of the two-launch sum: one block adds the block partials
 /// into `out[0]`.
 #[kernel(grid_1d)]
-pub fn sum_partials(partials: &[f32], mut out: Output<f32>) {
+pub fn sum_partials(partials: &[f32], mut out: Output<f32, Leaders<ThreadBlock>>) {
     let block = this_thread_block();
     let v = block_stride_sum(&block, partials, u32::MAX);
     let s = block_sum(&block, &shared_array!(f32; 32), v);

@@ -15,7 +15,13 @@ use cg_core::prelude::*;
 /// division before it and none inside, all index arithmetic is 32-bit,
 /// and the array bounds are checked once, before the loop.
 #[inline(always)]
-fn sweep(grid: &GridGroup, src: &[f32], dst: &mut Output<f32>, nx: u32, ny: u32) {
+fn sweep(
+    grid: &GridGroup,
+    src: &[f32],
+    dst: &mut Output<f32, Points>,
+    nx: Uniform<u32>,
+    ny: Uniform<u32>,
+) {
     dst.grid_stride_stencil(grid, src, nx, ny).for_each(mean);
 }
 
@@ -30,7 +36,13 @@ fn mean((n, u): (Neighbours<'_, f32>, &mut f32)) {
 /// one). Both must hold the same boundary values. The field and the grid's
 /// threads together stay below 2^32 (checked).
 #[kernel(cooperative, grid_1d)]
-pub fn jacobi_persistent(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32) {
+pub fn jacobi_persistent(
+    a: Synced<f32>,
+    b: Output<f32, Points>,
+    nx: Uniform<u32>,
+    ny: Uniform<u32>,
+    sweeps: u32,
+) {
     let grid = this_grid();
     // The thread's walk over the interior, its divisions and checks done
     // once for every sweep.
@@ -93,7 +105,18 @@ pub fn in_shared_bytes(nx: u32, ny: u32, blocks: u32, depth: u32) -> u64 {
 /// it aims at two blocks a multiprocessor, 32 registers, and spills on
 /// sm_80; with both it spills nothing (the PTX test checks every module).
 #[kernel(cooperative, grid_1d, launch_bounds(1024, 1))]
-pub fn jacobi_in_shared(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32, depth: u32) {
+pub fn jacobi_in_shared(
+    a: Synced<f32>,
+    b: Output<f32, Chunks>,
+    nx: Uniform<u32>,
+    ny: Uniform<u32>,
+    sweeps: u32,
+    depth: u32,
+) {
+    // The band's length, as every block computes it (a chunk per block).
+    let band =
+        Uniform::<usize>::from(ny.div_ceil(this_grid().uniform_num_blocks().max(Const::<1>)) * nx);
+    let (nx, ny) = (nx.get(), ny.get());
     if nx < 3 || ny < 3 {
         // No interior: both buffers already hold the field.
         return;
@@ -160,7 +183,7 @@ pub fn jacobi_in_shared(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps
                 block.sync();
             }
             // The band's rows, from the newest buffer.
-            if let Some(chunk) = dst.block_chunk(&block, at(rows)) {
+            if let Some(chunk) = dst.block_chunk(&block, band) {
                 chunk.copy_from(field.newest().tail_from(at(band0 - origin)));
             }
         }
@@ -179,19 +202,23 @@ fn field_too_large() -> ! {
 /// One sweep from `u` into `u_new` (launch at least as many threads as
 /// interior points, or rely on the grid-stride loop).
 #[kernel(grid_1d)]
-pub fn jacobi_sweep(u: &[f32], mut u_new: Output<f32>, nx: u32, ny: u32) {
+pub fn jacobi_sweep(u: &[f32], mut u_new: Output<f32, Points>, nx: Uniform<u32>, ny: Uniform<u32>) {
     sweep(&this_grid(), u, &mut u_new, nx, ny);
 }
 
 /// Copies row `from` of `band` (`nx` wide) into row `to` of `halo`, a
 /// neighbouring GPU's band: grid-stride over the row.
 #[inline(always)]
-fn copy_row(grid: &GridGroup, band: &[f32], from: u32, halo: &mut Output<f32>, to: u32, nx: u32) {
-    let row = Window {
-        width: nx,
-        x: 0..nx,
-        y: to..to + 1,
-    };
+fn copy_row(
+    grid: &GridGroup,
+    band: &[f32],
+    from: u32,
+    halo: &mut Output<f32, Points>,
+    to: Uniform<u32>,
+    nx: Uniform<u32>,
+) {
+    let row = Window::new(nx, Const::<0>.into_uniform()..nx, to..to + Const::<1>);
+    let nx = nx.get();
     let start = (from * nx) as usize;
     let src = &band[start..start + nx as usize];
     halo.grid_stride_window(grid, row)
@@ -214,13 +241,13 @@ fn copy_row(grid: &GridGroup, band: &[f32], from: u32, halo: &mut Output<f32>, t
 #[kernel(multi_grid)]
 pub fn jacobi_multi_gpu(
     a: Synced<f32>,
-    b: Output<f32>,
-    up_a: Output<f32>,
-    up_b: Output<f32>,
-    down_a: Output<f32>,
-    down_b: Output<f32>,
-    nx: u32,
-    rows: u32,
+    b: Output<f32, Points>,
+    up_a: Output<f32, Points>,
+    up_b: Output<f32, Points>,
+    down_a: Output<f32, Points>,
+    down_b: Output<f32, Points>,
+    nx: Uniform<u32>,
+    rows: Uniform<u32>,
     sweeps: u32,
 ) {
     let mg = this_multi_grid();
@@ -235,11 +262,14 @@ pub fn jacobi_multi_gpu(
         // This GPU's sweep is complete and readable; the old source free.
         let (done, free) = dst.sync_swap(src, &grid);
         if !first {
-            let to = (up.len() / nx as usize) as u32 - 1;
+            // SAFETY: the last row of `up`, a buffer of the launch whose
+            // length no thread changes, `nx` wide: the same in every thread.
+            let to = unsafe { Uniform::new_unchecked((up.len() / nx.get() as usize) as u32 - 1) };
             copy_row(&grid, &done, 1, &mut up, to, nx);
         }
         if !last {
-            copy_row(&grid, &done, rows - 2, &mut down, 0, nx);
+            let to = Const::<0>.into_uniform();
+            copy_row(&grid, &done, rows.get() - 2, &mut down, to, nx);
         }
         // Every GPU's halo rows are written.
         mg.sync();

@@ -212,14 +212,23 @@ fn block_inclusive_scan(block: &ThreadBlock, v: u32) -> (u32, u32) {
 /// carry; `grid.sync()`; each block adds the totals of the blocks before it.
 /// `block_totals` holds one value per block.
 #[kernel(cooperative, grid_1d)]
-pub fn grid_prefix_sum(input: &[u32], mut block_totals: Output<u32>, mut out: Output<u32>) {
+pub fn grid_prefix_sum(
+    input: &[u32],
+    mut block_totals: Output<u32, Leaders<ThreadBlock>>,
+    mut out: Output<u32, Chunks>,
+) {
     let grid = this_grid();
     let block = this_thread_block();
-    let n = input.len().min(out.len());
-    out.truncate(n);
-    let nb = grid.num_blocks() as usize;
-    let bt = block.num_threads() as usize;
-    let chunk = n.div_ceil(nb).div_ceil(bt) * bt;
+    out.truncate(input.len());
+    let bt = block.uniform_num_threads();
+    // A whole number of rounds per block, from the launch's length (the
+    // same in every thread: a chunk per block).
+    let chunk = out
+        .launch_len()
+        .div_ceil(grid.uniform_num_blocks())
+        .div_ceil(bt)
+        * bt;
+    let bt = bt.get() as usize;
     let mut carry = 0u32;
     if let Some(mine) = out.block_chunk(&block, chunk) {
         // Every thread takes every round: the scan inside is collective.

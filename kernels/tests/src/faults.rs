@@ -84,9 +84,9 @@ pub fn fault_tile_size(out: *mut u32, size: u32) {
 /// Reads, in a block's rounds, an input shorter than the chunk: the check
 /// of `Rounds::reading` stops the kernel, naming this line.
 #[kernel]
-pub fn fault_rounds_reading(input: &[u32], mut out: Output<u32>) {
+pub fn fault_rounds_reading(input: &[u32], mut out: Output<u32, Chunks>) {
     let block = this_thread_block();
-    if let Some(c) = out.block_chunk(&block, 64) {
+    if let Some(c) = out.block_chunk(&block, Const::<64>) {
         c.block_rounds()
             .reading(input) // FAULT: reading
             .for_each(|round| {

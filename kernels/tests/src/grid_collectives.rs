@@ -49,15 +49,23 @@ fn reduce_probe<T: Pod, Op: Operator<T> + Copy>(
 /// the scratch back, then the inclusive scan into `inclusive` on the same
 /// scratch, and a last `grid_reduce` of each thread's rank-th input (or
 /// the first input where there are fewer) into `total`, one per thread.
+/// The outputs of [`scan_probe`]: the two scans' (written in the pattern
+/// the grid scans write in) and the reduction's.
+type ScanOutputs<'a, T> = (
+    &'a mut Output<T, Chunks<Runs>>,
+    &'a mut Output<T, Chunks<Runs>>,
+    &'a mut Output<T>,
+);
+
 #[inline(always)]
 fn scan_probe<T: Pod, Op: Operator<T> + Copy>(
     scratch: GridScratch<'_, T>,
     input: &[T],
-    outs: [&mut Output<T>; 3],
+    outs: ScanOutputs<'_, T>,
     op: Op,
 ) {
     let grid = this_grid();
-    let [exclusive, inclusive, total] = outs;
+    let (exclusive, inclusive, total) = outs;
     let used = grid_exclusive_scan(&grid, scratch, input, exclusive, op);
     let scratch = used.sync(&grid);
     let used = grid_inclusive_scan(&grid, scratch, input, inclusive, op);
@@ -142,13 +150,13 @@ pub fn grid_reduce_affine(
 #[kernel(cooperative)]
 pub fn grid_scan_u32(
     input: &[u32],
-    mut exclusive: Output<u32>,
-    mut inclusive: Output<u32>,
+    mut exclusive: Output<u32, Chunks<Runs>>,
+    mut inclusive: Output<u32, Chunks<Runs>>,
     mut total: Output<u32>,
     words: AtomicSlice<u64>,
     op: u32,
 ) {
-    let outs = [&mut exclusive, &mut inclusive, &mut total];
+    let outs = (&mut exclusive, &mut inclusive, &mut total);
     let scratch = grid_scratch!(u32, words);
     match op {
         0 => scan_probe(scratch, input, outs, Plus),
@@ -161,13 +169,13 @@ pub fn grid_scan_u32(
 #[kernel(cooperative)]
 pub fn grid_scan_i32(
     input: &[i32],
-    mut exclusive: Output<i32>,
-    mut inclusive: Output<i32>,
+    mut exclusive: Output<i32, Chunks<Runs>>,
+    mut inclusive: Output<i32, Chunks<Runs>>,
     mut total: Output<i32>,
     words: AtomicSlice<u64>,
     op: u32,
 ) {
-    let outs = [&mut exclusive, &mut inclusive, &mut total];
+    let outs = (&mut exclusive, &mut inclusive, &mut total);
     let scratch = grid_scratch!(i32, words);
     match op {
         1 => scan_probe(scratch, input, outs, Greater),
@@ -179,12 +187,12 @@ pub fn grid_scan_i32(
 #[kernel(cooperative)]
 pub fn grid_scan_f32(
     input: &[f32],
-    mut exclusive: Output<f32>,
-    mut inclusive: Output<f32>,
+    mut exclusive: Output<f32, Chunks<Runs>>,
+    mut inclusive: Output<f32, Chunks<Runs>>,
     mut total: Output<f32>,
     words: AtomicSlice<u64>,
 ) {
-    let outs = [&mut exclusive, &mut inclusive, &mut total];
+    let outs = (&mut exclusive, &mut inclusive, &mut total);
     scan_probe(grid_scratch!(f32, words), input, outs, Plus)
 }
 
@@ -192,12 +200,12 @@ pub fn grid_scan_f32(
 #[kernel(cooperative)]
 pub fn grid_scan_affine(
     input: &[[u32; 2]],
-    mut exclusive: Output<[u32; 2]>,
-    mut inclusive: Output<[u32; 2]>,
+    mut exclusive: Output<[u32; 2], Chunks<Runs>>,
+    mut inclusive: Output<[u32; 2], Chunks<Runs>>,
     mut total: Output<[u32; 2]>,
     words: AtomicSlice<u64>,
 ) {
-    let outs = [&mut exclusive, &mut inclusive, &mut total];
+    let outs = (&mut exclusive, &mut inclusive, &mut total);
     scan_probe(grid_scratch!([u32; 2], words), input, outs, then_words)
 }
 
@@ -206,12 +214,12 @@ pub fn grid_scan_affine(
 #[kernel(cooperative)]
 pub fn grid_scan_stats(
     input: &[[u32; 3]],
-    mut exclusive: Output<[u32; 3]>,
-    mut inclusive: Output<[u32; 3]>,
+    mut exclusive: Output<[u32; 3], Chunks<Runs>>,
+    mut inclusive: Output<[u32; 3], Chunks<Runs>>,
     mut total: Output<[u32; 3]>,
     words: AtomicSlice<u64>,
 ) {
-    let outs = [&mut exclusive, &mut inclusive, &mut total];
+    let outs = (&mut exclusive, &mut inclusive, &mut total);
     scan_probe(grid_scratch!([u32; 3], words), input, outs, merge_words)
 }
 
@@ -245,12 +253,12 @@ macro_rules! sum_scan_probe {
         #[kernel(cooperative)]
         pub fn $name(
             input: &[$t],
-            mut exclusive: Output<$t>,
-            mut inclusive: Output<$t>,
+            mut exclusive: Output<$t, Chunks<Runs>>,
+            mut inclusive: Output<$t, Chunks<Runs>>,
             mut total: Output<$t>,
             words: AtomicSlice<u64>,
         ) {
-            let outs = [&mut exclusive, &mut inclusive, &mut total];
+            let outs = (&mut exclusive, &mut inclusive, &mut total);
             scan_probe(grid_scratch!($t, words), input, outs, $op)
         }
     };

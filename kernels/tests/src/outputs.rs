@@ -11,61 +11,79 @@ use cg_core::prelude::*;
 /// element handed to a thread gets that thread's grid rank + 1. `a` and
 /// `b` are the pattern's sizes (a width and a height, or a chunk length).
 #[kernel]
-pub fn output_probe(pattern: u32, a: u32, b: u32, mut out: Output<u32>) {
+pub fn output_probe(pattern: Uniform<u32>, a: Uniform<u32>, b: Uniform<u32>, out: Output<u32>) {
     let grid = this_grid();
     let block = this_thread_block();
     let me = grid.thread_rank() as u32 + 1;
-    let (a, b) = (a as usize, b as usize);
+    let (ua, ub) = (Uniform::<usize>::from(a), Uniform::<usize>::from(b));
     let put = |x: Option<&mut u32>| {
         if let Some(x) = x {
             *x = me;
         }
     };
-    match pattern {
-        0 => put(out.thread_element(&grid)),
-        1 => put(out.thread_element_2d(&grid, a)),
-        2 => put(out.thread_element_3d(&grid, a, b)),
-        3 => out.grid_stride(&grid).for_each(|(_, x)| *x = me),
+    // The buffer in the pattern of this launch's arm.
+    macro_rules! as_pattern {
+        ($p:ty) => {
+            // SAFETY: `pattern` is a launch parameter: every thread takes
+            // the same arm, so the buffer is written in one pattern.
+            unsafe { out.into_pattern::<$p>() }
+        };
+    }
+    match pattern.get() {
+        0 => put(as_pattern!(Threads).thread_element(&grid)),
+        1 => put(as_pattern!(Grid2d).thread_element_2d(&grid, ua)),
+        2 => put(as_pattern!(Grid3d).thread_element_3d(&grid, ua, ub)),
+        3 => as_pattern!(Threads)
+            .grid_stride(&grid)
+            .for_each(|(_, x)| *x = me),
         4 => {
-            let window = Window::interior(a as u32, b as u32);
-            out.grid_stride_window(&grid, window)
+            let window = Window::interior(a, b);
+            as_pattern!(Points)
+                .grid_stride_window(&grid, window)
                 .for_each(|(_, x)| *x = me)
         }
         5 => {
-            let window = Window {
-                width: a as u32,
-                x: 2..a as u32 - 1,
-                y: 0..b as u32,
-            };
-            for (p, x) in out.grid_stride_window(&grid, window) {
+            let window = Window::new(
+                a,
+                Const::<2>.into_uniform()..a - Const::<1>,
+                Const::<0>.into_uniform()..b,
+            );
+            for (p, x) in as_pattern!(Points).grid_stride_window(&grid, window) {
                 // The point's coordinates agree with its index.
-                *x = if p.index == p.y * a as u32 + p.x {
+                *x = if p.index == p.y * a.get() + p.x {
                     me
                 } else {
                     u32::MAX
                 };
             }
         }
-        6 => put(out.leader_element(&block)),
-        7 => put(out.leader_element(&tiled_partition::<4>(&block))),
-        8 => put(out.leader_element(&tiled_partition::<32>(&block))),
-        9 => put(out.leader_element(&tiled_partition::<64>(&block))),
-        10 => put(out
-            .block_chunk(&block, a)
+        6 => put(as_pattern!(Leaders<ThreadBlock>).leader_element(&block)),
+        7 => {
+            put(as_pattern!(Leaders<ThreadBlockTile<4>>)
+                .leader_element(&tiled_partition::<4>(&block)))
+        }
+        8 => put(as_pattern!(Leaders<ThreadBlockTile<32>>)
+            .leader_element(&tiled_partition::<32>(&block))),
+        9 => {
+            put(as_pattern!(Leaders<MultiWarpTile<64>>)
+                .leader_element(&tiled_partition::<64>(&block)))
+        }
+        10 => put(as_pattern!(Chunks)
+            .block_chunk(&block, ua)
             .and_then(|c| c.thread_element())
             .map(|e| e.value)),
         11 => {
-            if let Some(c) = out.block_chunk(&block, a) {
+            if let Some(c) = as_pattern!(Chunks).block_chunk(&block, ua) {
                 c.block_stride().for_each(|(_, x)| *x = me);
             }
         }
         12 => {
-            for c in out.block_chunks(&block, a) {
+            for c in as_pattern!(Chunks).block_chunks(&block, ua) {
                 put(c.thread_element().map(|e| e.value));
             }
         }
         13 => {
-            if let Some(c) = out.block_chunk(&block, a) {
+            if let Some(c) = as_pattern!(Chunks).block_chunk(&block, ua) {
                 let (nt, t) = (block.num_threads() as usize, block.thread_rank() as usize);
                 // Every thread of the block takes every round: a block
                 // barrier inside is reached by all of them. Round `k`'s
@@ -87,7 +105,7 @@ pub fn output_probe(pattern: u32, a: u32, b: u32, mut out: Output<u32>) {
             // Staged in shared memory (launched with at least `a` u32 of
             // it): each thread stages its block-stride elements, then the
             // block copies the stage into the chunk.
-            if let Some(c) = out.block_chunk(&block, a) {
+            if let Some(c) = as_pattern!(Chunks).block_chunk(&block, ua) {
                 let stage = dynamic_shared::<u32>();
                 let (nt, t) = (block.num_threads() as usize, block.thread_rank() as usize);
                 let mut j = t;
@@ -111,13 +129,18 @@ pub fn output_probe(pattern: u32, a: u32, b: u32, mut out: Output<u32>) {
 /// the input's length (without it, an input that ends inside a chunk is a
 /// failed check).
 #[kernel]
-pub fn rounds_reading_probe(input: &[u32], chunk: u32, truncate: u32, mut out: Output<u32>) {
+pub fn rounds_reading_probe(
+    input: &[u32],
+    chunk: Uniform<u32>,
+    truncate: u32,
+    mut out: Output<u32, Chunks>,
+) {
     let block = this_thread_block();
     if truncate != 0 {
         out.truncate(input.len());
     }
     let (nt, t) = (block.num_threads() as usize, block.thread_rank() as usize);
-    if let Some(c) = out.block_chunk(&block, chunk as usize) {
+    if let Some(c) = out.block_chunk(&block, chunk) {
         let mut k = 0;
         c.block_rounds().reading(input).for_each(|round| {
             block.sync();
@@ -233,7 +256,13 @@ pub fn cost_dot_raw(x: &[f32], y: &[f32], mut out: Output<f32>) {
 /// `sweeps` Jacobi sweeps of an `nx` x `ny` field, ping-pong, through
 /// `Output::grid_stride_stencil` and `sync_swap`.
 #[kernel(cooperative)]
-pub fn cost_stencil_safe(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32) {
+pub fn cost_stencil_safe(
+    a: Synced<f32>,
+    b: Output<f32, Points>,
+    nx: Uniform<u32>,
+    ny: Uniform<u32>,
+    sweeps: u32,
+) {
     let grid = this_grid();
     let (mut src, mut dst) = (a, b);
     for _ in 0..sweeps {
@@ -246,7 +275,13 @@ pub fn cost_stencil_safe(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweep
 /// [`cost_stencil_safe`] with the walk made once, before the loop of
 /// sweeps (`StencilWalk`, `Output::stencil`).
 #[kernel(cooperative)]
-pub fn cost_stencil_walk(a: Synced<f32>, b: Output<f32>, nx: u32, ny: u32, sweeps: u32) {
+pub fn cost_stencil_walk(
+    a: Synced<f32>,
+    b: Output<f32, Points>,
+    nx: Uniform<u32>,
+    ny: Uniform<u32>,
+    sweeps: u32,
+) {
     let grid = this_grid();
     let walk = StencilWalk::new(&grid, nx, ny);
     let (mut src, mut dst) = (a, b);
@@ -298,10 +333,10 @@ pub fn cost_stencil_raw(a: *mut f32, b: *mut f32, nx: u32, ny: u32, sweeps: u32)
 /// `out[i] = 2 * x[i]`, in block-sized chunks walked grid-stride, through
 /// `Output::block_chunks`.
 #[kernel]
-pub fn cost_chunks_safe(x: &[f32], mut out: Output<f32>) {
+pub fn cost_chunks_safe(x: &[f32], mut out: Output<f32, Chunks>) {
     let block = this_thread_block();
     out.truncate(x.len());
-    for chunk in out.block_chunks(&block, block.num_threads() as usize) {
+    for chunk in out.block_chunks(&block, block.uniform_num_threads()) {
         let start = chunk.start();
         chunk.for_thread(|y, t| *y = 2.0 * x[start + t]);
     }
@@ -329,10 +364,10 @@ pub fn cost_chunks_raw(x: &[f32], out: *mut f32) {
 /// thread, a block barrier in each round (a collective's place), `out[i] =
 /// 3 * x[i]`, through `Rounds::reading`.
 #[kernel]
-pub fn cost_rounds_reading(x: &[u32], chunk: u32, mut out: Output<u32>) {
+pub fn cost_rounds_reading(x: &[u32], chunk: Uniform<u32>, mut out: Output<u32, Chunks>) {
     let block = this_thread_block();
     out.truncate(x.len());
-    if let Some(c) = out.block_chunk(&block, chunk as usize) {
+    if let Some(c) = out.block_chunk(&block, chunk) {
         c.block_rounds().reading(x).for_each(|round| {
             let v = round.input.unwrap_or(0);
             block.sync();

@@ -1,8 +1,18 @@
-//! Kernels without `unsafe` that break the promise of the output patterns
-//! (no two threads reach one element) in the ways the types do not catch,
-//! one per way: the simulator must report each (`tests/sim_races.rs`),
-//! naming the lines marked `// RACE:`. Beside them, the same kernels with
-//! what makes them correct, which it must not report.
+//! Kernels that break the promise of the output patterns (no two threads
+//! reach one element), one per way: the simulator must report each
+//! (`tests/sim_races.rs`), naming the lines marked `// RACE:`. Beside
+//! them, the same kernels with what makes them correct, which it must not
+//! report.
+//!
+//! Most of these ways no longer compile in safe code (the pattern is the
+//! `Output`'s type, the shaping arguments are `Uniform`:
+//! `tests/ui/output_*.rs` are the compile-fail tests): here they are
+//! planted through the `unsafe` escape hatches (`Output::into_pattern`,
+//! `Uniform::new_unchecked`), breaking their contracts on purpose, so
+//! that the simulator's check stays tested for what `unsafe` code can
+//! still do. Two remain safe code and are the simulator's alone: a raw
+//! grid barrier in one branch against `Output::sync` in the other, and
+//! two uniform shapes of one pattern in one phase.
 
 use cg_core::prelude::*;
 
@@ -12,6 +22,8 @@ use cg_core::prelude::*;
 pub fn race_mixed_patterns(mut out: Output<u32>) {
     let (grid, block) = (this_grid(), this_thread_block());
     out.for_thread(&grid, |y| *y = 1); // RACE: mixed thread
+                                       // SAFETY: broken on purpose: another pattern in the same phase.
+    let mut out = unsafe { out.into_pattern::<Leaders<ThreadBlock>>() };
     out.for_leader(&block, |y| *y = 2); // RACE: mixed leader
 }
 
@@ -20,7 +32,7 @@ pub fn race_mixed_patterns(mut out: Output<u32>) {
 pub fn race_mixed_patterns_synced(mut out: Output<u32>) {
     let (grid, block) = (this_grid(), this_thread_block());
     out.for_thread(&grid, |y| *y = 1);
-    let mut out = out.sync(&grid).into_output(&grid);
+    let mut out: Output<u32, Leaders<ThreadBlock>> = out.sync(&grid).into_output_as(&grid);
     out.for_leader(&block, |y| *y = 2);
 }
 
@@ -28,10 +40,15 @@ pub fn race_mixed_patterns_synced(mut out: Output<u32>) {
 /// leader writes its element, then each tile's leader reads its tile's
 /// element, which for tile 1 of block 0 is block 1's.
 #[kernel]
-pub fn race_leader_then_tile_leader(mut out: Output<u32>, mut seen: Output<u32>) {
+pub fn race_leader_then_tile_leader(
+    mut out: Output<u32, Leaders<ThreadBlock>>,
+    mut seen: Output<u32>,
+) {
     let block = this_thread_block();
     let tile = tiled_partition::<32>(&block);
     out.for_leader(&block, |y| *y = block.group_index().x + 1); // RACE: block leader
+                                                                // SAFETY: broken on purpose: another pattern in the same phase.
+    let mut out = unsafe { out.into_pattern::<Leaders<ThreadBlockTile<32>>>() };
     let mut v = 0;
     let element = out.leader_element(&tile); // RACE: tile leader
     if let Some(y) = element {
@@ -48,16 +65,21 @@ pub fn race_patterns_across_a_block_barrier(mut out: Output<u32>) {
     let (grid, block) = (this_grid(), this_thread_block());
     out.for_thread(&grid, |y| *y = 1);
     block.sync();
+    // SAFETY: launched with one block, whose barrier orders the two
+    // patterns (the contract asks for a grid barrier; one block's is one).
+    let mut out = unsafe { out.into_pattern::<Leaders<ThreadBlockTile<32>>>() };
     out.for_leader(&tiled_partition::<32>(&block), |y| *y += 1);
 }
 
 /// `block_chunk`'s length depends on the block: block 1's chunk starts
 /// inside block 0's.
 #[kernel]
-pub fn race_chunk_len_per_block(mut out: Output<u32>, len: u32) {
+pub fn race_chunk_len_per_block(mut out: Output<u32, Chunks>, len: u32) {
     let block = this_thread_block();
     let len = len + this_grid().block_rank(); // a length per block
-    let chunk = out.block_chunk(&block, len as usize); // RACE: chunk
+                                              // SAFETY: broken on purpose: a length per block.
+    let len = unsafe { Uniform::new_unchecked(len) };
+    let chunk = out.block_chunk(&block, len); // RACE: chunk
     if let Some(chunk) = chunk {
         chunk.for_thread(|y, j| *y = j as u32);
     }
@@ -66,10 +88,12 @@ pub fn race_chunk_len_per_block(mut out: Output<u32>, len: u32) {
 /// `thread_element_2d`'s width depends on the thread: two threads get one
 /// element.
 #[kernel]
-pub fn race_width_per_thread(mut out: Output<u32>, width: u32) {
+pub fn race_width_per_thread(mut out: Output<u32, Grid2d>, width: u32) {
     let grid = this_grid();
     let width = width + (grid.thread_rank() % 2) as u32;
-    let element = out.thread_element_2d(&grid, width as usize); // RACE: width
+    // SAFETY: broken on purpose: a width per thread.
+    let width = unsafe { Uniform::new_unchecked(width as usize) };
+    let element = out.thread_element_2d(&grid, width); // RACE: width
     if let Some(y) = element {
         *y = 1;
     }
@@ -77,14 +101,12 @@ pub fn race_width_per_thread(mut out: Output<u32>, width: u32) {
 
 /// A window whose columns depend on the block.
 #[kernel]
-pub fn race_window_per_block(mut out: Output<u32>, width: u32, rows: u32) {
+pub fn race_window_per_block(mut out: Output<u32, Points>, width: u32, rows: u32) {
     let grid = this_grid();
-    let x = 0..width - grid.block_rank() % 2;
-    let window = Window {
-        width,
-        x,
-        y: 0..rows,
-    };
+    // SAFETY: broken on purpose: the window's end depends on the block.
+    let uniform = |v| unsafe { Uniform::new_unchecked(v) };
+    let x = uniform(0)..uniform(width - grid.block_rank() % 2);
+    let window = Window::new(uniform(width), x, uniform(0)..uniform(rows));
     let points = out.grid_stride_window(&grid, window); // RACE: window
     for (_, y) in points {
         *y = 1;
@@ -93,32 +115,43 @@ pub fn race_window_per_block(mut out: Output<u32>, width: u32, rows: u32) {
 
 /// A walk whose rows depend on the thread.
 #[kernel]
-pub fn race_walk_per_thread(mut out: Output<u32>, width: u32, rows: u32) {
+pub fn race_walk_per_thread(mut out: Output<u32, Points>, width: u32, rows: u32) {
     let grid = this_grid();
-    let y = (grid.thread_rank() % 2) as u32..rows;
-    let window = Window {
-        width,
-        x: 0..width,
-        y,
-    };
+    // SAFETY: broken on purpose: the window's first row depends on the
+    // thread.
+    let uniform = |v| unsafe { Uniform::new_unchecked(v) };
+    let y = uniform((grid.thread_rank() % 2) as u32)..uniform(rows);
+    let window = Window::new(uniform(width), uniform(0)..uniform(width), y);
     let walk = Walk::new(&grid, window); // RACE: walk
     out.walk(&walk).for_each(|(_, y)| *y = 1);
 }
 
 /// A stencil sweep whose width depends on the block.
 #[kernel]
-pub fn race_stencil_per_block(src: &[f32], mut dst: Output<f32>, nx: u32, ny: u32) {
+pub fn race_stencil_per_block(src: &[f32], mut dst: Output<f32, Points>, nx: u32, ny: u32) {
     let grid = this_grid();
-    let nx = nx - grid.block_rank() % 2;
+    // SAFETY: broken on purpose: the width depends on the block.
+    let (nx, ny) = unsafe {
+        (
+            Uniform::new_unchecked(nx - grid.block_rank() % 2),
+            Uniform::new_unchecked(ny),
+        )
+    };
     let sweep = dst.grid_stride_stencil(&grid, src, nx, ny); // RACE: stencil
     sweep.for_each(|(n, u)| *u = n.west() + n.east());
 }
 
 /// A stencil walk whose height depends on the block.
 #[kernel]
-pub fn race_stencil_walk_per_block(src: &[f32], mut dst: Output<f32>, nx: u32, ny: u32) {
+pub fn race_stencil_walk_per_block(src: &[f32], mut dst: Output<f32, Points>, nx: u32, ny: u32) {
     let grid = this_grid();
-    let ny = ny - grid.block_rank() % 2;
+    // SAFETY: broken on purpose: the height depends on the block.
+    let (nx, ny) = unsafe {
+        (
+            Uniform::new_unchecked(nx),
+            Uniform::new_unchecked(ny - grid.block_rank() % 2),
+        )
+    };
     let walk = StencilWalk::new(&grid, nx, ny); // RACE: stencil walk
     dst.stencil(&walk, src)
         .for_each(|(n, u)| *u = n.north() + n.south());

@@ -49,7 +49,7 @@ pub fn count_positive(input: &[f32], count: AtomicSlice<u32>) {
 ))]
 pub fn warp_sums<T: Pod + core::ops::Add<Output = T>, const PER_THREAD: usize>(
     input: &[T],
-    mut sums: Output<T>,
+    mut sums: Output<T, Leaders<ThreadBlockTile<32>>>,
 ) {
     let warp = tiled_partition::<32>(&this_thread_block());
     let i = this_grid().thread_rank() as usize;

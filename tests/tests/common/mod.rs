@@ -155,7 +155,8 @@ pub fn assert_sum_close(what: &str, got: f32, values: &[f32]) {
 
 /// A block reduction of the samples: `input`'s blocks summed into one
 /// element each.
-pub type BlockReduction = fn(&[f32], cg_core::output::Output<f32>);
+pub type BlockReduction =
+    fn(&[f32], cg_core::output::Output<f32, cg_core::output::Leaders<cg_core::block::ThreadBlock>>);
 
 /// The samples' one-chunk block reductions, by name, with the most threads
 /// a block of each may have: the seed's three take any block size (up to

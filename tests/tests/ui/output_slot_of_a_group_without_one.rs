@@ -3,7 +3,7 @@
 // two leaders could write one element.
 use cg_core::prelude::*;
 
-fn leaders(mut out: Output<u32>) {
+fn leaders(mut out: Output<u32, Leaders<CoalescedGroup>>) {
     let active = coalesced_threads();
     if let Some(slot) = out.leader_element(&active) {
         *slot = active.num_threads();

@@ -7,7 +7,11 @@ use cg_core::prelude::*;
 /// thread, any block shape), and `offsets[i]` the sum of the elements of
 /// the threads of its block before thread `i`.
 #[kernel]
-pub fn guide_block_sums(input: &[u32], mut sums: Output<u32>, mut offsets: Output<u32>) {
+pub fn guide_block_sums(
+    input: &[u32],
+    mut sums: Output<u32, Leaders<ThreadBlock>>,
+    mut offsets: Output<u32>,
+) {
     let grid = this_grid();
     let block = this_thread_block();
     let scratch = block_scratch!(u32);

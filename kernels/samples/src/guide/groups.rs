@@ -7,7 +7,7 @@ use cg_core::prelude::*;
 /// grid (threads past the end add 0): each block splits into tiles of 32,
 /// each tile reduces with shuffles, and its leader writes.
 #[kernel]
-pub fn guide_tile_sums(input: &[u32], mut sums: Output<u32>) {
+pub fn guide_tile_sums(input: &[u32], mut sums: Output<u32, Leaders<ThreadBlockTile<32>>>) {
     let grid = this_grid();
     let block = this_thread_block();
     let warp = tiled_partition::<32>(&block);

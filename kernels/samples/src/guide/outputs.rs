@@ -25,12 +25,12 @@ pub fn guide_saxpy(a: f32, x: &[f32], y: &[f32], mut out: Output<f32>) {
 /// their chunk in a block-stride loop, reduce, and the block writes its
 /// one element.
 #[kernel]
-pub fn guide_chunk_sums(input: &[u32], len: u32, mut sums: Output<u32>) {
+pub fn guide_chunk_sums(input: &[u32], len: u32, mut sums: Output<u32, Chunks>) {
     let block = this_thread_block();
     let scratch = block_scratch!(u32);
     let len = len as usize;
     sums.truncate(input.len().div_ceil(len));
-    for sum in sums.block_chunks(&block, 1) {
+    for sum in sums.block_chunks(&block, Const::<1>) {
         let first = sum.start() * len;
         let part = &input[first..input.len().min(first + len)];
         let mut x = 0u32;

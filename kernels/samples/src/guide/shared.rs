@@ -11,11 +11,11 @@ pub const CHUNK: usize = 256;
 /// memory with `memcpy_async`, waits, and writes it back reversed. Launch
 /// blocks of `CHUNK` threads.
 #[kernel]
-pub fn guide_reverse_chunks(input: &[f32], mut out: Output<f32>) {
+pub fn guide_reverse_chunks(input: &[f32], mut out: Output<f32, Chunks>) {
     let block = this_thread_block();
     let buffer = shared_array!(f32; CHUNK);
     out.truncate(input.len());
-    for chunk in out.block_chunks(&block, CHUNK) {
+    for chunk in out.block_chunks(&block, Const::<CHUNK>) {
         let start = chunk.start();
         let len = memcpy_async(&block, buffer.as_slice(), &input[start..]);
         wait(&block);

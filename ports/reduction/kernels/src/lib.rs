@@ -38,7 +38,11 @@ fn block_sum(v: f64, block: &ThreadBlock) -> Option<f64> {
 /// in `f32` across blocks; `block_sums[b]` is block `b`'s sum (one element
 /// per block). Launch cooperatively, any whole number of warps per block.
 #[kernel(cooperative)]
-pub fn reduce_single_pass(input: &[f32], mut block_sums: Output<f32>, mut sum: Output<f32>) {
+pub fn reduce_single_pass(
+    input: &[f32],
+    mut block_sums: Output<f32, Leaders<ThreadBlock>>,
+    mut sum: Output<f32>,
+) {
     let grid = this_grid();
     let block = this_thread_block();
     let mut mine = 0.0f64;
