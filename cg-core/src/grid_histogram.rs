@@ -126,7 +126,9 @@ macro_rules! int_sample {
 
             #[inline(always)]
             fn bin(self, lower: Self, bins: u32, scale: IntScale) -> u32 {
-                let d = (self as u64).wrapping_sub(lower as u64);
+                // In the type's own width: the compiler then knows `d <
+                // 2^32`, and the products below are 32 x 32-bit ones.
+                let d = self.wrapping_sub(lower) as u64;
                 if scale.width == 1 {
                     d as u32
                 } else if scale.width > 0 {

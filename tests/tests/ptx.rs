@@ -18,9 +18,13 @@ use std::process::Command;
 /// step counts the members among the lower 16 lanes (`and.b32 .., 65535`).
 const LANE_SEARCH: &str = ", 65535;";
 
-/// Every PTX module built: the test kernels' and the sample kernels'.
+/// Every PTX module built: the test kernels', the sample kernels' and the
+/// host primitives' (cg-primitives).
 fn all_modules() -> impl Iterator<Item = &'static Ptx> {
-    PTX.modules().iter().chain(samples::PTX.modules())
+    PTX.modules()
+        .iter()
+        .chain(samples::PTX.modules())
+        .chain(cg_primitives::kernels::PTX.modules())
 }
 
 /// Per architecture, the text of every module built for it: where the
