@@ -75,6 +75,18 @@ impl Options {
         }
     }
 
+    /// Sizes (log2) of the device-wide primitives beside CUB: 2^20, 2^24
+    /// and 2^28; 2^20 with `--quick`, 2^12 on the simulator.
+    pub fn primitive_sizes(&self) -> &'static [u32] {
+        if self.sim {
+            &[12]
+        } else if self.quick {
+            &[20]
+        } else {
+            &[20, 24, 28]
+        }
+    }
+
     /// Jacobi problems `(nx, ny, sweeps)`; with `--quick` 20 sweeps (the
     /// persistent kernel on 1,056 blocks pays about 0.4 s a grid barrier
     /// under racecheck).

@@ -115,11 +115,12 @@ use crate::block::{this_thread_block, ThreadBlock};
 use crate::block_collectives::{
     block_exclusive_scan_with_total, block_reduce, BlockScratch, RankOrder,
 };
-use crate::collectives::{inclusive_scan, Operator};
+use crate::checks::Site;
+use crate::collectives::{inclusive_scan, Operator, Plus};
 use crate::fault;
 use crate::grid::GridGroup;
 use crate::group::{GroupSync, ThreadGroup, WarpGroup};
-use crate::output::{phase, Chunks, Output, Runs};
+use crate::output::{phase, Chunks, Output, Runs, Selection};
 use crate::shared::SharedArray;
 use crate::tile::{tiled_partition, ThreadBlockTile};
 use crate::uniform::Uniform;
@@ -584,6 +585,37 @@ fn ladder_total<T: Pod, Op: Operator<T>>(
     total.unwrap_or_else(T::zeroed)
 }
 
+/// Tile `t`'s exclusive prefix (`None` for tile 0) to every thread of its
+/// block, after thread 0 publishes the tile's aggregate `tile_total`
+/// (when `publish`: a pass of one tile that wants no total need not).
+/// Every thread of the block; one broadcast unless `t == 0`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn look_back<T: Pod, Op: Operator<T>>(
+    block: &ThreadBlock,
+    ladder: &Ladder<'_, '_, T>,
+    slots: &SharedArray<T, 2>,
+    count: &mut u32,
+    t: usize,
+    publish: bool,
+    tile_total: T,
+    op: &Op,
+) -> Option<T> {
+    let rank = block.thread_rank();
+    if rank == 0 && publish {
+        ladder.publish(0, t, tile_total);
+    }
+    if t == 0 {
+        return None;
+    }
+    let mut found = T::zeroed();
+    if rank < WINDOW as u32 {
+        let warp = tiled_partition::<32>(block);
+        found = tile_prefix(&warp, ladder, t, tile_total, op).unwrap_or(found);
+    }
+    Some(broadcast(block, slots, count, found, rank == 0))
+}
+
 /// What every grid collective checks first: a cooperative launch (every
 /// block resident, so waiting for another block ends) and a whole warp 0.
 #[inline(always)]
@@ -644,6 +676,62 @@ pub fn grid_reduce<T: Pod, Op: Operator<T>>(
     )
 }
 
+/// Slice elements a thread has in flight in [`grid_reduce_slice`]'s loop:
+/// one accumulator each.
+const SLICE_LANES: usize = 4;
+
+/// `op` over every element of `input`, returned to every thread (CUB's
+/// `DeviceReduce::Reduce` inside a cooperative kernel; with `Plus`, the
+/// sum of a slice): `identity` for an empty slice. Every thread of the
+/// grid calls it with the same arguments, as [`grid_reduce`] (the same
+/// scratch rules; the scratch needs no scan words).
+///
+/// `identity` must be an identity of `op` (`0` for a sum, the smallest
+/// value for a maximum): threads without elements contribute it. The
+/// elements are combined in grid-stride order, not index order, so `op`
+/// must be commutative as well as associative (CUB's `DeviceReduce` asks
+/// the same). The order is still fixed, so a float sum has the same bits
+/// on every run: thread `g` of `S` takes elements `g + k S` (with `S`
+/// clamped to the length) and folds the `k`-th into accumulator `k % 4`,
+/// each starting from `identity` (four loads in flight an iteration);
+/// its value is `op(op(a0, a1), op(a2, a3))`, and [`grid_reduce`] takes
+/// it from there.
+///
+/// ```ignore
+/// let mut scratch = grid_scratch!(f32, words);
+/// let sum = grid_reduce_slice(&grid, &mut scratch, x, 0.0, Plus);
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn grid_reduce_slice<T: Pod, Op: Operator<T>>(
+    grid: &GridGroup,
+    scratch: &mut GridScratch<'_, T>,
+    input: &[T],
+    identity: T,
+    op: Op,
+) -> T {
+    let n = input.len();
+    // A stride of `n` or more hands each thread one element at most, as
+    // the real one does; clamped, `i + 3 * step` cannot wrap, so the loop's
+    // test bounds every load below.
+    let step = (grid.num_threads() as usize).min(n.max(1));
+    let mut i = grid.thread_rank() as usize;
+    let mut acc = [identity; SLICE_LANES];
+    while i + (SLICE_LANES - 1) * step < n {
+        let mut x = [identity; SLICE_LANES];
+        unrolled(SLICE_LANES, |j| x[j] = input[i + j * step]);
+        unrolled(SLICE_LANES, |j| acc[j] = op.apply(acc[j], x[j]));
+        i += SLICE_LANES * step;
+    }
+    unrolled(SLICE_LANES - 1, |j| {
+        if let Some(&x) = input.get(i + j * step) {
+            acc[j] = op.apply(acc[j], x);
+        }
+    });
+    let own = op.apply(op.apply(acc[0], acc[1]), op.apply(acc[2], acc[3]));
+    grid_reduce(grid, scratch, own, op)
+}
+
 /// [`grid_exclusive_scan`] and [`grid_inclusive_scan`].
 #[inline(always)]
 #[track_caller]
@@ -673,7 +761,6 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
     let first = 2 * ladder_slots(grid.num_blocks() as usize);
     let ladder = Ladder::new(&scratch.words, first, tiles, scratch.scans);
     let rank = block.thread_rank() as usize;
-    let in_warp_0 = rank < WINDOW;
     // Every block takes the same tiles' chunks in the same order (the
     // chunks are the tiles: one length, grid-stride by block rank).
     for chunk in out.block_chunks(&block, tile_len) {
@@ -702,19 +789,8 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
             own.unwrap_or_else(T::zeroed),
             RankOrder(&op),
         );
-        if rank == 0 && tiles > 1 {
-            ladder.publish(0, t, tile_total);
-        }
-        let mut prefix = None;
-        if t > 0 {
-            let mut found = T::zeroed();
-            if in_warp_0 {
-                let warp = tiled_partition::<32>(&block);
-                found = tile_prefix(&warp, &ladder, t, tile_total, &op).unwrap_or(found);
-            }
-            let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
-            prefix = Some(broadcast(&block, slots, count, found, rank == 0));
-        }
+        let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
+        let prefix = look_back(&block, &ladder, slots, count, t, tiles > 1, tile_total, &op);
         let mut running = then(&op, prefix, (rank > 0).then_some(before));
         let (_, run) = chunk.thread_run(per_thread);
         unrolled(items, |j| {
@@ -768,6 +844,120 @@ pub fn grid_inclusive_scan<'a, T: Pod, Op: Operator<T>>(
     op: Op,
 ) -> UsedGridScratch<'a, T> {
     grid_scan(grid, scratch, input, out, op, true, "grid_inclusive_scan")
+}
+
+/// The `u64` words the [`GridScratch<u32>`] of a [`grid_select`] of at
+/// most `len` values of `T` needs in a grid of `blocks` blocks of
+/// `block_threads` threads (its tiles are those of a scan of `T`; the
+/// counts it scans are `u32`), zeroed before every launch as for
+/// [`grid_scratch_words`].
+///
+/// ```
+/// use cg_core::grid_collectives::{grid_scratch_words, grid_select_scratch_words};
+/// assert_eq!(grid_select_scratch_words::<f32>(264, 256, 1 << 24),
+///            grid_scratch_words::<u32>(264, 256, 1 << 24));
+/// assert_eq!(grid_select_scratch_words::<u64>(1, 32, 129), 2 + 2);   // 2 tiles of 128
+/// ```
+pub const fn grid_select_scratch_words<T>(blocks: u32, block_threads: u32, len: usize) -> usize {
+    2 * ladder_slots(blocks as usize) + ladder_slots(scan_tiles::<T>(block_threads, len))
+}
+
+/// Stream compaction (CUB's `DeviceSelect::If` inside a cooperative
+/// kernel, one pass): the elements of `input` that `keep` keeps, in their
+/// order, into `out[..count]`, and `count` to every thread. Every thread
+/// of the grid calls it with the same arguments; `out` needs room for the
+/// kept elements only (one more stops the kernel with a failed check).
+/// `out[count..]` is left as it was.
+///
+/// The tiles are a scan's of `T` (`items_per_thread::<T>()` elements a
+/// thread); each block counts what its threads keep, and the counts are
+/// scanned with the same decoupled look-back as [`grid_exclusive_scan`]
+/// (`u32` sums, so at most `u32::MAX` elements), over a
+/// [`GridScratch<u32>`] of [`grid_select_scratch_words::<T>`](grid_select_scratch_words)
+/// words. Each thread writes its kept elements straight to their places.
+/// Returns the count and the scratch as used: a grid barrier gives it back
+/// and makes `out` readable (`(out, used).sync(&grid)`).
+///
+/// ```ignore
+/// let (count, used) = grid_select(&grid, scratch, x, &mut kept, |v: &f32| *v > 0.0);
+/// let (kept, scratch) = (kept, used).sync(&grid);
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn grid_select<'a, T: Pod>(
+    grid: &GridGroup,
+    mut scratch: GridScratch<'a, u32>,
+    input: &[T],
+    out: &mut Output<T, Selection>,
+    keep: impl Fn(&T) -> bool,
+) -> (usize, UsedGridScratch<'a, u32>) {
+    let site = Site::here();
+    let block = this_thread_block();
+    require(grid, &block, "grid_select");
+    let n = input.len();
+    fault::check(
+        n <= u32::MAX as usize,
+        "grid_select counts in u32: at most u32::MAX elements",
+    );
+    let items = items_per_thread::<T>();
+    let tile_len = block.num_threads() as usize * items;
+    let tiles = n.div_ceil(tile_len);
+    scratch.scans = scratch.scans.wrapping_add(1);
+    let first = 2 * ladder_slots(grid.num_blocks() as usize);
+    let ladder = Ladder::new(&scratch.words, first, tiles, scratch.scans);
+    let rank = block.thread_rank() as usize;
+    let (room, dst) = (out.len(), out.as_mut_ptr());
+    let mut t = grid.block_rank() as usize;
+    while t < tiles {
+        let at = t * tile_len + rank * items;
+        let present = n.saturating_sub(at).min(items);
+        // The thread's elements and which it keeps (a bit each), in
+        // registers (`unrolled`: constant indices).
+        let mut x = [T::zeroed(); MAX_ITEMS];
+        let (mut kept, mut own) = (0u32, 0u32);
+        unrolled(items, |j| {
+            if j < present {
+                x[j] = input[at + j];
+                if keep(&x[j]) {
+                    kept |= 1 << j;
+                    own += 1;
+                }
+            }
+        });
+        let (before, tile_total) =
+            block_exclusive_scan_with_total(&block, &scratch.block, own, RankOrder(&Plus));
+        let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
+        let prefix = look_back(&block, &ladder, slots, count, t, true, tile_total, &Plus);
+        let mut to = prefix.unwrap_or(0) as usize + if rank > 0 { before as usize } else { 0 };
+        unrolled(items, |j| {
+            if kept & (1 << j) != 0 {
+                fault::check(
+                    to < room,
+                    "grid_select: the output is shorter than the selection",
+                );
+                site.exclusive(dst.wrapping_add(to));
+                // SAFETY: `to < room`, the output's length (checked), so in
+                // its allocation; the places are an exclusive scan of the
+                // kept counts in element order, so each is written by one
+                // thread once; the output is this kernel's alone (an
+                // `Output` parameter), `&mut` here, and in the `Selection`
+                // pattern, which nothing else writes.
+                unsafe { dst.add(to).write(x[j]) };
+                to += 1;
+            }
+        });
+        t += grid.num_blocks() as usize;
+    }
+    let mut total = 0;
+    if tiles > 0 {
+        if rank < WINDOW {
+            let warp = tiled_partition::<32>(&block);
+            total = ladder_total(&warp, &ladder, tiles, &Plus);
+        }
+        let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
+        total = broadcast(&block, slots, count, total, rank == 0);
+    }
+    (total as usize, UsedGridScratch { scratch })
 }
 
 #[cfg(test)]

@@ -102,6 +102,7 @@ pub mod collectives;
 pub mod fault;
 pub mod grid;
 pub mod grid_collectives;
+pub mod grid_histogram;
 pub mod group;
 pub mod half;
 pub mod indices;
@@ -149,8 +150,8 @@ pub mod prelude {
     };
     pub use crate::grid::{this_grid, GridArrivalToken, GridGroup};
     pub use crate::grid_collectives::{
-        grid_exclusive_scan, grid_inclusive_scan, grid_reduce, grid_scratch_words, GridScratch,
-        UsedGridScratch,
+        grid_exclusive_scan, grid_inclusive_scan, grid_reduce, grid_reduce_slice,
+        grid_scratch_words, grid_select, grid_select_scratch_words, GridScratch, UsedGridScratch,
     };
     pub use crate::grid_scratch;
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
@@ -164,7 +165,7 @@ pub mod prelude {
     pub use crate::multi_grid::{this_multi_grid, MultiGridArrivalToken, MultiGridGroup};
     pub use crate::multi_warp::MultiWarpTile;
     pub use crate::output::{
-        Chunks, Grid2d, Grid3d, GridBarrier, LeaderSlot, Leaders, Output, Points, Runs,
+        Chunks, Grid2d, Grid3d, GridBarrier, LeaderSlot, Leaders, Output, Points, Runs, Selection,
         StencilWalk, SyncPhases, Synced, Threads, Walk, Window,
     };
     pub use crate::pipeline::{make_pipeline, Pipeline};

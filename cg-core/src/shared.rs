@@ -144,7 +144,7 @@ impl<T: Pod> SharedSlice<T> {
     /// # Safety
     /// `i < len`.
     #[inline(always)]
-    unsafe fn atomic_unchecked(
+    pub(crate) unsafe fn atomic_unchecked(
         &self,
         i: usize,
     ) -> crate::atomic::AtomicRef<'static, T, crate::atomic::Block>

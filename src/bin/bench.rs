@@ -4,11 +4,13 @@
 //!
 //! ```text
 //! cargo run --release --bin bench [-- --twins DIR] [--runs N] [--json FILE] [--quick] [--sim]
-//!     [--only block_reductions|array_sums|barriers|jacobi|patterns|clusters|async_copies]
+//!     [--only block_reductions|array_sums|barriers|jacobi|patterns|clusters|async_copies|primitives]
 //! ```
 
 use cg_samples::bench;
-use cg_samples::experiments::{async_copy, barriers, clusters, jacobi, patterns, reductions};
+use cg_samples::experiments::{
+    async_copy, barriers, clusters, jacobi, patterns, primitives, reductions,
+};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -34,6 +36,9 @@ fn main() -> ExitCode {
         }
         if b.wants("async_copies") {
             async_copy::async_copies(b, copies)?;
+        }
+        if b.wants("primitives") {
+            primitives::primitives(b, b.opts.primitive_sizes())?;
         }
         Ok(())
     })

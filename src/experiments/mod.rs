@@ -1,7 +1,7 @@
 //! The seed guide's experiments, each checked and timed beside its CUDA C++
 //! twin: block reductions, whole-array sums, barrier costs, Jacobi, the
 //! seed's other patterns, thread-block clusters, and asynchronous copies;
-//! and Jacobi on several GPUs.
+//! Jacobi on several GPUs; and the device-wide primitives beside CUB.
 
 pub mod async_copy;
 pub mod barriers;
@@ -9,4 +9,5 @@ pub mod clusters;
 pub mod jacobi;
 pub mod jacobi_multi;
 pub mod patterns;
+pub mod primitives;
 pub mod reductions;

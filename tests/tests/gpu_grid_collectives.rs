@@ -17,13 +17,20 @@
 //! against a plain sequential fold (the models' own check), and float
 //! totals against the exact sum, within `γ(n - 1) Σ|x|`.
 //!
+//! `grid_select` (of `u32`, `f32` with NaNs, `u64`) against a filter, its
+//! output past the kept elements still poisoned; `grid_reduce_slice`
+//! against its stated order (a float sum bit for bit); `grid_histogram`
+//! against the bins counted on the host, for `u32` levels that divide the
+//! range, that do not, and the whole of `u32`, and `f32` levels.
+//!
 //! Where there is no GPU they run on the simulator (every block of a
 //! cooperative launch is resident there, so the look-back's waits end);
 //! with a GPU, on it, up to 2^26 elements.
 
 mod common;
 
-use cg_core::grid_collectives::{grid_scratch_words, items_per_thread};
+use cg_core::grid_collectives::{grid_scratch_words, grid_select_scratch_words, items_per_thread};
+use cg_core::grid_histogram::{Even, Sample};
 use cg_tests::kernels::Kernels;
 use cooperative_groups::{DeviceBuffer, Error, Gpu, LaunchConfig};
 use rand::rngs::StdRng;
@@ -762,5 +769,344 @@ fn grid_scans_of_millions_on_the_gpu() {
     }
     for n in common::sizes(&[(1 << 22) + 3]) {
         scan_case::<f32>(&gpu, &k, &mut rng, blocks, threads, n);
+    }
+}
+
+/// Sizes of the selections and slice reductions on blocks of `threads`:
+/// empty, one, around a tile of `T`, past a window of 32 tiles, and a
+/// length of no tile size.
+fn select_sizes<T>(threads: u32) -> Vec<usize> {
+    let tile = threads as usize * items_per_thread::<T>();
+    let mut s = vec![0, 1, tile - 1, tile, tile + 1, 33 * tile + 1, 100_003];
+    s.sort();
+    s.dedup();
+    s
+}
+
+/// `grid_reduce_slice`'s order: thread `g` of `s` folds its grid-stride
+/// elements into four accumulators from `identity` (the `k`-th into
+/// `k % 4`), combines them as `op(op(a0, a1), op(a2, a3))`, and
+/// `grid_reduce` takes the threads' values.
+fn model_reduce_slice<T: Copy>(
+    op: &impl Op<T>,
+    input: &[T],
+    identity: T,
+    blocks: u32,
+    threads: u32,
+) -> T {
+    let s = (blocks * threads) as usize;
+    let step = s.min(input.len().max(1));
+    let values: Vec<T> = (0..s)
+        .map(|g| {
+            let mut acc = [identity; 4];
+            for (k, &x) in input.iter().skip(g).step_by(step).enumerate() {
+                if g < input.len() {
+                    acc[k % 4] = op(acc[k % 4], x);
+                }
+            }
+            op(op(acc[0], acc[1]), op(acc[2], acc[3]))
+        })
+        .collect();
+    model_reduce(op, &values, threads as usize)
+}
+
+/// A selection's output against the kept elements of `input`: the kept
+/// ones in order, the rest of the buffer still poisoned, and every
+/// thread's count.
+fn check_selection<T: Case>(
+    what: &str,
+    input: &[T],
+    keep: impl Fn(&T) -> bool,
+    kept: &DeviceBuffer<T>,
+    counts: &DeviceBuffer<u32>,
+) {
+    let want: Vec<T> = input.iter().copied().filter(keep).collect();
+    let got = kept.to_vec().unwrap();
+    if let Some(d) = first_difference(&got[..want.len()], &want) {
+        panic!("grid_select, {what}: {d}");
+    }
+    assert!(
+        bytemuck::cast_slice::<T, u8>(&got[want.len()..])
+            .iter()
+            .all(|&b| b == POISON),
+        "grid_select, {what}: wrote past the {} kept elements",
+        want.len()
+    );
+    let counts = counts.to_vec().unwrap();
+    if let Some(d) = first_difference(&counts, &vec![want.len() as u32; counts.len()]) {
+        panic!("grid_select's count, {what}: {d}");
+    }
+}
+
+/// `grid_select` of `u32` below a threshold (none, about a quarter, all
+/// but `u32::MAX`), then `grid_reduce_slice`'s wrapping sum on the same
+/// scratch after its barrier.
+fn select_u32_case(gpu: &Gpu, k: &Kernels, rng: &mut StdRng, blocks: u32, threads: u32, n: usize) {
+    let g = (blocks * threads) as usize;
+    let mut input = random::<u32>(rng, n);
+    if let Some(x) = input.get_mut(n / 2) {
+        *x = u32::MAX;
+    }
+    let din = gpu.upload(&input).unwrap();
+    for threshold in [0, 1 << 30, u32::MAX] {
+        let mut kept = poisoned::<u32>(gpu, n);
+        let mut counts = poisoned::<u32>(gpu, g);
+        let mut sums = poisoned::<u32>(gpu, g);
+        let words = grid_select_scratch_words::<u32>(blocks, threads, n);
+        let mut words = gpu.filled(words, 0u64).unwrap();
+        let cfg = LaunchConfig::new(blocks, threads);
+        k.grid_select_u32
+            .launch(
+                cfg,
+                &din,
+                &mut kept,
+                &mut counts,
+                &mut sums,
+                &mut words,
+                threshold,
+            )
+            .unwrap();
+        gpu.synchronize().unwrap();
+        let what = format!("u32 below {threshold} of {n} on {blocks} x {threads}");
+        check_selection(&what, &input, |&v| v < threshold, &kept, &counts);
+        let add = |a: u32, b: u32| a.wrapping_add(b);
+        let want = model_reduce_slice(&add, &input, 0, blocks, threads);
+        assert_eq!(
+            want,
+            input.iter().fold(0, |a, &b| add(a, b)),
+            "model, {what}"
+        );
+        if let Some(d) = first_difference(&sums.to_vec().unwrap(), &vec![want; g]) {
+            panic!("grid_reduce_slice after grid_select, {what}: {d}");
+        }
+    }
+}
+
+#[test]
+fn grid_select_u32_keeps_the_model_s_elements_in_order() {
+    let test = "grid_select_u32_keeps_the_model_s_elements_in_order";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng(test);
+    for (blocks, threads) in GRIDS {
+        for n in select_sizes::<u32>(threads) {
+            select_u32_case(&gpu, &k, &mut rng, blocks, threads, n);
+        }
+    }
+}
+
+/// `grid_select` of positive `f32` (NaNs and negative zeros among them)
+/// and of odd `u64` (tiles of 4 elements a thread).
+#[test]
+fn grid_select_f32_and_u64_keep_the_model_s_elements_in_order() {
+    let test = "grid_select_f32_and_u64_keep_the_model_s_elements_in_order";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng(test);
+    for (blocks, threads) in GRIDS {
+        let g = (blocks * threads) as usize;
+        let cfg = LaunchConfig::new(blocks, threads);
+        for n in select_sizes::<f32>(threads) {
+            let mut input = random::<f32>(&mut rng, n);
+            for (i, x) in input.iter_mut().enumerate().step_by(97) {
+                *x = if i % 2 == 0 { f32::NAN } else { -0.0 };
+            }
+            let din = gpu.upload(&input).unwrap();
+            let (mut kept, mut counts) = (poisoned::<f32>(&gpu, n), poisoned::<u32>(&gpu, g));
+            let words = grid_select_scratch_words::<f32>(blocks, threads, n);
+            let mut words = gpu.filled(words, 0u64).unwrap();
+            k.grid_select_f32
+                .launch(cfg, &din, &mut kept, &mut counts, &mut words)
+                .unwrap();
+            gpu.synchronize().unwrap();
+            let what = format!("positive f32 of {n} on {blocks} x {threads}");
+            // Compared as bits: a kept value is never NaN.
+            check_selection(&what, &input, |&v| v > 0.0, &kept, &counts);
+        }
+        for n in select_sizes::<u64>(threads) {
+            let input = random::<u64>(&mut rng, n);
+            let din = gpu.upload(&input).unwrap();
+            let (mut kept, mut counts) = (poisoned::<u64>(&gpu, n), poisoned::<u32>(&gpu, g));
+            let words = grid_select_scratch_words::<u64>(blocks, threads, n);
+            let mut words = gpu.filled(words, 0u64).unwrap();
+            k.grid_select_u64
+                .launch(cfg, &din, &mut kept, &mut counts, &mut words)
+                .unwrap();
+            gpu.synchronize().unwrap();
+            let what = format!("odd u64 of {n} on {blocks} x {threads}");
+            check_selection(&what, &input, |&v| v & 1 == 1, &kept, &counts);
+        }
+    }
+}
+
+/// `grid_reduce_slice` of `f32`: the sum bit for bit with the model's
+/// order (and within `γ(n - 1) Σ|x|` of the exact sum), then the maximum,
+/// on one scratch.
+#[test]
+fn grid_reduce_slice_f32_matches_the_model_bit_for_bit() {
+    let test = "grid_reduce_slice_f32_matches_the_model_bit_for_bit";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng(test);
+    for (blocks, threads) in GRIDS.into_iter().chain([(100, 40)]) {
+        let g = (blocks * threads) as usize;
+        for n in select_sizes::<f32>(threads) {
+            let input = random::<f32>(&mut rng, n);
+            let din = gpu.upload(&input).unwrap();
+            let (mut sums, mut maxes) = (poisoned::<f32>(&gpu, g), poisoned::<f32>(&gpu, g));
+            let words = grid_scratch_words::<f32>(blocks, threads, 0);
+            let mut words = gpu.filled(words, 0u64).unwrap();
+            let cfg = LaunchConfig::new(blocks, threads);
+            k.grid_reduce_slice_f32
+                .launch(cfg, &din, &mut sums, &mut maxes, &mut words)
+                .unwrap();
+            gpu.synchronize().unwrap();
+            let what = format!("f32 slice of {n} on {blocks} x {threads}");
+            let sum = model_reduce_slice(&|a: f32, b: f32| a + b, &input, 0.0, blocks, threads);
+            if let Some(d) = first_difference(&sums.to_vec().unwrap(), &vec![sum; g]) {
+                panic!("grid_reduce_slice sum, {what}: {d}");
+            }
+            check_float_total(&what, sum, &input);
+            let max = input.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            if let Some(d) = first_difference(&maxes.to_vec().unwrap(), &vec![max; g]) {
+                panic!("grid_reduce_slice maximum, {what}: {d}");
+            }
+        }
+    }
+}
+
+/// The bins of `input` on the host, by the levels' own rule (unit-tested
+/// against the exact formula in cg-core), added to `start`.
+fn model_histogram<T: Sample>(input: &[T], even: &Even<T>, start: &[u32]) -> Vec<u32> {
+    let mut bins = start.to_vec();
+    for &x in input {
+        if let Some(b) = even.bin(x) {
+            bins[b as usize] += 1;
+        }
+    }
+    bins
+}
+
+/// `grid_histogram` of `u32` (bins dividing the range, bins that do not,
+/// the whole range of `u32`) and of `f32` (NaNs and values outside the
+/// range among them), added to bins that start non-zero.
+#[test]
+fn grid_histogram_counts_as_the_model() {
+    let test = "grid_histogram_counts_as_the_model";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng(test);
+    let int_levels = [
+        (0u32, 256u32, 256u32),
+        (10, 1010, 10),
+        (0, 1000, 7),
+        (0, u32::MAX, 64),
+    ];
+    for (blocks, threads) in GRIDS {
+        let cfg = LaunchConfig::new(blocks, threads);
+        for n in [0, 1, 1000, 100_003] {
+            for (lower, upper, nbins) in int_levels {
+                let input: Vec<u32> = (0..n)
+                    .map(|_| match upper {
+                        u32::MAX => rng.random(),
+                        _ => rng.random_range(0..upper + upper / 8),
+                    })
+                    .collect();
+                let start: Vec<u32> = (0..nbins).map(|b| b * 3).collect();
+                let mut bins = gpu.upload(&start).unwrap();
+                let din = gpu.upload(&input).unwrap();
+                k.grid_histogram_u32
+                    .launch(cfg, &din, &mut bins, lower, upper, nbins)
+                    .unwrap();
+                gpu.synchronize().unwrap();
+                let want = model_histogram(&input, &Even::new(lower, upper, nbins), &start);
+                assert_eq!(
+                    bins.to_vec().unwrap(),
+                    want,
+                    "u32 histogram of {n} in {nbins} bins of [{lower}, {upper}) on {blocks} x {threads}"
+                );
+            }
+            let mut input = (0..n)
+                .map(|_| rng.random_range(-1.5f32..1.5))
+                .collect::<Vec<_>>();
+            for x in input.iter_mut().step_by(101) {
+                *x = f32::NAN;
+            }
+            let start = vec![0u32; 100];
+            let mut bins = gpu.upload(&start).unwrap();
+            let din = gpu.upload(&input).unwrap();
+            k.grid_histogram_f32
+                .launch(cfg, &din, &mut bins, -1.0, 1.0, 100)
+                .unwrap();
+            gpu.synchronize().unwrap();
+            let want = model_histogram(&input, &Even::new(-1.0f32, 1.0, 100), &start);
+            assert_eq!(
+                bins.to_vec().unwrap(),
+                want,
+                "f32 histogram of {n} on {blocks} x {threads}"
+            );
+        }
+    }
+}
+
+/// On a GPU only (sizes the simulator would take hours over): on the
+/// largest cooperative grid of 256-thread blocks, `grid_select` of `u32`
+/// and the wrapping sum after it at 2^20 + 3 and 2^24, the `f32` slice sum
+/// at 2^24 (bit for bit with the model), and the `u32` and `f32`
+/// histograms at 2^24 on the same grid.
+#[test]
+fn grid_select_reduce_and_histogram_of_millions_on_the_gpu() {
+    let test = "grid_select_reduce_and_histogram_of_millions_on_the_gpu";
+    let gpu = gpu_or_return!(test);
+    if gpu.is_simulator() {
+        eprintln!("GPU TEST NOT RUN ON THE SIMULATOR: {test}: sizes for a GPU");
+        return;
+    }
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng(test);
+    let cfg = k
+        .grid_select_u32
+        .function()
+        .cooperative_config(256, 0)
+        .unwrap();
+    let (blocks, threads) = (cfg.num_blocks() as u32, 256);
+    let g = (blocks * threads) as usize;
+    for n in common::sizes(&[(1 << 20) + 3, 1 << 24]) {
+        select_u32_case(&gpu, &k, &mut rng, blocks, threads, n);
+        let input = random::<f32>(&mut rng, n);
+        let din = gpu.upload(&input).unwrap();
+        let (mut sums, mut maxes) = (poisoned::<f32>(&gpu, g), poisoned::<f32>(&gpu, g));
+        let words = grid_scratch_words::<f32>(blocks, threads, 0);
+        let mut words = gpu.filled(words, 0u64).unwrap();
+        k.grid_reduce_slice_f32
+            .launch(cfg, &din, &mut sums, &mut maxes, &mut words)
+            .unwrap();
+        gpu.synchronize().unwrap();
+        let sum = model_reduce_slice(&|a: f32, b: f32| a + b, &input, 0.0, blocks, threads);
+        assert_eq!(sums.to_vec().unwrap(), vec![sum; g], "f32 slice sum of {n}");
+        let mut bins = gpu.filled(256, 0u32).unwrap();
+        let ints = random::<u32>(&mut rng, n);
+        let dints = gpu.upload(&ints).unwrap();
+        k.grid_histogram_u32
+            .launch(cfg, &dints, &mut bins, 0, u32::MAX, 256)
+            .unwrap();
+        gpu.synchronize().unwrap();
+        let even = Even::new(0, u32::MAX, 256);
+        assert_eq!(
+            bins.to_vec().unwrap(),
+            model_histogram(&ints, &even, &[0; 256]),
+            "u32 histogram of {n}"
+        );
+        let mut bins = gpu.filled(256, 0u32).unwrap();
+        k.grid_histogram_f32
+            .launch(cfg, &din, &mut bins, -1.0, 1.0, 256)
+            .unwrap();
+        gpu.synchronize().unwrap();
+        let even = Even::new(-1.0f32, 1.0, 256);
+        assert_eq!(
+            bins.to_vec().unwrap(),
+            model_histogram(&input, &even, &[0; 256]),
+            "f32 histogram of {n}"
+        );
     }
 }

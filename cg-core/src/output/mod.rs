@@ -77,7 +77,9 @@ mod window;
 
 pub use chunks::{BlockChunks, Chunk, Owned, Round, RoundReading, Rounds, RoundsReading};
 pub use leaders::LeaderSlot;
-pub use pattern::{Chunks, Grid2d, Grid3d, Leaders, Pattern, Points, Runs, Strided, Threads};
+pub use pattern::{
+    Chunks, Grid2d, Grid3d, Leaders, Pattern, Points, Runs, Selection, Strided, Threads,
+};
 pub use threads::GridStride;
 pub use window::{Neighbours, Point, StencilStride, StencilWalk, Walk, Window, WindowStride};
 

@@ -18,6 +18,7 @@
 //! | [`Leaders<G>`] | `leader_element`, `for_leader` | the group's index in the grid (block, tile of `N`, cluster) |
 //! | [`Chunks`] (= `Chunks<Strided>`) | `block_chunk`, `block_chunks`, then a chunk's `thread_element`, `for_thread`, `block_stride`, `block_rounds`, `copy_from` | chunk `c * len ..` of block `c`, its elements block-stride |
 //! | [`Chunks<Runs>`] | `block_chunk`, `block_chunks`, then a chunk's `thread_run` | chunk `c * len ..` of block `c`, a run of consecutive elements per thread |
+//! | [`Selection`] | none: `grid_select` writes it | the places of the kept elements, by the data |
 //!
 //! The arguments that shape a pattern (a chunk's length, a width, a
 //! window, a run's length) must be the same in every thread: they are
@@ -61,6 +62,15 @@ pub enum Points {}
 /// One element per group of kind `G` (a block, a static tile of `N`, a
 /// cluster): the group's index in the grid, written by its leader.
 pub struct Leaders<G>(PhantomData<fn() -> G>, Infallible);
+
+/// The places a grid-wide selection writes ([`grid_select`]): where each
+/// kept element lands depends on the data, so no method of the `Output`
+/// writes it, and the selection writes it once per phase (a second
+/// selection into the same buffer before a grid barrier would write the
+/// same places from other threads: the simulator reports it).
+///
+/// [`grid_select`]: crate::grid_collectives::grid_select
+pub enum Selection {}
 
 /// A contiguous chunk per block, `[c * len, (c + 1) * len)` for block rank
 /// `c` (and every `num_blocks`-th chunk after it), for one `len` in the
@@ -130,6 +140,7 @@ impl sealed::Sealed for Threads {}
 impl sealed::Sealed for Grid2d {}
 impl sealed::Sealed for Grid3d {}
 impl sealed::Sealed for Points {}
+impl sealed::Sealed for Selection {}
 impl<G> sealed::Sealed for Leaders<G> {}
 impl<S> sealed::Sealed for Chunks<S> {}
 impl sealed::Sealed for Strided {}
@@ -139,6 +150,7 @@ impl Pattern for Threads {}
 impl Pattern for Grid2d {}
 impl Pattern for Grid3d {}
 impl Pattern for Points {}
+impl Pattern for Selection {}
 impl<G: super::LeaderSlot> Pattern for Leaders<G> {}
 impl<S: ChunkMap> Pattern for Chunks<S> {}
 impl ChunkMap for Strided {}

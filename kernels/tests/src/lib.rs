@@ -12,6 +12,7 @@ pub mod api;
 pub mod cluster_probes;
 pub mod faults;
 pub mod grid_collectives;
+pub mod grid_select;
 pub mod half;
 pub mod loops;
 pub mod math;
