@@ -65,6 +65,14 @@ fn partner(i: usize) -> usize {
     (i * 40503 + 12345) & 0xffff
 }
 
+/// Per function, the hash of its results.
+type Hashes = Vec<(String, u64)>;
+/// A unary function's inputs where the GPU differs from the model, with
+/// the GPU's bits.
+type Exceptions = BTreeMap<u16, u16>;
+/// A line of the records: function, exceptions, hash.
+type Record = (String, usize, u64);
+
 /// The largest distance in ulps the model may be from a recorded result.
 const BOUND_ULP: i64 = 1;
 
@@ -158,7 +166,7 @@ fn exceptions_file(kind: &str, arch: &str, name: &str) -> PathBuf {
 /// The GPU's results of every function as the model and `exceptions`
 /// (per unary function: input to the GPU's bits) give them: one hash per
 /// line of the records, named `(unary and pair names, binary names)`.
-fn model_hashes<H: HalfMath>(exceptions: &[BTreeMap<u16, u16>]) -> Vec<(String, u64)> {
+fn model_hashes<H: HalfMath>(exceptions: &[Exceptions]) -> Hashes {
     let scalar = |k: usize, i: usize| -> u16 {
         exceptions[k]
             .get(&(i as u16))
@@ -203,7 +211,7 @@ fn model_hashes<H: HalfMath>(exceptions: &[BTreeMap<u16, u16>]) -> Vec<(String, 
 
 /// The probe's raw results of one type and architecture: the hashes of
 /// each function's results, and the unary functions' exceptions.
-fn from_raw<H: HalfMath>(raw: &[u8]) -> (Vec<(String, u64)>, Vec<BTreeMap<u16, u16>>) {
+fn from_raw<H: HalfMath>(raw: &[u8]) -> (Hashes, Vec<Exceptions>) {
     let n = 65536;
     let word16 = |o: usize| u16::from_le_bytes([raw[o], raw[o + 1]]) as u32;
     let word32 = |o: usize| u32::from_le_bytes(raw[o..o + 4].try_into().unwrap());
@@ -282,7 +290,7 @@ fn rewrite_records(dir: &str) {
 
 /// One run's records checked: the model with the exceptions gives every
 /// hash, and each exception is within the bound. Returns the lines.
-fn check<H: HalfMath>(kind: &str, arch: &str, records: &[(String, usize, u64)]) -> usize {
+fn check<H: HalfMath>(kind: &str, arch: &str, records: &[Record]) -> usize {
     let exceptions: Vec<BTreeMap<u16, u16>> = UNARY
         .iter()
         .enumerate()
@@ -342,7 +350,7 @@ fn records() -> String {
 #[test]
 fn the_model_gives_the_h200s_bits_but_at_recorded_inputs_within_one_ulp() {
     let text = records();
-    let mut by_run: BTreeMap<(String, String), Vec<(String, usize, u64)>> = BTreeMap::new();
+    let mut by_run: BTreeMap<(String, String), Vec<Record>> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let f: Vec<&str> = line.split_whitespace().collect();
         by_run
