@@ -6,6 +6,9 @@
 // them), so that each result is the one nvcc's own compilation of the same
 // call gives.
 
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
 #define F1(f) extern "C" __device__ float cg_math_##f(float x) { return f(x); }
 #define D1(f) extern "C" __device__ double cg_math_##f(double x) { return f(x); }
 #define F2(f) extern "C" __device__ float cg_math_##f(float x, float y) { return f(x, y); }
@@ -46,3 +49,30 @@ extern "C" __device__ double cg_math_sincos_sin(double x) { double s, c; sincos(
 extern "C" __device__ double cg_math_sincos_cos(double x) { double s, c; sincos(x, &s, &c); return c; }
 extern "C" __device__ double cg_math_sincospi_sin(double x) { double s, c; sincospi(x, &s, &c); return s; }
 extern "C" __device__ double cg_math_sincospi_cos(double x) { double s, c; sincospi(x, &s, &c); return c; }
+
+// The half-precision functions (cuda_fp16.h, cuda_bf16.h; cg_core::half's
+// `HalfMath`): `cg_math_NAME_f16` and `cg_math_NAME_bf16` of a half in the
+// low 16 bits of a word, of a pair (`h2` names) in the whole word; the
+// result likewise.
+#define HALF1(f)                                                              \
+  extern "C" __device__ unsigned cg_math_##f##_f16(unsigned a) {              \
+    return __half_as_ushort(f(__ushort_as_half((unsigned short)a)));          \
+  }                                                                           \
+  extern "C" __device__ unsigned cg_math_##f##_bf16(unsigned a) {             \
+    return __bfloat16_as_ushort(f(__ushort_as_bfloat16((unsigned short)a)));  \
+  }
+#define PAIR1(f)                                                              \
+  extern "C" __device__ unsigned cg_math_##f##_f16(unsigned a) {              \
+    __half2 r = f(*reinterpret_cast<__half2 *>(&a));                          \
+    return *reinterpret_cast<unsigned *>(&r);                                 \
+  }                                                                           \
+  extern "C" __device__ unsigned cg_math_##f##_bf16(unsigned a) {             \
+    __nv_bfloat162 r = f(*reinterpret_cast<__nv_bfloat162 *>(&a));            \
+    return *reinterpret_cast<unsigned *>(&r);                                 \
+  }
+HALF1(hsqrt) HALF1(hrsqrt) HALF1(hrcp) HALF1(hexp) HALF1(hexp2) HALF1(hexp10)
+HALF1(hlog) HALF1(hlog2) HALF1(hlog10) HALF1(hsin) HALF1(hcos) HALF1(htanh)
+HALF1(hfloor) HALF1(hceil) HALF1(htrunc) HALF1(hrint) HALF1(htanh_approx)
+PAIR1(h2sqrt) PAIR1(h2rsqrt) PAIR1(h2rcp) PAIR1(h2exp) PAIR1(h2exp2) PAIR1(h2exp10)
+PAIR1(h2log) PAIR1(h2log2) PAIR1(h2log10) PAIR1(h2sin) PAIR1(h2cos) PAIR1(h2tanh)
+PAIR1(h2tanh_approx)

@@ -32,6 +32,10 @@
 //! | `__half2float(h)`, `__bfloat162float(h)` | `h.to_float()` | `cvt.f32.f16`; `bf16`: the bits shifted | the same |
 //! | `__half2int_rz(h)`, `__half2uint_rz(h)` | `h.to_int()`, `h.to_uint()` | `cvt.rzi.{s32,u32}.{f16,bf16}` | `bf16`: through `f32` |
 //! | `__half2`, `__hadd2`, `__hfma2`, ... | [`Half2`]: `a + b`, `a.mul_add(b, c)`, ... | `add.rn.f16x2`, `fma.rn.f16x2`, ... | `bf16x2`: `fma.rn.bf16x2` with constants |
+//! | `__hmin_nan(a, b)`, `__hmax_nan(a, b)` | `a.hmin_nan(b)`, `a.hmax_nan(b)` | `min.NaN`, `max.NaN` | the same |
+//! | `__hfma_relu(a, b, c)` | `a.hfma_relu(b, c)` | `fma.rn.relu` | the same |
+//! | `__hadd_sat`, `__hsub_sat`, `__hmul_sat`, `__hfma_sat` | `a.hadd_sat(b)`, ..., `a.hfma_sat(b, c)` | `add.sat.f16`, ..., `fma.rn.sat.f16`; `bf16`: nvcc's `fma.rn`, `max` with 0, `min` with 1 | the same |
+//! | `hsqrt`, `hexp`, `hsin`, `hfloor`, ... | [`HalfMath`]: `x.hsqrt()`, ... | see [`HalfMath`] | |
 //!
 //! The names are CUDA's without the underscores: `half`'s types have
 //! inherent `from_f32`, `to_f32`, `min` and `max`, computed in software,
@@ -118,6 +122,9 @@ macro_rules! by_kind {
         }
     };
 }
+
+mod math;
+pub use math::HalfMath;
 
 mod sealed {
     pub trait Sealed {}
@@ -299,6 +306,75 @@ pub trait HalfFloat: Pod + PartialOrd + core::fmt::Debug + sealed::Sealed {
             g => g::max(x, y),
             F => host::min_max::<F>(x, y, true)))
     }
+
+    /// `__hmin_nan(a, b)`: the smaller; `0x7fff` where either is NaN
+    /// (`min.NaN`).
+    #[inline(always)]
+    fn hmin_nan(self, b: Self) -> Self {
+        let (x, y) = (self.bits(), b.bits());
+        Self::from_bits16(by_kind!(Self::KIND,
+            g => g::min_nan(x, y),
+            F => host::min_max_nan::<F>(x, y, false)))
+    }
+
+    /// `__hmax_nan(a, b)`: the larger; `0x7fff` where either is NaN
+    /// (`max.NaN`).
+    #[inline(always)]
+    fn hmax_nan(self, b: Self) -> Self {
+        let (x, y) = (self.bits(), b.bits());
+        Self::from_bits16(by_kind!(Self::KIND,
+            g => g::max_nan(x, y),
+            F => host::min_max_nan::<F>(x, y, true)))
+    }
+
+    /// `__hadd_sat(a, b)`: `a + b` rounded, then clamped to `[+0, 1]`
+    /// (NaN to `+0`): `add.sat.f16`; `bf16`: `fma.rn`, `max`, `min`, as
+    /// nvcc.
+    #[inline(always)]
+    fn hadd_sat(self, b: Self) -> Self {
+        let (x, y) = (self.bits(), b.bits());
+        Self::from_bits16(by_kind!(Self::KIND,
+            g => g::add_sat(x, y),
+            F => host::saturate::<F>(host::binary::<F>(x, y, |p, q| p + q))))
+    }
+
+    /// `__hsub_sat(a, b)`: `a - b` rounded, then clamped to `[+0, 1]`.
+    #[inline(always)]
+    fn hsub_sat(self, b: Self) -> Self {
+        let (x, y) = (self.bits(), b.bits());
+        Self::from_bits16(by_kind!(Self::KIND,
+            g => g::sub_sat(x, y),
+            F => host::saturate::<F>(host::binary::<F>(x, y, |p, q| p - q))))
+    }
+
+    /// `__hmul_sat(a, b)`: `a * b` rounded, then clamped to `[+0, 1]`.
+    #[inline(always)]
+    fn hmul_sat(self, b: Self) -> Self {
+        let (x, y) = (self.bits(), b.bits());
+        Self::from_bits16(by_kind!(Self::KIND,
+            g => g::mul_sat(x, y),
+            F => host::saturate::<F>(host::binary::<F>(x, y, |p, q| p * q))))
+    }
+
+    /// `__hfma_sat(a, b, c)`: `a * b + c` rounded once, then clamped to
+    /// `[+0, 1]`.
+    #[inline(always)]
+    fn hfma_sat(self, b: Self, c: Self) -> Self {
+        let (x, y, z) = (self.bits(), b.bits(), c.bits());
+        Self::from_bits16(by_kind!(Self::KIND,
+            g => g::fma_sat(x, y, z),
+            F => host::saturate::<F>(host::fma::<F>(x, y, z))))
+    }
+
+    /// `__hfma_relu(a, b, c)`: `a * b + c` rounded once, a negative result
+    /// to `+0` (`fma.rn.relu`).
+    #[inline(always)]
+    fn hfma_relu(self, b: Self, c: Self) -> Self {
+        let (x, y, z) = (self.bits(), b.bits(), c.bits());
+        Self::from_bits16(by_kind!(Self::KIND,
+            g => g::fma_relu(x, y, z),
+            F => host::fma_relu::<F>(x, y, z)))
+    }
 }
 
 impl HalfFloat for f16 {
@@ -479,6 +555,68 @@ impl<T: HalfFloat> Half2<T> {
     #[inline(always)]
     pub fn max(self, b: Self) -> Self {
         paired!(self, hmax, max2, b)
+    }
+
+    /// `__hmin2_nan(a, b)`: each half's [`hmin_nan`](HalfFloat::hmin_nan)
+    /// (`min.NaN.f16x2`).
+    #[inline(always)]
+    pub fn min_nan(self, b: Self) -> Self {
+        paired!(self, hmin_nan, min_nan2, b)
+    }
+
+    /// `__hmax2_nan(a, b)`: each half's [`hmax_nan`](HalfFloat::hmax_nan)
+    /// (`max.NaN.f16x2`).
+    #[inline(always)]
+    pub fn max_nan(self, b: Self) -> Self {
+        paired!(self, hmax_nan, max_nan2, b)
+    }
+
+    /// `__hadd2_sat(a, b)`: each half's [`hadd_sat`](HalfFloat::hadd_sat).
+    #[inline(always)]
+    pub fn add_sat(self, b: Self) -> Self {
+        paired!(self, hadd_sat, add_sat2, b)
+    }
+
+    /// `__hsub2_sat(a, b)`: each half's [`hsub_sat`](HalfFloat::hsub_sat).
+    #[inline(always)]
+    pub fn sub_sat(self, b: Self) -> Self {
+        paired!(self, hsub_sat, sub_sat2, b)
+    }
+
+    /// `__hmul2_sat(a, b)`: each half's [`hmul_sat`](HalfFloat::hmul_sat).
+    #[inline(always)]
+    pub fn mul_sat(self, b: Self) -> Self {
+        paired!(self, hmul_sat, mul_sat2, b)
+    }
+
+    /// `__hfma2_sat(a, b, c)`: each half's
+    /// [`hfma_sat`](HalfFloat::hfma_sat).
+    #[inline(always)]
+    pub fn mul_add_sat(self, b: Self, c: Self) -> Self {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let (p, q, r) = (self.to_bits(), b.to_bits(), c.to_bits());
+            Self::from_bits(by_kind!(T::KIND, g => g::fma_sat2(p, q, r), F => unreachable!()))
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            Half2::new(self.x.hfma_sat(b.x, c.x), self.y.hfma_sat(b.y, c.y))
+        }
+    }
+
+    /// `__hfma2_relu(a, b, c)`: each half's
+    /// [`hfma_relu`](HalfFloat::hfma_relu) (`fma.rn.relu.f16x2`).
+    #[inline(always)]
+    pub fn mul_add_relu(self, b: Self, c: Self) -> Self {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let (p, q, r) = (self.to_bits(), b.to_bits(), c.to_bits());
+            Self::from_bits(by_kind!(T::KIND, g => g::fma_relu2(p, q, r), F => unreachable!()))
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            Half2::new(self.x.hfma_relu(b.x, c.x), self.y.hfma_relu(b.y, c.y))
+        }
     }
 }
 

@@ -11,6 +11,13 @@
 //!   triples: every special value (zeros, subnormals, the extremes,
 //!   infinities, NaNs) against every other, then random bit patterns and
 //!   operands of close magnitude;
+//! * the math functions (`hsqrt` .. `hrint`, `__hmax_nan`, `__hfma_relu`,
+//!   the `_sat` forms, and their pairs) on every input: all 2^16 halves
+//!   (pairs: each half with a partner), the functions of two and three
+//!   against 64 second operands (specials and random); nvcc's results
+//!   are also compared with the simulator's model, which must give the
+//!   same bits but for `htanh_approx` (within 1 ulp, see
+//!   `cg_core::half::HalfMath`);
 //! * the conversions from `f32`, `f64`, `i32`, `u32` (and two `f32` to a
 //!   pair) on 2^20 inputs: specials, random bit patterns, values next to a
 //!   rounding tie;
@@ -30,7 +37,10 @@
 mod common;
 
 use cg_core::half::{bf16, f16, Half2, HalfFloat};
-use cg_test_kernels::half::{half_from_one, half_op, HALF_COLLECTIVE, HALF_FROM, HALF_OPS};
+use cg_test_kernels::half::{
+    half_from_one, half_op, HALF_BINARY, HALF_COLLECTIVE, HALF_FROM, HALF_OPS, HALF_PAIR_OFFSET,
+    HALF_UNARY,
+};
 use cg_tests::kernels::{HalfCollective, HalfFrom, HalfOps, Kernels};
 use cooperative_groups::{Gpu, LaunchConfig, LaunchKind};
 use rand::rngs::StdRng;
@@ -271,6 +281,127 @@ fn arithmetic_and_conversions_agree_with_cuda() {
         }
     }
     report(test, judge, &results);
+}
+
+// ------------------------------------------------------ math functions
+
+/// The high half of pair `i` in the math test: another input, so that
+/// both halves see every input.
+fn partner(i: u32) -> u32 {
+    (i.wrapping_mul(40503).wrapping_add(12345)) & 0xffff
+}
+
+/// Whether the model (the simulator's functions) may differ from nvcc's
+/// result of `HALF_OPS[op]`: only `htanh_approx` and its pair, by 1 ulp a
+/// half.
+fn model_may_differ(op: u32) -> bool {
+    op == 34 || op == 34 + HALF_PAIR_OFFSET
+}
+
+/// Whether `got` is within 1 ulp of `want` in each half of the word.
+fn within_one_ulp(got: u32, want: u32) -> bool {
+    let key = |u: u32| {
+        let u = u & 0xffff;
+        if u & 0x8000 != 0 {
+            -((u & 0x7fff) as i64)
+        } else {
+            u as i64
+        }
+    };
+    (key(got) - key(want)).abs() <= 1 && (key(got >> 16) - key(want >> 16)).abs() <= 1
+}
+
+#[test]
+fn math_functions_agree_with_cuda_on_every_input() {
+    let test = "math_functions_agree_with_cuda_on_every_input";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    let module = twins(&gpu, test);
+    // SAFETY: the twin has the Rust kernel's parameter list.
+    let twin = module.as_ref().map(|m| unsafe {
+        HalfOps::from_function(m.function(HalfOps::NAME, LaunchKind::Plain).unwrap())
+    });
+    let judge = if twin.is_some() {
+        "nvcc"
+    } else {
+        "the host model"
+    };
+    // Every input on a GPU; every 16th on the simulator.
+    let step = if twin.is_some() { 1 } else { 16 };
+    let mut rng = common::rng(test);
+    let sp = specials();
+    let mut second: Vec<u16> = sp.clone();
+    while second.len() < if twin.is_some() { 64 } else { 8 } {
+        second.push(rng.random());
+    }
+    second.truncate(if twin.is_some() { 64 } else { 8 });
+    let halves: Vec<u32> = (0..1u32 << 16).step_by(step).collect();
+    let word = |x: u32, pair: bool| if pair { x | partner(x) << 16 } else { x };
+    let cfg = LaunchConfig::new(264, 256);
+    let mut results = Vec::new();
+    let mut model_results = Vec::new();
+    for kind in 0..2u32 {
+        let ops = HALF_UNARY
+            .chain(HALF_BINARY)
+            .flat_map(|op| [op, op + HALF_PAIR_OFFSET]);
+        for op in ops {
+            let pair = op >= HALF_UNARY.start + HALF_PAIR_OFFSET;
+            let unary = HALF_UNARY.contains(&(op - if pair { HALF_PAIR_OFFSET } else { 0 }));
+            let (a, b): (Vec<u32>, Vec<u32>) = if unary {
+                halves.iter().map(|&x| (word(x, pair), 0)).unzip()
+            } else {
+                second
+                    .iter()
+                    .flat_map(|&y| {
+                        let y = word(y as u32, pair);
+                        halves.iter().map(move |&x| (word(x, pair), y))
+                    })
+                    .unzip()
+            };
+            let n = a.len();
+            let (da, db) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
+            let mut out = gpu.alloc_uninit::<u32>(n).unwrap();
+            k.half_ops
+                .launch(cfg, kind, op, &da, &db, &db, &mut out)
+                .unwrap();
+            let model: Vec<u32> = (0..n)
+                .map(|i| match kind {
+                    0 => half_op::<f16>(op, a[i], b[i], b[i]),
+                    _ => half_op::<bf16>(op, a[i], b[i], b[i]),
+                })
+                .collect();
+            let want = match &twin {
+                Some(ops) => {
+                    let mut theirs = gpu.alloc_uninit::<u32>(n).unwrap();
+                    ops.launch(cfg, kind, op, &da, &db, &db, &mut theirs)
+                        .unwrap();
+                    theirs.to_vec().unwrap()
+                }
+                None => model.clone(),
+            };
+            let describe = |i: usize| format!("({:#010x}, {:#010x})", a[i], b[i]);
+            let mut found = Found::default();
+            for (i, (g, w)) in out.to_vec().unwrap().into_iter().zip(&want).enumerate() {
+                found.add(g, *w, || describe(i));
+            }
+            let name = format!("{} {}", KINDS[kind as usize], HALF_OPS[op as usize]);
+            results.push((name.clone(), found));
+            // nvcc's results against the model: the same bits, but where
+            // the model may differ, within 1 ulp.
+            let mut against = Found::default();
+            for (i, (m, w)) in model.iter().zip(&want).enumerate() {
+                let allowed = model_may_differ(op) && within_one_ulp(*m, *w);
+                against.add(*m, if allowed { *m } else { *w }, || describe(i));
+            }
+            model_results.push((name, against));
+        }
+    }
+    report(test, judge, &results);
+    report(
+        test,
+        &format!("{judge} (the simulator's model)"),
+        &model_results,
+    );
 }
 
 // ----------------------------------------------------------- collectives

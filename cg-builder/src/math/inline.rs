@@ -253,6 +253,23 @@ impl<'a> Callee<'a> {
             .split_whitespace()
             .collect();
         let op = fields.first().copied().unwrap_or("");
+        if let ("ld.param.v2.u16" | "ld.param.v2.b16", [_, lo, hi, place]) = (op, &fields[..]) {
+            // A pair of halves in a word argument, unpacked.
+            let index = plain_place(place).and_then(|p| self.index(p))?;
+            let lo = names.rename(lo.strip_prefix('{')?.strip_suffix(',')?, prefix);
+            let hi = names.rename(hi.strip_suffix("},")?, prefix);
+            let src = call.args[index];
+            return Some(Some(if src.starts_with('%') {
+                format!("\tmov.b32 \t{{{lo}, {hi}}}, {src};\n")
+            } else {
+                let v = immediate(src)?;
+                format!(
+                    "\tmov.b16 \t{lo}, {};\n\tmov.b16 \t{hi}, {};\n",
+                    v & 0xffff,
+                    (v >> 16) & 0xffff
+                )
+            }));
+        }
         let (dst, src) = if let Some(ty) = op.strip_prefix("ld.param.") {
             let [_, dst, place] = fields[..] else {
                 return self.refuse_if_ours(statement);
@@ -280,6 +297,15 @@ impl<'a> Callee<'a> {
         let bits = match ty {
             "b32" | "f32" | "u32" | "s32" => 32,
             "b64" | "f64" | "u64" | "s64" => 64,
+            // The low half of a 32-bit argument (nvcc loads only what the
+            // function reads: a half in a word); a result is never narrow.
+            "b16" | "u16" | "s16" if op.starts_with("ld.") => {
+                return Some(Some(if src.starts_with('%') {
+                    format!("\tcvt.u16.u32 \t{dst}, {src};\n")
+                } else {
+                    format!("\tmov.b16 \t{dst}, {};\n", immediate(&src)? & 0xffff)
+                }));
+            }
             _ => return None,
         };
         Some(Some(format!("\tmov.b{bits} \t{dst}, {src};\n")))
@@ -299,6 +325,18 @@ impl<'a> Callee<'a> {
 
     fn index(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| *p == name)
+    }
+}
+
+/// The value of an integer immediate operand (decimal or `0x` hex).
+fn immediate(text: &str) -> Option<u64> {
+    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex.trim_end_matches('U'), 16).ok(),
+        None => text
+            .trim_end_matches('U')
+            .parse::<i64>()
+            .ok()
+            .map(|v| v as u64),
     }
 }
 
@@ -425,6 +463,82 @@ $L__BB3_2:
 \tret;
 }
 ";
+
+    /// nvcc's half functions read the low half of their word argument
+    /// (`ld.param.u16`) and scope inline PTX's registers in braces.
+    #[test]
+    fn a_narrow_load_of_an_argument_takes_its_low_half() {
+        let module = "\
+.func  (.param .b32 func_retval0) cg_math_hsqrt_f16(
+\t.param .b32 cg_math_hsqrt_f16_param_0
+)
+{
+\t.reg .b16 \t%rs<3>;
+\t.reg .b32 \t%r<2>;
+
+\tld.param.u16 \t%rs2, [cg_math_hsqrt_f16_param_0];
+\t{.reg.b32         f;
+\t mov.b16         r,%rs2;
+\t cvt.f32.f16     f,r;
+\t}
+\tcvt.u32.u16 \t%r1, %rs1;
+\tst.param.b32 \t[func_retval0], %r1;
+\tret;
+
+}
+.func  (.param .b32 func_retval0) cg_math_h2rcp_bf16(
+\t.param .b32 cg_math_h2rcp_bf16_param_0
+)
+{
+\t.reg .b16 \t%rs<5>;
+\t.reg .b32 \t%r<2>;
+
+\tld.param.v2.u16 \t{%rs3, %rs4}, [cg_math_h2rcp_bf16_param_0];
+\tmov.b32 \t%r1, {%rs3, %rs4};
+\tst.param.b32 \t[func_retval0+0], %r1;
+\tret;
+
+}
+.visible .entry k(
+\t.param .u64 .ptr .align 1 k_param_0
+)
+{
+\t.reg .b32 \t%r<4>;
+\t{ // callseq 0, 0
+\t.param .b32 \tparam0;
+\t.param .b32 \tretval0;
+\tst.param.b32 \t[param0], %r1;
+\tcall.uni (retval0), cg_math_hsqrt_f16, (param0);
+\tld.param.b32 \t%r2, [retval0];
+\t} // callseq 0
+\t{ // callseq 1, 0
+\t.param .b32 \tparam0;
+\t.param .b32 \tretval0;
+\tst.param.b32 \t[param0], 15360;
+\tcall.uni (retval0), cg_math_hsqrt_f16, (param0);
+\tld.param.b32 \t%r3, [retval0];
+\t} // callseq 1
+\t{ // callseq 2, 0
+\t.param .b32 \tparam0;
+\t.param .b32 \tretval0;
+\tst.param.b32 \t[param0], %r3;
+\tcall.uni (retval0), cg_math_h2rcp_bf16, (param0);
+\tld.param.b32 \t%r1, [retval0];
+\t} // callseq 2
+\tret;
+}
+";
+        let out = calls(module);
+        assert!(
+            out.contains("mov.b32 \t{%cgm2_rs3, %cgm2_rs4}, %r3;"),
+            "{out}"
+        );
+        assert!(!out.contains("call.uni"), "{out}");
+        assert!(out.contains("cvt.u16.u32 \t%cgm0_rs2, %r1;"), "{out}");
+        assert!(out.contains("mov.b16 \t%cgm1_rs2, 15360;"), "{out}");
+        assert!(out.contains("mov.b32 \t%r2, %cgm0_r1;"), "{out}");
+        assert!(out.contains("cvt.f32.f16     f,r;"), "{out}");
+    }
 
     #[test]
     fn each_call_becomes_a_renamed_copy_of_the_body() {

@@ -201,3 +201,40 @@ pub(crate) fn to_i32<F: Format>(a: u16) -> i32 {
 pub(crate) fn to_u32<F: Format>(a: u16) -> u32 {
     to_f64::<F>(a) as u32
 }
+
+/// `op` of the exact value, rounded once (NaN to [`NAN`]): the correctly
+/// rounded result where `op` is exact or correctly rounded in `f64` and
+/// the `f64` result is not within an `f64` ulp of a tie of the format.
+pub(crate) fn unary<F: Format>(a: u16, op: fn(f64) -> f64) -> u16 {
+    round::<F>(op(to_f64::<F>(a)))
+}
+
+/// `min.NaN`/`max.NaN`: [`NAN`] where either is NaN, else [`min_max`].
+pub(crate) fn min_max_nan<F: Format>(a: u16, b: u16, max: bool) -> u16 {
+    if is_nan::<F>(a) || is_nan::<F>(b) {
+        NAN
+    } else {
+        min_max::<F>(a, b, max)
+    }
+}
+
+/// `fma.rn.relu`: [`fma`], then a negative result (`-0` included) to
+/// `+0`; a NaN stays [`NAN`].
+pub(crate) fn fma_relu<F: Format>(a: u16, b: u16, c: u16) -> u16 {
+    let r = fma::<F>(a, b, c);
+    if !is_nan::<F>(r) && r & 0x8000 != 0 {
+        0
+    } else {
+        r
+    }
+}
+
+/// `.sat`: `r` clamped to `[+0, 1]`; NaN and `-0` to `+0`.
+pub(crate) fn saturate<F: Format>(r: u16) -> u16 {
+    let one = (bias::<F>() as u16) << F::MAN;
+    if is_nan::<F>(r) || r & 0x8000 != 0 {
+        0
+    } else {
+        r.min(one)
+    }
+}

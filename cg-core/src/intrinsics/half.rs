@@ -84,12 +84,45 @@ macro_rules! binary32 {
     };
 }
 
+/// Functions of CUDA's half-precision library (`cuda_fp16.h`,
+/// `cuda_bf16.h`) that are instruction sequences: calls to the definitions
+/// cg-builder compiles with nvcc from `math.cu` (`cg_math_<cuda>_<t>`, see
+/// `cg_builder::math`) and inlines, so that the instructions are nvcc's.
+/// `$w` is the operand's width: `u16` for a half, `u32` for a pair.
+macro_rules! library {
+    ($t:literal: $($(#[$cfg:meta])? $name:ident: $cuda:literal, $w:ty;)*) => {
+        mod library {
+            extern "C" {
+                $(
+                    $(#[$cfg])?
+                    #[link_name = concat!("cg_math_", $cuda, "_", $t)]
+                    pub(crate) fn $name(a: u32) -> u32;
+                )*
+            }
+        }
+        $(
+            $(#[$cfg])?
+            #[doc = concat!("CUDA's `", $cuda, "`, nvcc's instructions (cg-builder's library).")]
+            #[inline(always)]
+            pub(crate) fn $name(a: $w) -> $w {
+                // SAFETY: a pure function of its argument, defined by
+                // cg-builder from nvcc's compilation of CUDA's function.
+                unsafe { library::$name(a as u32) as $w }
+            }
+        )*
+    };
+}
+
 /// The instructions of one half type: `$t` is its PTX type (`f16`,
 /// `bf16`), `$one`/`$neg_one`/`$neg_zero` its constants' bits (one value, then a pair of them), `$native`
-/// the condition under which it has `add`/`sub`/`mul` of its own.
+/// the condition under which it has `add`/`sub`/`mul` of its own, `$sat`
+/// whether they take `.sat` (`f16`; `bf16` clamps with `max` and `min`, as
+/// nvcc's `__hadd_sat` does), `$one_bits`.. the constants as integers.
 macro_rules! half_type {
     ($m:ident, $t:literal, one: $one:literal, $one2:literal, neg_one: $neg_one:literal,
-     $neg_one2:literal, neg_zero: $neg_zero:literal, $neg_zero2:literal, native: $native:meta) => {
+     $neg_one2:literal, neg_zero: $neg_zero:literal, $neg_zero2:literal, native: $native:meta,
+     sat: $sat:meta, bits: $one_bits:literal, $one2_bits:literal, $neg_one_bits:literal,
+     $neg_one2_bits:literal) => {
         pub(crate) mod $m {
             use super::*;
 
@@ -129,6 +162,47 @@ macro_rules! half_type {
             unary16!(
                 /// `abs`: the sign cleared (NaN to the canonical NaN).
                 abs => concat!("abs.", $t, " {d}, {a};"));
+
+            binary16!(
+                /// `max.NaN`: the larger, the canonical NaN if either is NaN.
+                max_nan => concat!("max.NaN.", $t, " {d}, {a}, {b};"));
+            binary16!(
+                /// `min.NaN`: the smaller, the canonical NaN if either is NaN.
+                min_nan => concat!("min.NaN.", $t, " {d}, {a}, {b};"));
+            #[cfg($native)]
+            unary16!(
+                /// `cvt.rmi`: rounded toward minus infinity to an integer.
+                floor => concat!("cvt.rmi.", $t, ".", $t, " {d}, {a};"));
+            #[cfg($native)]
+            unary16!(
+                /// `cvt.rpi`: rounded toward plus infinity to an integer.
+                ceil => concat!("cvt.rpi.", $t, ".", $t, " {d}, {a};"));
+            #[cfg($native)]
+            unary16!(
+                /// `cvt.rzi`: rounded toward zero to an integer.
+                trunc => concat!("cvt.rzi.", $t, ".", $t, " {d}, {a};"));
+            #[cfg($native)]
+            unary16!(
+                /// `cvt.rni`: rounded to the nearest even integer.
+                rint => concat!("cvt.rni.", $t, ".", $t, " {d}, {a};"));
+            #[cfg($native)]
+            unary16!(
+                /// `tanh.approx`: the hardware's approximate `tanh`.
+                tanh_approx => concat!("tanh.approx.", $t, " {d}, {a};"));
+
+            /// `fma.rn.relu`: `a * b + c` rounded once, negative results
+            /// (and NaN) to `+0`.
+            #[inline(always)]
+            pub(crate) fn fma_relu(a: u16, b: u16, c: u16) -> u16 {
+                let d: u16;
+                // SAFETY: arithmetic on registers.
+                unsafe {
+                    asm!(concat!("fma.rn.relu.", $t, " {d}, {a}, {b}, {c};"), d = out(reg16) d,
+                         a = in(reg16) a, b = in(reg16) b, c = in(reg16) c,
+                         options(pure, nomem, nostack))
+                };
+                d
+            }
 
             /// `fma.rn`: `a * b + c`, rounded once.
             #[inline(always)]
@@ -306,6 +380,31 @@ macro_rules! half_type {
                 /// `abs.<t>x2`.
                 abs2 => concat!("abs.", $t, "x2 {d}, {a};"));
 
+            binary32!(
+                /// `max.NaN.<t>x2`.
+                max_nan2 => concat!("max.NaN.", $t, "x2 {d}, {a}, {b};"));
+            binary32!(
+                /// `min.NaN.<t>x2`.
+                min_nan2 => concat!("min.NaN.", $t, "x2 {d}, {a}, {b};"));
+            #[cfg($native)]
+            unary32!(
+                /// `tanh.approx.<t>x2`.
+                tanh_approx_x2 => concat!("tanh.approx.", $t, "x2 {d}, {a};"));
+
+            /// `fma.rn.relu.<t>x2`: two fused multiply-adds, negative
+            /// results (and NaN) to `+0`.
+            #[inline(always)]
+            pub(crate) fn fma_relu2(a: u32, b: u32, c: u32) -> u32 {
+                let d: u32;
+                // SAFETY: arithmetic on registers.
+                unsafe {
+                    asm!(concat!("fma.rn.relu.", $t, "x2 {d}, {a}, {b}, {c};"), d = out(reg32) d,
+                         a = in(reg32) a, b = in(reg32) b, c = in(reg32) c,
+                         options(pure, nomem, nostack))
+                };
+                d
+            }
+
             /// `fma.rn.<t>x2`: two fused multiply-adds.
             #[inline(always)]
             pub(crate) fn fma2(a: u32, b: u32, c: u32) -> u32 {
@@ -317,6 +416,154 @@ macro_rules! half_type {
                          options(pure, nomem, nostack))
                 };
                 d
+            }
+
+            /// `a op b` (one of the instructions above) clamped to
+            /// `[+0, 1]` as nvcc's `bf16` `__hadd_sat` does: `max` with
+            /// `+0` (NaN and `-0` to `+0`), then `min` with 1.
+            #[cfg(not($sat))]
+            #[inline(always)]
+            fn clamp(r: u16) -> u16 {
+                min(max(r, 0), $one_bits)
+            }
+            #[cfg(not($sat))]
+            #[inline(always)]
+            fn clamp2(r: u32) -> u32 {
+                min2(max2(r, 0), $one2_bits)
+            }
+            #[cfg($sat)]
+            binary16!(
+                /// `add.sat`: `a + b` clamped to `[+0, 1]`, NaN to `+0`.
+                add_sat => concat!("add.sat.", $t, " {d}, {a}, {b};"));
+            #[cfg($sat)]
+            binary16!(
+                /// `sub.sat`: `a - b` clamped to `[+0, 1]`, NaN to `+0`.
+                sub_sat => concat!("sub.sat.", $t, " {d}, {a}, {b};"));
+            #[cfg($sat)]
+            binary16!(
+                /// `mul.sat`: `a * b` clamped to `[+0, 1]`, NaN to `+0`.
+                mul_sat => concat!("mul.sat.", $t, " {d}, {a}, {b};"));
+            #[cfg($sat)]
+            binary32!(
+                /// `add.sat.<t>x2`.
+                add_sat2 => concat!("add.sat.", $t, "x2 {d}, {a}, {b};"));
+            #[cfg($sat)]
+            binary32!(
+                /// `sub.sat.<t>x2`.
+                sub_sat2 => concat!("sub.sat.", $t, "x2 {d}, {a}, {b};"));
+            #[cfg($sat)]
+            binary32!(
+                /// `mul.sat.<t>x2`.
+                mul_sat2 => concat!("mul.sat.", $t, "x2 {d}, {a}, {b};"));
+
+            /// `fma.rn.sat`: `a * b + c` rounded once, clamped to `[+0, 1]`.
+            #[cfg($sat)]
+            #[inline(always)]
+            pub(crate) fn fma_sat(a: u16, b: u16, c: u16) -> u16 {
+                let d: u16;
+                // SAFETY: arithmetic on registers.
+                unsafe {
+                    asm!(concat!("fma.rn.sat.", $t, " {d}, {a}, {b}, {c};"), d = out(reg16) d,
+                         a = in(reg16) a, b = in(reg16) b, c = in(reg16) c,
+                         options(pure, nomem, nostack))
+                };
+                d
+            }
+
+            /// `fma.rn.sat.<t>x2`.
+            #[cfg($sat)]
+            #[inline(always)]
+            pub(crate) fn fma_sat2(a: u32, b: u32, c: u32) -> u32 {
+                let d: u32;
+                // SAFETY: arithmetic on registers.
+                unsafe {
+                    asm!(concat!("fma.rn.sat.", $t, "x2 {d}, {a}, {b}, {c};"), d = out(reg32) d,
+                         a = in(reg32) a, b = in(reg32) b, c = in(reg32) c,
+                         options(pure, nomem, nostack))
+                };
+                d
+            }
+
+            /// `a + b` as `fma.rn(a, 1.0, b)`, clamped.
+            #[cfg(not($sat))]
+            #[inline(always)]
+            pub(crate) fn add_sat(a: u16, b: u16) -> u16 {
+                clamp(fma(a, $one_bits, b))
+            }
+            /// `a - b` as `fma.rn(b, -1.0, a)`, clamped.
+            #[cfg(not($sat))]
+            #[inline(always)]
+            pub(crate) fn sub_sat(a: u16, b: u16) -> u16 {
+                clamp(fma(b, $neg_one_bits, a))
+            }
+            /// `a * b` as `fma.rn(a, b, -0.0)`, clamped.
+            #[cfg(not($sat))]
+            #[inline(always)]
+            pub(crate) fn mul_sat(a: u16, b: u16) -> u16 {
+                clamp(fma(a, b, 0x8000))
+            }
+            /// `fma.rn`, clamped.
+            #[cfg(not($sat))]
+            #[inline(always)]
+            pub(crate) fn fma_sat(a: u16, b: u16, c: u16) -> u16 {
+                clamp(fma(a, b, c))
+            }
+            /// Two sums as `fma.rn.<t>x2(a, 1.0, b)`, clamped.
+            #[cfg(not($sat))]
+            #[inline(always)]
+            pub(crate) fn add_sat2(a: u32, b: u32) -> u32 {
+                clamp2(fma2(a, $one2_bits, b))
+            }
+            /// Two differences as `fma.rn.<t>x2(b, -1.0, a)`, clamped.
+            #[cfg(not($sat))]
+            #[inline(always)]
+            pub(crate) fn sub_sat2(a: u32, b: u32) -> u32 {
+                clamp2(fma2(b, $neg_one2_bits, a))
+            }
+            /// Two products as `fma.rn.<t>x2(a, b, -0.0)`, clamped.
+            #[cfg(not($sat))]
+            #[inline(always)]
+            pub(crate) fn mul_sat2(a: u32, b: u32) -> u32 {
+                clamp2(fma2(a, b, 0x8000_8000))
+            }
+            /// `fma.rn.<t>x2`, clamped.
+            #[cfg(not($sat))]
+            #[inline(always)]
+            pub(crate) fn fma_sat2(a: u32, b: u32, c: u32) -> u32 {
+                clamp2(fma2(a, b, c))
+            }
+
+            library! { $t:
+                sqrt: "hsqrt", u16;
+                rsqrt: "hrsqrt", u16;
+                rcp: "hrcp", u16;
+                exp: "hexp", u16;
+                exp2: "hexp2", u16;
+                exp10: "hexp10", u16;
+                log: "hlog", u16;
+                log2: "hlog2", u16;
+                log10: "hlog10", u16;
+                sin: "hsin", u16;
+                cos: "hcos", u16;
+                tanh: "htanh", u16;
+                #[cfg(not($native))] floor: "hfloor", u16;
+                #[cfg(not($native))] ceil: "hceil", u16;
+                #[cfg(not($native))] trunc: "htrunc", u16;
+                #[cfg(not($native))] rint: "hrint", u16;
+                #[cfg(not($native))] tanh_approx: "htanh_approx", u16;
+                sqrt_x2: "h2sqrt", u32;
+                rsqrt_x2: "h2rsqrt", u32;
+                rcp_x2: "h2rcp", u32;
+                exp2_x2: "h2exp2", u32;
+                exp_x2: "h2exp", u32;
+                exp10_x2: "h2exp10", u32;
+                log_x2: "h2log", u32;
+                log2_x2: "h2log2", u32;
+                log10_x2: "h2log10", u32;
+                sin_x2: "h2sin", u32;
+                cos_x2: "h2cos", u32;
+                tanh_x2: "h2tanh", u32;
+                #[cfg(not($native))] tanh_approx_x2: "h2tanh_approx", u32;
             }
 
             /// `cvt.rn.<t>x2.f32 d, hi, lo`: two floats rounded into a pair
@@ -336,9 +583,11 @@ macro_rules! half_type {
 }
 
 half_type!(f16, "f16", one: "0x3c00", "0x3c003c00", neg_one: "0xbc00", "0xbc00bc00",
-           neg_zero: "0x8000", "0x80008000", native: all());
+           neg_zero: "0x8000", "0x80008000", native: all(), sat: all(),
+           bits: 0x3c00, 0x3c00_3c00, 0xbc00, 0xbc00_bc00);
 half_type!(bf16, "bf16", one: "0x3f80", "0x3f803f80", neg_one: "0xbf80", "0xbf80bf80",
-           neg_zero: "0x8000", "0x80008000", native: target_feature = "sm_90");
+           neg_zero: "0x8000", "0x80008000", native: target_feature = "sm_90", sat: any(),
+           bits: 0x3f80, 0x3f80_3f80, 0xbf80, 0xbf80_bf80);
 
 /// `cvt.f32.f16`: exact (a NaN becomes the canonical `0x7fffffff`).
 #[inline(always)]

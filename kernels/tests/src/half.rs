@@ -9,11 +9,92 @@
 //! bits of a `u32` word, a pair ([`Half2`]) fills the word.
 use cg_core::prelude::*;
 
-/// [`half_ops`]' operations, by index.
-pub const HALF_OPS: [&str; 22] = [
-    "hadd", "hsub", "hmul", "hdiv", "hfma", "hneg", "habs", "hmin", "hmax", "compare", "to_float",
-    "to_int", "to_uint", "add2", "sub2", "mul2", "div2", "fma2", "neg2", "abs2", "min2", "max2",
+/// [`half_ops`]' operations, by index: the arithmetic (0 to 21), then the
+/// math functions of one half (22 to 38, [`HALF_UNARY`]), of two and
+/// three (39 to 45, `f(a, b)` and `f(a, b, c)`), and the same of pairs
+/// (46 to 69).
+pub const HALF_OPS: [&str; 70] = [
+    "hadd",
+    "hsub",
+    "hmul",
+    "hdiv",
+    "hfma",
+    "hneg",
+    "habs",
+    "hmin",
+    "hmax",
+    "compare",
+    "to_float",
+    "to_int",
+    "to_uint",
+    "add2",
+    "sub2",
+    "mul2",
+    "div2",
+    "fma2",
+    "neg2",
+    "abs2",
+    "min2",
+    "max2",
+    "hsqrt",
+    "hrsqrt",
+    "hrcp",
+    "hexp",
+    "hexp2",
+    "hexp10",
+    "hlog",
+    "hlog2",
+    "hlog10",
+    "hsin",
+    "hcos",
+    "htanh",
+    "htanh_approx",
+    "hfloor",
+    "hceil",
+    "htrunc",
+    "hrint",
+    "hmax_nan",
+    "hmin_nan",
+    "hfma_relu",
+    "hadd_sat",
+    "hsub_sat",
+    "hmul_sat",
+    "hfma_sat",
+    "h2sqrt",
+    "h2rsqrt",
+    "h2rcp",
+    "h2exp",
+    "h2exp2",
+    "h2exp10",
+    "h2log",
+    "h2log2",
+    "h2log10",
+    "h2sin",
+    "h2cos",
+    "h2tanh",
+    "h2tanh_approx",
+    "h2floor",
+    "h2ceil",
+    "h2trunc",
+    "h2rint",
+    "max2_nan",
+    "min2_nan",
+    "fma2_relu",
+    "add2_sat",
+    "sub2_sat",
+    "mul2_sat",
+    "fma2_sat",
 ];
+
+/// The first of [`HALF_OPS`]' math functions of one half; the pairs'
+/// start [`HALF_PAIR_OFFSET`] later.
+pub const HALF_UNARY: core::ops::Range<u32> = 22..39;
+
+/// The first of the functions of two or three halves.
+pub const HALF_BINARY: core::ops::Range<u32> = 39..46;
+
+/// From a function of halves to the same of pairs, in [`HALF_OPS`].
+pub const HALF_PAIR_OFFSET: u32 = 24;
 
 /// [`half_from`]'s conversions, by index.
 pub const HALF_FROM: [&str; 5] = [
@@ -43,7 +124,7 @@ pub const HALF_COLLECTIVE: [&str; 13] = [
 
 /// `HALF_OPS[op]` of `a`, `b`, `c` as `H`; the result's bits.
 #[inline(always)]
-pub fn half_op<H: HalfFloat>(op: u32, a: u32, b: u32, c: u32) -> u32 {
+pub fn half_op<H: HalfMath>(op: u32, a: u32, b: u32, c: u32) -> u32 {
     let (x, y, z) = (
         H::from_bits16(a as u16),
         H::from_bits16(b as u16),
@@ -85,7 +166,71 @@ pub fn half_op<H: HalfFloat>(op: u32, a: u32, b: u32, c: u32) -> u32 {
         19 => p.abs().to_bits(),
         20 => p.min(q).to_bits(),
         21 => p.max(q).to_bits(),
+        22..=45 => one(half_math(op, x, y, z)),
+        46..=69 => pair_math(op - HALF_PAIR_OFFSET, p, q, r).to_bits(),
         _ => 0,
+    }
+}
+
+/// [`HALF_OPS`]' math function `op` (22 to 45) of halves.
+#[inline(always)]
+fn half_math<H: HalfMath>(op: u32, x: H, y: H, z: H) -> H {
+    match op {
+        22 => x.hsqrt(),
+        23 => x.hrsqrt(),
+        24 => x.hrcp(),
+        25 => x.hexp(),
+        26 => x.hexp2(),
+        27 => x.hexp10(),
+        28 => x.hlog(),
+        29 => x.hlog2(),
+        30 => x.hlog10(),
+        31 => x.hsin(),
+        32 => x.hcos(),
+        33 => x.htanh(),
+        34 => x.htanh_approx(),
+        35 => x.hfloor(),
+        36 => x.hceil(),
+        37 => x.htrunc(),
+        38 => x.hrint(),
+        39 => x.hmax_nan(y),
+        40 => x.hmin_nan(y),
+        41 => x.hfma_relu(y, z),
+        42 => x.hadd_sat(y),
+        43 => x.hsub_sat(y),
+        44 => x.hmul_sat(y),
+        _ => x.hfma_sat(y, z),
+    }
+}
+
+/// [`half_math`]'s function `op` (22 to 45) of pairs.
+#[inline(always)]
+fn pair_math<H: HalfMath>(op: u32, p: Half2<H>, q: Half2<H>, r: Half2<H>) -> Half2<H> {
+    match op {
+        22 => p.sqrt(),
+        23 => p.rsqrt(),
+        24 => p.rcp(),
+        25 => p.exp(),
+        26 => p.exp2(),
+        27 => p.exp10(),
+        28 => p.log(),
+        29 => p.log2(),
+        30 => p.log10(),
+        31 => p.sin(),
+        32 => p.cos(),
+        33 => p.tanh(),
+        34 => p.tanh_approx(),
+        35 => p.floor(),
+        36 => p.ceil(),
+        37 => p.trunc(),
+        38 => p.rint(),
+        39 => p.max_nan(q),
+        40 => p.min_nan(q),
+        41 => p.mul_add_relu(q, r),
+        42 => p.add_sat(q),
+        43 => p.sub_sat(q),
+        44 => p.mul_sat(q),
+        _ => p.mul_add_sat(q, r),
     }
 }
 
