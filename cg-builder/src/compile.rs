@@ -64,7 +64,11 @@ fn rustflags(
     math: MathMode,
 ) -> String {
     let mut flags = format!("-Ctarget-cpu=sm_{sm}\x1f-Zmir-enable-passes=-JumpThreading");
-    for arg in LOOP_FLAGS {
+    for arg in LOOP_FLAGS
+        .iter()
+        .copied()
+        .chain(extra_llvm_args().iter().map(String::as_str))
+    {
         flags.push_str("\x1f-Cllvm-args=");
         flags.push_str(arg);
     }
@@ -108,6 +112,20 @@ pub const LOOP_FLAGS: [&str; 2] = [
     "-scev-cheap-expansion-budget=64",
     "-unroll-runtime-multi-exit",
 ];
+
+/// The variable whose words are passed to LLVM after [`LOOP_FLAGS`] in
+/// every kernel build (`CG_LLVM_ARGS="-disable-lsr"`): for measuring a
+/// setting of the code generator on a whole project (its PTX, registers
+/// and times against the same build without it) before it becomes one of
+/// the builder's own. Unset in a normal build.
+pub const LLVM_ARGS_VAR: &str = "CG_LLVM_ARGS";
+
+/// The words of [`LLVM_ARGS_VAR`] (none when unset).
+fn extra_llvm_args() -> Vec<String> {
+    std::env::var(LLVM_ARGS_VAR)
+        .map(|v| v.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
 
 /// `--remap-path-prefix` flags that name source files relative to
 /// `source_root` (`kernels/samples/src/x.rs`, `cg-core/src/y.rs` from the

@@ -18,11 +18,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Environment variables that change what the build does.
-pub const ENV_VARS: [&str; 4] = [
+pub const ENV_VARS: [&str; 5] = [
     "CG_NVPTX_RUSTC",
     "CG_NVPTX_CARGO",
     "CG_PTX_TARGET_DIR",
     crate::math::NVCC_VAR,
+    crate::compile::LLVM_ARGS_VAR,
 ];
 
 /// A compiler and cargo pair able to build `core` for nvptx64.

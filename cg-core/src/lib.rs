@@ -109,6 +109,7 @@ pub mod indices;
 mod intrinsics;
 mod lanes;
 pub mod math;
+pub mod matrix;
 pub mod memcpy_async;
 pub mod multi_grid;
 pub mod multi_warp;
@@ -159,6 +160,7 @@ pub mod prelude {
     pub use crate::indices::{Gather, Indices};
     pub use crate::kernel;
     pub use crate::math::{mul_add, FloatMath};
+    pub use crate::matrix::Matrix;
     pub use crate::memcpy_async::{
         memcpy_async, memcpy_async_aligned, wait, wait_prior, AsyncCopyGroup,
     };

@@ -3,8 +3,9 @@
 //! raw-pointer forms (`outputs`), the planted bugs the sanitizers must
 //! catch, the kernels that fault on purpose, a kernel that outlasts the
 //! host's next call (`peer`), the races of the output patterns that the
-//! simulator must catch (`races`), and kernels that print (`print`). Each
-//! `#[kernel]` here gets a typed host handle in `cg_tests::kernels`.
+//! simulator must catch (`races`), kernels that print (`print`), and a
+//! transpose that reads through a `Matrix` (`matrix`). Each `#[kernel]`
+//! here gets a typed host handle in `cg_tests::kernels`.
 #![no_std]
 
 pub mod api;
@@ -16,6 +17,7 @@ pub mod grid_select;
 pub mod half;
 pub mod loops;
 pub mod math;
+pub mod matrix;
 pub mod multi_grid;
 pub mod outputs;
 pub mod peer;
