@@ -191,15 +191,21 @@ impl Primitives {
     /// Loads the primitives' kernels on `gpu`.
     pub fn new(gpu: &Gpu) -> Result<Self, Error> {
         let k = Kernels::load(gpu)?;
-        // Every cooperative kernel here has the same resources but for its
-        // shared arrays, which are no larger than the scan's: the scan's
-        // count bounds them all.
-        let scan = k
-            .exclusive_sum_u32
-            .function()
-            .cooperative_config(THREADS, 0)?;
-        let select = k.select_u32.function().cooperative_config(THREADS, 0)?;
-        let resident_blocks = scan.num_blocks().min(select.num_blocks()) as u32;
+        // One grid bound for every cooperative kernel here: the fewest
+        // blocks any of them keeps resident (their registers and shared
+        // arrays differ).
+        let mut resident_blocks = u32::MAX;
+        for f in [
+            k.exclusive_sum_u32.function(),
+            k.exclusive_sum_f32.function(),
+            k.sum_u32.function(),
+            k.sum_f32.function(),
+            k.select_u32.function(),
+            k.select_f32.function(),
+        ] {
+            resident_blocks =
+                resident_blocks.min(f.cooperative_config(THREADS, 0)?.num_blocks() as u32);
+        }
         Ok(Primitives {
             gpu: gpu.clone(),
             k,

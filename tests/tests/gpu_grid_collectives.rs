@@ -1064,11 +1064,17 @@ fn grid_select_reduce_and_histogram_of_millions_on_the_gpu() {
     }
     let k = Kernels::load(&gpu).unwrap();
     let mut rng = common::rng(test);
-    let cfg = k
-        .grid_select_u32
-        .function()
-        .cooperative_config(256, 0)
-        .unwrap();
+    // One grid for every kernel launched here: the fewest blocks any of
+    // them can keep resident (their registers differ).
+    let cfg = [
+        k.grid_select_u32.function(),
+        k.grid_reduce_slice_f32.function(),
+        k.grid_histogram_u32.function(),
+    ]
+    .into_iter()
+    .map(|f| f.cooperative_config(256, 0).unwrap())
+    .min_by_key(|c| c.num_blocks())
+    .unwrap();
     let (blocks, threads) = (cfg.num_blocks() as u32, 256);
     let g = (blocks * threads) as usize;
     for n in common::sizes(&[(1 << 20) + 3, 1 << 24]) {

@@ -24,12 +24,12 @@ fn sizes(gpu: &Gpu) -> Vec<usize> {
     s
 }
 
-/// The float check of a sum: within `γ(n - 1) Σ|x|` of the exact sum.
-fn close(got: f32, values: &[f32]) -> bool {
-    let exact: f64 = values.iter().map(|&v| v as f64).sum();
-    let abs: f64 = values.iter().map(|&v| (v as f64).abs()).sum();
+/// Whether `got`, a float sum along a path of `count` additions at most,
+/// is within `γ(count - 1)` times `abs` (the values' sum of magnitudes) of
+/// `exact`.
+fn within(got: f32, exact: f64, abs: f64, count: usize) -> bool {
     let u = f32::EPSILON as f64 / 2.0;
-    let k = values.len().saturating_sub(1) as f64;
+    let k = count.saturating_sub(1) as f64;
     (got as f64 - exact).abs() <= k * u / (1.0 - k * u) * abs
 }
 
@@ -58,15 +58,39 @@ fn exclusive_scan_and_reduce_match_the_cpu() {
         let mut out = gpu.filled(n.max(1), f32::NAN).unwrap();
         p.exclusive_scan(&df, &mut out).unwrap();
         let got = out.to_vec().unwrap();
-        for i in (1..n).step_by(997).chain(n.checked_sub(1)) {
-            assert!(
-                close(got[i], &f[..i]),
-                "f32 exclusive sum of {n}, element {i}: {}",
-                got[i]
-            );
+        // The exact prefixes in one pass (a sum per checked element would
+        // be quadratic: minutes at 2^24). The bound is the one of a sum
+        // along the scan's path to element `i`, not of `i` additions in a
+        // row (which says nothing past 2^24 values): a tile's items and
+        // its block scan (at most 64 additions), then at most two per
+        // earlier tile (the look-back's aggregates and inclusive
+        // prefixes). The order itself is checked bit for bit against the
+        // model in gpu_grid_collectives (the same device code).
+        let (mut exact, mut abs) = (0f64, 0f64);
+        for (i, &v) in f.iter().enumerate() {
+            if i % 997 == 1 || i + 1 == n {
+                let path = 64 + 2 * (i / TILE + 1);
+                assert!(
+                    within(got[i], exact, abs, path.min(i)),
+                    "f32 exclusive sum of {n}, element {i}: {}",
+                    got[i]
+                );
+            }
+            exact += v as f64;
+            abs += (v as f64).abs();
         }
         let sum = p.reduce(&df).unwrap();
-        assert!(close(sum, &f), "f32 sum of {n}: {sum}");
+        // Along the reduction's path: a thread's grid-stride share (at
+        // most a 256th of the values, a block's threads being 256) and
+        // the tree above it.
+        let (exact, abs) = f.iter().fold((0f64, 0f64), |(e, a), &v| {
+            (e + v as f64, a + (v as f64).abs())
+        });
+        let path = 64 + n.div_ceil(256);
+        assert!(
+            within(sum, exact, abs, path.min(n)),
+            "f32 sum of {n}: {sum}"
+        );
         assert_eq!(
             gpu.reduce(&df).unwrap().to_bits(),
             sum.to_bits(),

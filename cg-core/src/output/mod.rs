@@ -475,3 +475,18 @@ unsafe fn element_at<'a, T>(ptr: *mut T, i: usize, site: Site) -> &'a mut T {
 enum Niche {
     Some = 1,
 }
+
+/// The one failure of the window patterns ([`window`]), out of the way of
+/// their hot path. (Here, not in `window`: the kernels' PTX names it, and
+/// ptxas's code for a kernel that calls it was seen to change with the
+/// name alone.)
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn window_does_not_fit() -> ! {
+    panic!(
+        "Output: the window (or the stencil's arrays) does not fit: it must lie inside the \
+         buffer, both arrays of a stencil must hold width * height elements, and the window's \
+         rows must stay below 2^32 elements"
+    )
+}

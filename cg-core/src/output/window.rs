@@ -4,7 +4,7 @@
 //! array.
 
 use super::pattern::Is;
-use super::{element_at, Niche, Output, Pattern, Points};
+use super::{element_at, window_does_not_fit, Niche, Output, Pattern, Points};
 use crate::checks::Site;
 use crate::grid::GridGroup;
 use crate::uniform::{IntoUniform, Uniform};
@@ -437,16 +437,12 @@ impl StencilWalk {
     /// [`Output::grid_stride_stencil`].
     ///
     /// Panics (a fault the host reports, at the caller's line) unless
-    /// `width * height <= u32::MAX`. Every thread passes the same sizes
-    /// (the simulator checks it).
+    /// `width * height <= u32::MAX`. The sizes are [`Uniform`]: every
+    /// thread walks the same interior.
     #[inline(always)]
     #[track_caller]
-    pub fn new(
-        grid: &GridGroup,
-        width: impl IntoUniform<u32>,
-        height: impl IntoUniform<u32>,
-    ) -> Self {
-        let (width, height) = (width.into_uniform().get(), height.into_uniform().get());
+    pub fn new(grid: &GridGroup, width: Uniform<u32>, height: Uniform<u32>) -> Self {
+        let (width, height) = (width.get(), height.get());
         #[cfg(not(target_arch = "nvptx64"))]
         Site::here().uniform(
             "the stencil walk's width, height",
@@ -669,17 +665,4 @@ impl<'a, 's, T: Copy> Iterator for StencilStride<'a, 's, T> {
 crate::zip::inherent_zip! {
     WindowStride<'a, T>;
     StencilStride<'a, 's, T: Copy>;
-}
-
-/// The one failure of the window patterns, out of the way of their hot
-/// path.
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn window_does_not_fit() -> ! {
-    panic!(
-        "Output: the window (or the stencil's arrays) does not fit: it must lie inside the \
-         buffer, both arrays of a stencil must hold width * height elements, and the window's \
-         rows must stay below 2^32 elements"
-    )
 }
