@@ -245,7 +245,7 @@ impl<const N: u32, P: TileParent> FitsIn<N, P> {
 /// use cg_core::sim::{self, Buffer, Shape};
 ///
 /// #[kernel]
-/// pub fn warp_sums(input: &[u32], mut sums: Output<u32>) {
+/// pub fn warp_sums(input: &[u32], mut sums: Output<u32, Leaders<ThreadBlockTile<32>>>) {
 ///     let warp = tiled_partition::<32>(&this_thread_block());
 ///     let i = this_grid().thread_rank() as usize;
 ///     let total = reduce(&warp, input[i], Plus);

@@ -14,6 +14,7 @@
 //! | [`Points`] | [`grid_stride_window`](Output::grid_stride_window), [`walk`](Output::walk), [`grid_stride_stencil`](Output::grid_stride_stencil), [`stencil`](Output::stencil) | a window's points, numbered row by row, grid-stride (a stencil: the interior's, with their neighbours in a source array) |
 //! | [`Leaders<G>`] | [`leader_element`](Output::leader_element), [`for_leader`](Output::for_leader) | the group's index in the grid (block, tile, cluster) |
 //! | [`Chunks`], [`Chunks<Runs>`] | [`block_chunk`](Output::block_chunk), [`block_chunks`](Output::block_chunks) | `[c * len, (c + 1) * len)`, then a block stride of it ([`Chunk`]'s methods) or a run of consecutive elements per thread ([`Chunk::thread_run`]) |
+//! | [`Selection`] | none: [`grid_select`](crate::grid_collectives::grid_select) writes it | the places of the kept elements, by the data |
 //!
 //! **One pattern per phase, in the type.** Within a pattern no two threads
 //! own one element; across patterns they can (thread 1 of the grid and
