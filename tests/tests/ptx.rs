@@ -92,29 +92,44 @@ fn every_module_assembles_for_sm80_and_sm90_without_spills() {
     );
     // A module runs on its own architecture and every newer one. ptxas
     // takes most of this test's time: the pairs run on every core.
-    let jobs: Vec<(&Ptx, u32)> = all_modules()
-        .flat_map(|m| {
+    let modules: Vec<&Ptx> = all_modules().collect();
+    let jobs: Vec<(usize, u32)> = modules
+        .iter()
+        .enumerate()
+        .flat_map(|(k, m)| {
             [80, 90]
                 .into_iter()
-                .filter(|&sm| sm >= m.sm)
-                .map(move |sm| (m, sm))
+                .filter(move |&sm| sm >= m.sm)
+                .map(move |sm| (k, sm))
         })
         .collect();
     let logs: Vec<String> = std::thread::scope(|s| {
         let handles: Vec<_> = jobs
             .iter()
-            .map(|&(m, sm)| s.spawn(move || assemble(m.source, sm)))
+            .map(|&(k, sm)| {
+                let source = modules[k].source;
+                s.spawn(move || assemble(source, sm))
+            })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    for (&(m, sm), log) in jobs.iter().zip(&logs) {
-        check_frames(m, sm, log);
+    // Each module's allowances once, for every architecture it was
+    // assembled for.
+    let allowances: Vec<FrameAllowance> = modules
+        .iter()
+        .map(|m| FrameAllowance::of(m.source))
+        .collect();
+    for (&(k, sm), log) in jobs.iter().zip(&logs) {
+        check_frames(modules[k], sm, log, &allowances[k]);
     }
 }
 
 /// What a module's functions may reserve as a stack frame, from the
 /// module's PTX (parsed once: the log names every function).
 struct FrameAllowance {
+    /// The module's entry points: one "Compiling entry function" each in
+    /// the log.
+    entries: usize,
     /// The largest reservation of the paths to a trap.
     trap_paths: u32,
     /// The largest depot of CUDA's math library in the module.
@@ -144,6 +159,7 @@ impl FrameAllowance {
             })
             .collect();
         FrameAllowance {
+            entries: module.entries().count(),
             trap_paths: local_depots_on_trap_paths(source),
             math_library: math_library_depot(source),
             functions,
@@ -176,15 +192,13 @@ impl FrameAllowance {
 /// exempt: its argument reductions keep a table in local memory; so is a
 /// kernel's call of CUDA's `printf` (`cg_core::println!`), whose arguments
 /// are a buffer in local memory.
-fn check_frames(m: &Ptx, sm: u32, log: &str) {
+fn check_frames(m: &Ptx, sm: u32, log: &str, allowance: &FrameAllowance) {
     let entries = log.matches("Compiling entry function").count();
     assert_eq!(
-        entries,
-        Module::parse(m.source).entries().count(),
+        entries, allowance.entries,
         "sm_{} module on sm_{sm}:\n{log}",
         m.sm
     );
-    let allowance = FrameAllowance::of(m.source);
     let mut function = "";
     for line in log.lines() {
         if let Some(name) = line.split("Function properties for ").nth(1) {
