@@ -752,10 +752,9 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
         "grid scan: the output is shorter than the input",
     );
     // SAFETY: a function of `T` alone, so the same in every thread.
-    let items = unsafe { Uniform::new_unchecked(items_per_thread::<T>()) };
-    let tile_len = Uniform::<usize>::from(block.uniform_num_threads()) * items;
-    let per_thread = items;
-    let items = items.get();
+    let per_thread = unsafe { Uniform::new_unchecked(items_per_thread::<T>()) };
+    let tile_len = Uniform::<usize>::from(block.uniform_num_threads()) * per_thread;
+    let items = per_thread.get();
     let tiles = n.div_ceil(tile_len.get());
     scratch.scans = scratch.scans.wrapping_add(1);
     let first = 2 * ladder_slots(grid.num_blocks() as usize);
