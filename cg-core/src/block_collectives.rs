@@ -286,6 +286,27 @@ fn warp_of(block: &ThreadBlock) -> DynamicTile {
     tiled_partition_dynamic(block, 32)
 }
 
+/// `$body` with `$warp` the caller's warp: a [`ThreadBlockTile<32>`]
+/// when every warp of the block is whole (the block's thread count a
+/// multiple of 32, the same in every thread), else [`warp_of`]'s tile.
+/// The results are the same; the whole warp's collectives have a
+/// constant mask, which ptxas turns into plain `SHFL`s in unrolled
+/// loops, where a mask in a register costs a convergence test
+/// (`MATCH`, `REDUX`, `VOTE`) at every shuffle and a loop.
+///
+/// [`ThreadBlockTile<32>`]: crate::tile::ThreadBlockTile
+macro_rules! with_warp {
+    ($block:expr, |$warp:ident| $body:expr) => {
+        if $block.num_threads() % 32 == 0 {
+            let $warp = crate::tile::tiled_partition::<32>($block);
+            $body
+        } else {
+            let $warp = warp_of($block);
+            $body
+        }
+    };
+}
+
 /// Steps 1 and 2 of the module docs, with both barriers: `total` of each
 /// warp (stored by the thread with `stores` set) to the warp totals, then
 /// the running totals. Afterwards, until the next collective on `scratch`,
@@ -294,7 +315,7 @@ fn warp_of(block: &ThreadBlock) -> DynamicTile {
 fn share_warp_totals<T: Pod, Op: Operator<T>>(
     block: &ThreadBlock,
     scratch: &BlockScratch<T>,
-    warp: &DynamicTile,
+    warp: &impl WarpGroup,
     total: T,
     stores: bool,
     op: &Op,
@@ -326,10 +347,11 @@ pub fn block_reduce<T: Pod, Op: Operator<T>>(
     value: T,
     op: Op,
 ) -> T {
-    let warp = warp_of(block);
-    let total = reduce(&warp, value, RankOrder(&op));
-    share_warp_totals(block, scratch, &warp, total, warp.thread_rank() == 0, &op);
-    scratch.running_total(warp.meta_group_size() - 1)
+    with_warp!(block, |warp| {
+        let total = reduce(&warp, value, RankOrder(&op));
+        share_warp_totals(block, scratch, &warp, total, warp.thread_rank() == 0, &op);
+        scratch.running_total(warp.meta_group_size() - 1)
+    })
 }
 
 /// CUB's `BlockReduce::Reduce`: `op` over the `value` of every thread of
@@ -351,14 +373,16 @@ pub fn block_reduce_to_first<T: Pod, Op: Operator<T>>(
     value: T,
     op: Op,
 ) -> (Option<T>, UsedScratch<T>) {
-    let warp = warp_of(block);
-    let total = reduce(&warp, value, RankOrder(&op));
-    if warp.thread_rank() == 0 {
-        scratch.set_warp_total(warp.meta_group_rank(), total);
-    }
+    let warps = with_warp!(block, |warp| {
+        let total = reduce(&warp, value, RankOrder(&op));
+        if warp.thread_rank() == 0 {
+            scratch.set_warp_total(warp.meta_group_rank(), total);
+        }
+        warp.meta_group_size()
+    });
     block.sync();
     let first = if block.thread_rank() == 0 {
-        Some(scratch.fold_warp_totals(warp.meta_group_size(), &op))
+        Some(scratch.fold_warp_totals(warps, &op))
     } else {
         None
     };
@@ -373,17 +397,18 @@ fn inclusive_parts<T: Pod, Op: Operator<T>>(
     value: T,
     op: &Op,
 ) -> (T, u32) {
-    let warp = warp_of(block);
-    let within = inclusive_scan(&warp, value, RankOrder(op));
-    let last = warp.thread_rank() + 1 == warp.num_threads();
-    share_warp_totals(block, scratch, &warp, within, last, op);
-    let w = warp.meta_group_rank();
-    let up_to = if w == 0 {
-        within
-    } else {
-        op.apply(scratch.running_total(w - 1), within)
-    };
-    (up_to, warp.meta_group_size())
+    with_warp!(block, |warp| {
+        let within = inclusive_scan(&warp, value, RankOrder(op));
+        let last = warp.thread_rank() + 1 == warp.num_threads();
+        share_warp_totals(block, scratch, &warp, within, last, op);
+        let w = warp.meta_group_rank();
+        let up_to = if w == 0 {
+            within
+        } else {
+            op.apply(scratch.running_total(w - 1), within)
+        };
+        (up_to, warp.meta_group_size())
+    })
 }
 
 /// The exclusive scan's value for the caller, and the block's warp count.
@@ -394,29 +419,30 @@ fn exclusive_parts<T: Pod, Op: Operator<T>>(
     value: T,
     op: &Op,
 ) -> (T, u32) {
-    let warp = warp_of(block);
-    let within = inclusive_scan(&warp, value, RankOrder(op));
-    // Lane 0 gets its own value back; it is replaced below.
-    let lower = warp.shfl_up(within, 1);
-    let lane = warp.thread_rank();
-    let last = lane + 1 == warp.num_threads();
-    share_warp_totals(block, scratch, &warp, within, last, op);
-    let w = warp.meta_group_rank();
-    let before = if w == 0 {
-        if lane == 0 {
-            T::zeroed()
+    with_warp!(block, |warp| {
+        let within = inclusive_scan(&warp, value, RankOrder(op));
+        // Lane 0 gets its own value back; it is replaced below.
+        let lower = warp.shfl_up(within, 1);
+        let lane = warp.thread_rank();
+        let last = lane + 1 == warp.num_threads();
+        share_warp_totals(block, scratch, &warp, within, last, op);
+        let w = warp.meta_group_rank();
+        let before = if w == 0 {
+            if lane == 0 {
+                T::zeroed()
+            } else {
+                lower
+            }
         } else {
-            lower
-        }
-    } else {
-        let warps_before = scratch.running_total(w - 1);
-        if lane == 0 {
-            warps_before
-        } else {
-            op.apply(warps_before, lower)
-        }
-    };
-    (before, warp.meta_group_size())
+            let warps_before = scratch.running_total(w - 1);
+            if lane == 0 {
+                warps_before
+            } else {
+                op.apply(warps_before, lower)
+            }
+        };
+        (before, warp.meta_group_size())
+    })
 }
 
 /// CUB's `BlockScan::InclusiveScan`: thread of rank `r` gets `op` over the
