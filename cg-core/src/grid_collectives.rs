@@ -54,6 +54,16 @@
 //! one `Q`, so the chain of waits that crosses the array has one link per
 //! 1024 tiles.
 //!
+//! The scans take each tile in two steps, one of the block's tiles apart:
+//! a step reads a tile and publishes its aggregate (and, for a tile
+//! closing a window of 32, the window's), then looks back for the tile
+//! before it and writes that one's results, reading its elements again
+//! (from L2). The tiles of a window are read by different blocks in the
+//! same step, so a look-back a step later finds their aggregates there,
+//! where one in the same step waited for the slowest of those blocks. A
+//! thread reads its elements with 16-byte loads where they are 16-byte
+//! aligned 4-byte values, and whole runs with one bounds check.
+//!
 //! # The order of combination
 //!
 //! Every operator combines in rank order, `op(lower, higher)`, so a
@@ -125,6 +135,7 @@ use crate::shared::SharedArray;
 use crate::tile::{tiled_partition, ThreadBlockTile};
 use crate::uniform::Uniform;
 use crate::unrolled::unrolled;
+use crate::vector::{quads, quads_mut, Vec4};
 use bytemuck::Pod;
 use core::marker::PhantomData;
 use core::mem::size_of;
@@ -539,8 +550,9 @@ fn prefix_before<T: Pod>(ladder: &Ladder<'_, '_, T>, k: usize) -> Option<T> {
 
 /// Tile `t`'s exclusive prefix (`None` for tile 0), after its aggregate
 /// `agg` is published, with its duties: the tile closing a window of 32
-/// publishes the window's aggregate, the tile closing a window of 1024
-/// the prefix through it. Warp 0 of the tile's block, every lane.
+/// publishes the window's aggregate (unless `window_published`: done by
+/// [`close_window`] before), the tile closing a window of 1024 the prefix
+/// through it. Warp 0 of the tile's block, every lane.
 #[inline(always)]
 fn tile_prefix<T: Pod, Op: Operator<T>>(
     warp: &ThreadBlockTile<32>,
@@ -548,13 +560,14 @@ fn tile_prefix<T: Pod, Op: Operator<T>>(
     t: usize,
     agg: T,
     op: &Op,
+    window_published: bool,
 ) -> Option<T> {
     let Place { l, w, m, k } = Place::of(t);
     let lead = warp.thread_rank() == 0;
     let closes_32 = l == WINDOW - 1;
     let closes_1024 = closes_32 && m == WINDOW - 1;
     let (s1, a1) = window_scan(warp, ladder, 0, w, l, closes_32.then_some(agg), op);
-    if let (Some(a1), true) = (a1, lead) {
+    if let (Some(a1), true, false) = (a1, lead, window_published) {
         ladder.publish(1, w, a1);
     }
     let own = if closes_1024 { a1 } else { None };
@@ -564,6 +577,32 @@ fn tile_prefix<T: Pod, Op: Operator<T>>(
         ladder.publish(2, k, then(op, q, Some(a2)).unwrap_or(a2));
     }
     then(op, then(op, q, s2), s1)
+}
+
+/// The first duty of a tile closing a window of 32 (none for another
+/// tile), done as soon as its aggregate `agg` is published: the window's
+/// aggregate, at level 1. Every thread of the block (warp 0 works). The
+/// scans do it a step before the tile's look-back, so that the tiles of
+/// the windows after it, which look back a step later, find it there.
+/// (Doing a window of 1024's duty there too, the prefix through it, was
+/// measured slower: the closing tile's block then waits in the step that
+/// publishes aggregates, for the windows of 32 closed in that step.)
+#[inline(always)]
+fn close_window<T: Pod, Op: Operator<T>>(
+    block: &ThreadBlock,
+    ladder: &Ladder<'_, '_, T>,
+    t: usize,
+    agg: T,
+    op: &Op,
+) {
+    let Place { l, w, .. } = Place::of(t);
+    if l == WINDOW - 1 && block.thread_rank() < WINDOW as u32 {
+        let warp = tiled_partition::<32>(block);
+        let (_, a1) = window_scan(&warp, ladder, 0, w, l, Some(agg), op);
+        if let (Some(a1), 0) = (a1, warp.thread_rank()) {
+            ladder.publish(1, w, a1);
+        }
+    }
 }
 
 /// `op` over the aggregates of all `tiles` tiles (`tiles > 0`):
@@ -585,33 +624,36 @@ fn ladder_total<T: Pod, Op: Operator<T>>(
     total.unwrap_or_else(T::zeroed)
 }
 
-/// Tile `t`'s exclusive prefix (`None` for tile 0) to every thread of its
-/// block, after thread 0 publishes the tile's aggregate `tile_total`
-/// (when `publish`: a pass of one tile that wants no total need not).
-/// Every thread of the block; one broadcast unless `t == 0`.
-#[allow(clippy::too_many_arguments)]
+/// Thread 0 publishes tile `t`'s aggregate `total`.
 #[inline(always)]
-fn look_back<T: Pod, Op: Operator<T>>(
+fn publish_tile<T: Pod>(block: &ThreadBlock, ladder: &Ladder<'_, '_, T>, t: usize, total: T) {
+    if block.thread_rank() == 0 {
+        ladder.publish(0, t, total);
+    }
+}
+
+/// Tile `t`'s exclusive prefix (`None` for tile 0) to every thread of its
+/// block, its aggregate `tile_total` published before
+/// ([`publish_tile`]). Every thread of the block; one broadcast unless
+/// `t == 0`.
+#[inline(always)]
+fn tile_prefix_to_block<T: Pod, Op: Operator<T>>(
     block: &ThreadBlock,
     ladder: &Ladder<'_, '_, T>,
     slots: &SharedArray<T, 2>,
     count: &mut u32,
     t: usize,
-    publish: bool,
     tile_total: T,
     op: &Op,
 ) -> Option<T> {
-    let rank = block.thread_rank();
-    if rank == 0 && publish {
-        ladder.publish(0, t, tile_total);
-    }
     if t == 0 {
         return None;
     }
+    let rank = block.thread_rank();
     let mut found = T::zeroed();
     if rank < WINDOW as u32 {
         let warp = tiled_partition::<32>(block);
-        found = tile_prefix(&warp, ladder, t, tile_total, op).unwrap_or(found);
+        found = tile_prefix(&warp, ladder, t, tile_total, op, true).unwrap_or(found);
     }
     Some(broadcast(block, slots, count, found, rank == 0))
 }
@@ -662,7 +704,7 @@ pub fn grid_reduce<T: Pod, Op: Operator<T>>(
     if block.thread_rank() < WINDOW as u32 {
         let warp = tiled_partition::<32>(&block);
         if b % WINDOW == WINDOW - 1 {
-            tile_prefix(&warp, &ladder, b, agg, &op);
+            tile_prefix(&warp, &ladder, b, agg, &op, false);
         }
         total = ladder_total(&warp, &ladder, blocks, &op);
     }
@@ -678,7 +720,7 @@ pub fn grid_reduce<T: Pod, Op: Operator<T>>(
 
 /// Slice elements a thread has in flight in [`grid_reduce_slice`]'s loop:
 /// one accumulator each.
-const SLICE_LANES: usize = 4;
+const SLICE_LANES: usize = 8;
 
 /// `op` over every element of `input`, returned to every thread (CUB's
 /// `DeviceReduce::Reduce` inside a cooperative kernel; with `Plus`, the
@@ -692,10 +734,11 @@ const SLICE_LANES: usize = 4;
 /// must be commutative as well as associative (CUB's `DeviceReduce` asks
 /// the same). The order is still fixed, so a float sum has the same bits
 /// on every run: thread `g` of `S` takes elements `g + k S` (with `S`
-/// clamped to the length) and folds the `k`-th into accumulator `k % 4`,
-/// each starting from `identity` (four loads in flight an iteration);
-/// its value is `op(op(a0, a1), op(a2, a3))`, and [`grid_reduce`] takes
-/// it from there.
+/// clamped to the length) and folds the `k`-th into accumulator `k % 8`,
+/// each starting from `identity` (eight loads in flight an iteration);
+/// its value is the pairwise tree `op(op(op(a0, a1), op(a2, a3)),
+/// op(op(a4, a5), op(a6, a7)))`, and [`grid_reduce`] takes it from
+/// there.
 ///
 /// ```ignore
 /// let mut scratch = grid_scratch!(f32, words);
@@ -712,7 +755,8 @@ pub fn grid_reduce_slice<T: Pod, Op: Operator<T>>(
 ) -> T {
     let n = input.len();
     // A stride of `n` or more hands each thread one element at most, as
-    // the real one does; clamped, `i + 3 * step` cannot wrap, so the loop's
+    // the real one does; clamped, `i + 7 * step` is at most 8 times the
+    // length, which does not wrap for any slice a GPU holds, so the loop's
     // test bounds every load below.
     let step = (grid.num_threads() as usize).min(n.max(1));
     let mut i = grid.thread_rank() as usize;
@@ -728,8 +772,95 @@ pub fn grid_reduce_slice<T: Pod, Op: Operator<T>>(
             acc[j] = op.apply(acc[j], x);
         }
     });
-    let own = op.apply(op.apply(acc[0], acc[1]), op.apply(acc[2], acc[3]));
+    let pair = |a: usize| op.apply(acc[a], acc[a + 1]);
+    let own = op.apply(op.apply(pair(0), pair(2)), op.apply(pair(4), pair(6)));
     grid_reduce(grid, scratch, own, op)
+}
+
+/// The elements of `input[at..at + items]` that exist into `x[..items]`
+/// (`unrolled`: constant indices, so `x` stays in registers), and how
+/// many exist. A whole run (every thread of every tile but the last) is
+/// one bounds check and loads issued back to back, 16 bytes each where
+/// the run is 16-byte aligned 4-byte values: with a test per element,
+/// each load sat in a branch after the use of the one before, so the
+/// loads ran one memory latency apart.
+#[inline(always)]
+fn thread_items<T: Pod>(input: &[T], at: usize, items: usize, x: &mut [T; MAX_ITEMS]) -> usize {
+    match input.get(at..at.saturating_add(items)) {
+        Some(run) => {
+            match quads(run) {
+                Some(q) => {
+                    // Whole groups, each one `ld.global.v4`.
+                    let mut g = [Vec4([0u32; 4]); MAX_ITEMS / 4];
+                    unrolled(items / 4, |k| g[k] = q[k]);
+                    unrolled(items, |j| x[j] = bytemuck::cast(g[j / 4].0[j % 4]));
+                }
+                None => unrolled(items, |j| x[j] = run[j]),
+            }
+            items
+        }
+        None => {
+            let present = input.len().saturating_sub(at).min(items);
+            unrolled(items, |j| {
+                if j < present {
+                    x[j] = input[at + j];
+                }
+            });
+            present
+        }
+    }
+}
+
+/// `y[..present]` into `run`, the thread's run of the output (at least
+/// `present` long): a whole run of 16-byte aligned 4-byte values as
+/// `st.global.v4`s, any other one value by value.
+#[inline(always)]
+fn store_items<T: Pod>(run: &mut [T], present: usize, items: usize, y: &[T; MAX_ITEMS]) {
+    if present == items {
+        let groups = run.get_mut(..items).and_then(quads_mut);
+        if let Some(q) = groups.and_then(|q| q.get_mut(..items / 4)) {
+            let mut g = [Vec4([0u32; 4]); MAX_ITEMS / 4];
+            unrolled(items, |j| g[j / 4].0[j % 4] = bytemuck::cast(y[j]));
+            unrolled(items / 4, |k| q[k] = g[k]);
+            return;
+        }
+    }
+    // Last to first: were the last store here the groups' last value's,
+    // LLVM would sink the two into one store after the branch and split
+    // the group it came from.
+    unrolled(items, |i| {
+        let j = items - 1 - i;
+        if j < present {
+            run[j] = y[j];
+        }
+    });
+}
+
+/// A tile between its two steps. A block publishes a tile's aggregate
+/// in one step and looks back for its prefix (and writes its results) in
+/// the next, after publishing its next tile's aggregate: by then the
+/// tiles before it in its window, which other blocks took in the same
+/// step, have published theirs, so the look-back rarely waits. (Done in
+/// one step, every tile waited for the slowest of the blocks that took
+/// its window's earlier tiles.) The elements are read again in the
+/// second step, from L2, rather than kept in registers.
+#[derive(Clone, Copy)]
+struct Lagged<T> {
+    /// The tile's index.
+    t: usize,
+    /// The thread's exclusive prefix within the tile.
+    before: T,
+    /// The tile's aggregate.
+    total: T,
+    /// Which of the thread's elements a selection keeps (a bit each).
+    keep: u32,
+}
+
+/// The tiles a block takes, grid-stride from its rank, below `tiles`.
+#[inline(always)]
+fn block_tiles(grid: &GridGroup, tiles: usize) -> impl Iterator<Item = usize> {
+    let (first, step) = (grid.block_rank() as usize, grid.num_blocks() as usize);
+    (first..tiles).step_by(step.max(1))
 }
 
 /// [`grid_exclusive_scan`] and [`grid_inclusive_scan`].
@@ -760,45 +891,67 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
     let first = 2 * ladder_slots(grid.num_blocks() as usize);
     let ladder = Ladder::new(&scratch.words, first, tiles, scratch.scans);
     let rank = block.thread_rank() as usize;
-    // Every block takes the same tiles' chunks in the same order (the
-    // chunks are the tiles: one length, grid-stride by block rank).
-    for chunk in out.block_chunks(&block, tile_len) {
-        let start = chunk.start();
-        if start >= n {
-            break;
-        }
-        let t = start / tile_len.get();
-        let at = start + rank * items;
-        let present = n.saturating_sub(at).min(items);
-        // The thread's elements, in registers (`unrolled`: constant
-        // indices). Threads past the end scan a zero value; only the last
-        // tile has them, above every element, so no result of an element
-        // sees it.
-        let mut x = [T::zeroed(); MAX_ITEMS];
-        let mut own = None;
-        unrolled(items, |j| {
-            if j < present {
-                x[j] = input[at + j];
-                own = then(&op, own, Some(x[j]));
+    // Every block takes the same tiles in the same order, each in two
+    // steps a tile apart (see `Lagged`): its aggregate, then its prefix and
+    // results. The output's chunks are the tiles (one length, grid-stride
+    // by block rank), taken at the second step.
+    let mut chunks = out.block_chunks(&block, tile_len);
+    let mut tiles_here = block_tiles(grid, tiles);
+    let mut lagged: Option<Lagged<T>> = None;
+    loop {
+        let fresh = tiles_here.next().map(|t| {
+            let at = t * tile_len.get() + rank * items;
+            // The thread's elements, in registers. Threads past the end
+            // scan a zero value; only the last tile has them, above every
+            // element, so no result of an element sees it.
+            let mut x = [T::zeroed(); MAX_ITEMS];
+            let present = thread_items(input, at, items, &mut x);
+            let mut own = None;
+            unrolled(items, |j| {
+                if j < present {
+                    own = then(&op, own, Some(x[j]));
+                }
+            });
+            let (before, total) = block_exclusive_scan_with_total(
+                &block,
+                &scratch.block,
+                own.unwrap_or_else(T::zeroed),
+                RankOrder(&op),
+            );
+            if tiles > 1 {
+                publish_tile(&block, &ladder, t, total);
+                close_window(&block, &ladder, t, total, &op);
+            }
+            Lagged {
+                t,
+                before,
+                total,
+                keep: 0,
             }
         });
-        let (before, tile_total) = block_exclusive_scan_with_total(
-            &block,
-            &scratch.block,
-            own.unwrap_or_else(T::zeroed),
-            RankOrder(&op),
-        );
-        let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
-        let prefix = look_back(&block, &ladder, slots, count, t, tiles > 1, tile_total, &op);
-        let mut running = then(&op, prefix, (rank > 0).then_some(before));
-        let (_, run) = chunk.thread_run(per_thread);
-        unrolled(items, |j| {
-            if j < present {
+        // The lagged tile's chunk is the next one: both go in the same
+        // order.
+        if let Some((l, chunk)) = lagged.take().and_then(|l| Some((l, chunks.next()?))) {
+            let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
+            let prefix = tile_prefix_to_block(&block, &ladder, slots, count, l.t, l.total, &op);
+            // The elements again (from L2: the tile was read one step
+            // ago).
+            let at = l.t * tile_len.get() + rank * items;
+            let mut x = [T::zeroed(); MAX_ITEMS];
+            let present = thread_items(input, at, items, &mut x);
+            let mut running = then(&op, prefix, (rank > 0).then_some(l.before));
+            unrolled(items, |j| {
                 let next = then(&op, running, Some(x[j]));
-                run[j] = if inclusive { next } else { running }.unwrap_or_else(T::zeroed);
+                x[j] = if inclusive { next } else { running }.unwrap_or_else(T::zeroed);
                 running = next;
-            }
-        });
+            });
+            let (_, run) = chunk.thread_run(per_thread);
+            store_items(run, present, items, &x);
+        }
+        match fresh {
+            Some(f) => lagged = Some(f),
+            None => break,
+        }
     }
     UsedGridScratch { scratch }
 }
@@ -906,46 +1059,63 @@ pub fn grid_select<'a, T: Pod>(
     let ladder = Ladder::new(&scratch.words, first, tiles, scratch.scans);
     let rank = block.thread_rank() as usize;
     let (room, dst) = (out.len(), out.as_mut_ptr());
-    let mut t = grid.block_rank() as usize;
-    while t < tiles {
-        let at = t * tile_len + rank * items;
-        let present = n.saturating_sub(at).min(items);
-        // The thread's elements and which it keeps (a bit each), in
-        // registers (`unrolled`: constant indices).
-        let mut x = [T::zeroed(); MAX_ITEMS];
-        let (mut kept, mut own) = (0u32, 0u32);
-        unrolled(items, |j| {
-            if j < present {
-                x[j] = input[at + j];
-                if keep(&x[j]) {
+    // Each tile in two steps a tile apart, as the scans' (`Lagged`).
+    let mut tiles_here = block_tiles(grid, tiles);
+    let mut lagged: Option<Lagged<u32>> = None;
+    loop {
+        let fresh = tiles_here.next().map(|t| {
+            let at = t * tile_len + rank * items;
+            // Which of the thread's elements it keeps, a bit each.
+            let mut x = [T::zeroed(); MAX_ITEMS];
+            let present = thread_items(input, at, items, &mut x);
+            let (mut kept, mut own) = (0u32, 0u32);
+            unrolled(items, |j| {
+                if j < present && keep(&x[j]) {
                     kept |= 1 << j;
                     own += 1;
                 }
+            });
+            let (before, total) =
+                block_exclusive_scan_with_total(&block, &scratch.block, own, RankOrder(&Plus));
+            publish_tile(&block, &ladder, t, total);
+            close_window(&block, &ladder, t, total, &Plus);
+            Lagged {
+                t,
+                before,
+                total,
+                keep: kept,
             }
         });
-        let (before, tile_total) =
-            block_exclusive_scan_with_total(&block, &scratch.block, own, RankOrder(&Plus));
-        let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
-        let prefix = look_back(&block, &ladder, slots, count, t, true, tile_total, &Plus);
-        let mut to = prefix.unwrap_or(0) as usize + if rank > 0 { before as usize } else { 0 };
-        unrolled(items, |j| {
-            if kept & (1 << j) != 0 {
-                fault::check(
-                    to < room,
-                    "grid_select: the output is shorter than the selection",
-                );
-                site.exclusive(dst.wrapping_add(to));
-                // SAFETY: `to < room`, the output's length (checked), so in
-                // its allocation; the places are an exclusive scan of the
-                // kept counts in element order, so each is written by one
-                // thread once; the output is this kernel's alone (an
-                // `Output` parameter), `&mut` here, and in the `Selection`
-                // pattern, which nothing else writes.
-                unsafe { dst.add(to).write(x[j]) };
-                to += 1;
-            }
-        });
-        t += grid.num_blocks() as usize;
+        if let Some(l) = lagged.take() {
+            let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
+            let prefix = tile_prefix_to_block(&block, &ladder, slots, count, l.t, l.total, &Plus);
+            // The elements again (from L2).
+            let mut x = [T::zeroed(); MAX_ITEMS];
+            thread_items(input, l.t * tile_len + rank * items, items, &mut x);
+            let mut to =
+                prefix.unwrap_or(0) as usize + if rank > 0 { l.before as usize } else { 0 };
+            unrolled(items, |j| {
+                if l.keep & (1 << j) != 0 {
+                    fault::check(
+                        to < room,
+                        "grid_select: the output is shorter than the selection",
+                    );
+                    site.exclusive(dst.wrapping_add(to));
+                    // SAFETY: `to < room`, the output's length (checked), so
+                    // in its allocation; the places are an exclusive scan of
+                    // the kept counts in element order, so each is written by
+                    // one thread once; the output is this kernel's alone (an
+                    // `Output` parameter), `&mut` here, and in the
+                    // `Selection` pattern, which nothing else writes.
+                    unsafe { dst.add(to).write(x[j]) };
+                    to += 1;
+                }
+            });
+        }
+        match fresh {
+            Some(f) => lagged = Some(f),
+            None => break,
+        }
     }
     let mut total = 0;
     if tiles > 0 {

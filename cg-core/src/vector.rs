@@ -70,6 +70,27 @@ where
     Vectorized { head, body, tail }
 }
 
+/// `run` of 4-byte values as 16-byte groups, when it starts 16-byte
+/// aligned and holds whole groups (`None` otherwise, or for values of
+/// another size): what lets a run be moved with `ld.global.v4` /
+/// `st.global.v4` whatever the 4-byte type.
+#[inline(always)]
+pub(crate) fn quads<T: Pod>(run: &[T]) -> Option<&[Vec4<u32>]> {
+    if core::mem::size_of::<T>() != 4 {
+        return None;
+    }
+    bytemuck::try_cast_slice(bytemuck::try_cast_slice::<T, u32>(run).ok()?).ok()
+}
+
+/// [`quads`] of a run to write.
+#[inline(always)]
+pub(crate) fn quads_mut<T: Pod>(run: &mut [T]) -> Option<&mut [Vec4<u32>]> {
+    if core::mem::size_of::<T>() != 4 {
+        return None;
+    }
+    bytemuck::try_cast_slice_mut(bytemuck::try_cast_slice_mut::<T, u32>(run).ok()?).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +121,21 @@ mod tests {
             }
         }
         assert_eq!(Vec4([1.0f32, 2.0, 3.0, 4.0]).sum(), 10.0);
+    }
+
+    #[test]
+    fn quads_only_of_aligned_whole_groups_of_four_byte_values() {
+        let mut v = [Vec4([0u32; 4]); 3];
+        let flat: &mut [f32] = bytemuck::cast_slice_mut(&mut v);
+        flat[5] = 2.5;
+        assert_eq!(
+            quads(&flat[4..8]).map(|q| q[0].0[1]),
+            Some(2.5f32.to_bits())
+        );
+        assert!(quads(&flat[1..5]).is_none(), "unaligned");
+        assert!(quads(&flat[0..6]).is_none(), "not whole groups");
+        assert!(quads(&[0u64; 2]).is_none(), "8-byte values");
+        quads_mut(&mut flat[8..12]).unwrap()[0].0[3] = 7;
+        assert_eq!(flat[11].to_bits(), 7);
     }
 }

@@ -784,8 +784,9 @@ fn select_sizes<T>(threads: u32) -> Vec<usize> {
 }
 
 /// `grid_reduce_slice`'s order: thread `g` of `s` folds its grid-stride
-/// elements into four accumulators from `identity` (the `k`-th into
-/// `k % 4`), combines them as `op(op(a0, a1), op(a2, a3))`, and
+/// elements into eight accumulators from `identity` (the `k`-th into
+/// `k % 8`), combines them as the pairwise tree
+/// `op(op(op(a0, a1), op(a2, a3)), op(op(a4, a5), op(a6, a7)))`, and
 /// `grid_reduce` takes the threads' values.
 fn model_reduce_slice<T: Copy>(
     op: &impl Op<T>,
@@ -798,13 +799,14 @@ fn model_reduce_slice<T: Copy>(
     let step = s.min(input.len().max(1));
     let values: Vec<T> = (0..s)
         .map(|g| {
-            let mut acc = [identity; 4];
+            let mut acc = [identity; 8];
             for (k, &x) in input.iter().skip(g).step_by(step).enumerate() {
                 if g < input.len() {
-                    acc[k % 4] = op(acc[k % 4], x);
+                    acc[k % 8] = op(acc[k % 8], x);
                 }
             }
-            op(op(acc[0], acc[1]), op(acc[2], acc[3]))
+            let pair = |a: usize| op(acc[a], acc[a + 1]);
+            op(op(pair(0), pair(2)), op(pair(4), pair(6)))
         })
         .collect();
     model_reduce(op, &values, threads as usize)
