@@ -177,13 +177,51 @@ value!(
     histogram_even_f32
 );
 
+/// The most blocks of [`THREADS`] threads each primitive's kernels keep
+/// resident at once (the fewer of its `u32` and `f32` kernels'): a
+/// primitive's grid bound. Each has its own, as their registers differ: a
+/// bound shared by all would hold the lighter kernels to the heaviest's
+/// grid.
+#[derive(Clone, Copy, Debug)]
+struct Resident {
+    scan: u32,
+    sum: u32,
+    select: u32,
+    histogram: u32,
+}
+
+impl Resident {
+    /// The bounds of the loaded kernels `k`.
+    fn of(k: &Kernels) -> Result<Self, Error> {
+        let fewest = |fs: [&cooperative_groups::Function; 2]| -> Result<u32, Error> {
+            let mut blocks = u32::MAX;
+            for f in fs {
+                blocks = blocks.min(f.cooperative_config(THREADS, 0)?.num_blocks() as u32);
+            }
+            Ok(blocks)
+        };
+        Ok(Resident {
+            scan: fewest([
+                k.exclusive_sum_u32.function(),
+                k.exclusive_sum_f32.function(),
+            ])?,
+            sum: fewest([k.sum_u32.function(), k.sum_f32.function()])?,
+            select: fewest([k.select_u32.function(), k.select_f32.function()])?,
+            histogram: fewest([
+                k.histogram_even_u32.function(),
+                k.histogram_even_f32.function(),
+            ])?,
+        })
+    }
+}
+
 /// The primitives on one GPU: the loaded kernels, the most blocks of
-/// [`THREADS`] threads resident at once, and a scratch buffer kept
-/// between calls (grown when a call needs more).
+/// [`THREADS`] threads each keeps resident at once, and a scratch buffer
+/// kept between calls (grown when a call needs more).
 pub struct Primitives {
     gpu: Gpu,
     k: Kernels,
-    resident_blocks: u32,
+    resident: Resident,
     scratch: Option<DeviceBuffer<u64>>,
 }
 
@@ -191,36 +229,24 @@ impl Primitives {
     /// Loads the primitives' kernels on `gpu`.
     pub fn new(gpu: &Gpu) -> Result<Self, Error> {
         let k = Kernels::load(gpu)?;
-        // One grid bound for every cooperative kernel here: the fewest
-        // blocks any of them keeps resident (their registers and shared
-        // arrays differ).
-        let mut resident_blocks = u32::MAX;
-        for f in [
-            k.exclusive_sum_u32.function(),
-            k.exclusive_sum_f32.function(),
-            k.sum_u32.function(),
-            k.sum_f32.function(),
-            k.select_u32.function(),
-            k.select_f32.function(),
-        ] {
-            resident_blocks =
-                resident_blocks.min(f.cooperative_config(THREADS, 0)?.num_blocks() as u32);
-        }
+        let resident = Resident::of(&k)?;
         Ok(Primitives {
             gpu: gpu.clone(),
             k,
-            resident_blocks,
+            resident,
             scratch: None,
         })
     }
+}
 
-    /// The grid for `tiles` tiles: one block a tile, at most the resident
-    /// blocks, at least one.
-    fn grid(&self, tiles: usize) -> LaunchConfig {
-        let blocks = tiles.clamp(1, self.resident_blocks as usize) as u32;
-        LaunchConfig::new(blocks, THREADS)
-    }
+/// The grid for `tiles` tiles: one block a tile, at most `resident`
+/// blocks, at least one.
+fn grid(resident: u32, tiles: usize) -> LaunchConfig {
+    let blocks = tiles.clamp(1, resident as usize) as u32;
+    LaunchConfig::new(blocks, THREADS)
+}
 
+impl Primitives {
     /// The kernels and the scratch of `words` words, zeroed.
     fn with_scratch(&mut self, words: usize) -> Result<(&Kernels, &mut DeviceBuffer<u64>), Error> {
         match &mut self.scratch {
@@ -246,7 +272,10 @@ impl Primitives {
                 host: n,
             });
         }
-        let cfg = self.grid(n.div_ceil(THREADS as usize * items_per_thread::<T>()));
+        let cfg = grid(
+            self.resident.scan,
+            n.div_ceil(THREADS as usize * items_per_thread::<T>()),
+        );
         let blocks = cfg.num_blocks() as u32;
         let (k, words) = self.with_scratch(grid_scratch_words::<T>(blocks, THREADS, n))?;
         T::exclusive_sum(k, cfg, input, out, words)
@@ -260,7 +289,7 @@ impl Primitives {
         out: &mut DeviceBuffer<T>,
     ) -> Result<(), Error> {
         let per_block = THREADS as usize * SAMPLES_IN_FLIGHT;
-        let cfg = self.grid(input.len().div_ceil(per_block));
+        let cfg = grid(self.resident.sum, input.len().div_ceil(per_block));
         let blocks = cfg.num_blocks() as u32;
         let (k, words) = self.with_scratch(grid_scratch_words::<T>(blocks, THREADS, 0))?;
         T::sum(k, cfg, input, out, words)
@@ -283,7 +312,10 @@ impl Primitives {
         keep: Keep<T>,
     ) -> Result<usize, Error> {
         let n = input.len();
-        let cfg = self.grid(n.div_ceil(THREADS as usize * items_per_thread::<T>()));
+        let cfg = grid(
+            self.resident.select,
+            n.div_ceil(THREADS as usize * items_per_thread::<T>()),
+        );
         let blocks = cfg.num_blocks() as u32;
         let mut count = self.gpu.filled(1, 0u32)?;
         let (sel, operand) = match keep {
@@ -314,7 +346,7 @@ impl Primitives {
         }
         bins.zero()?;
         let per_block = THREADS as usize * SAMPLES_IN_FLIGHT;
-        let cfg = self.grid(input.len().div_ceil(per_block));
+        let cfg = grid(self.resident.histogram, input.len().div_ceil(per_block));
         T::histogram(&self.k, cfg, input, bins, levels, nbins as u32)
     }
 }

@@ -26,7 +26,12 @@ pub const KEEP_NOT_EQUAL: u32 = 2;
 macro_rules! exclusive_sum {
     ($name:ident, $t:ty) => {
         #[doc = concat!("The exclusive sum of `", stringify!($t), "` values.")]
-        #[kernel(cooperative)]
+        // At most 64 registers, for four blocks of 256 threads an SM: the
+        // scan keeps a tile a block in flight, so its speed follows the
+        // blocks resident (a few registers more, as small changes to the
+        // collective have cost, would make it three; the offline `ptx`
+        // test checks that none spill).
+        #[kernel(cooperative, launch_bounds(256, 4))]
         pub fn $name(input: &[$t], mut out: Output<$t, Chunks<Runs>>, words: AtomicSlice<u64>) {
             let grid = this_grid();
             let _ = grid_exclusive_scan(&grid, grid_scratch!($t, words), input, &mut out, Plus);
@@ -53,7 +58,8 @@ macro_rules! sum {
 macro_rules! select {
     ($name:ident, $t:ty) => {
         #[doc = concat!("Stream compaction of `", stringify!($t), "` values by a comparison.")]
-        #[kernel(cooperative)]
+        // Four blocks an SM, as the scans.
+        #[kernel(cooperative, launch_bounds(256, 4))]
         pub fn $name(
             input: &[$t],
             mut out: Output<$t, Selection>,
@@ -64,11 +70,13 @@ macro_rules! select {
         ) {
             let grid = this_grid();
             let scratch = grid_scratch!(u32, words);
-            let (n, _) = match keep {
-                KEEP_LESS => grid_select(&grid, scratch, input, &mut out, |v| *v < operand),
-                KEEP_GREATER => grid_select(&grid, scratch, input, &mut out, |v| *v > operand),
-                _ => grid_select(&grid, scratch, input, &mut out, |v| *v != operand),
-            };
+            // One selection whose test branches on `keep` (the same in
+            // every thread): one copy of the collective, not three.
+            let (n, _) = grid_select(&grid, scratch, input, &mut out, |v| match keep {
+                KEEP_LESS => *v < operand,
+                KEEP_GREATER => *v > operand,
+                _ => *v != operand,
+            });
             count.for_thread(&grid, |o| *o = n as u32);
         }
     };
