@@ -314,6 +314,11 @@ fn a_run_split_over_calls_runs_what_one_call_runs() {
         .flat_map(|o| runs(&m.summary(o), "passed"))
         .collect();
     assert_eq!(split, runs(&m.summary("whole"), "passed"));
+    assert_eq!(
+        step(&m.summary("whole"), "gate")["status"],
+        "passed",
+        "open"
+    );
     assert!(
         split.contains("test cg_core-lib")
             && split.contains("bench")
@@ -354,4 +359,30 @@ fn a_job_stopped_by_the_calls_budget_is_not_run_and_nothing_starts_after_it() {
         .iter()
         .skip_while(|r| r["name"] != "test gpu_api-test")
         .all(|r| r["status"] == "not_run"));
+}
+
+#[test]
+fn match_splits_a_step_over_calls_and_keeps_the_builds() {
+    let m = Machine::new(1, "9.0");
+    let out = m.run(&[
+        "--steps",
+        "gpu-tests",
+        "--match",
+        "gpu_api",
+        "--match=-lib",
+        "--out",
+        m.out("out").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    let passed = runs(&m.summary("out"), "passed");
+    let tests: Vec<&String> = passed.iter().filter(|r| r.starts_with("test ")).collect();
+    assert_eq!(
+        tests,
+        ["test gpu_api-test"],
+        "cpu-tests is not selected: cg_core-lib stays out"
+    );
+    assert!(
+        passed.contains("preflight") && passed.contains("nvcc bench/kernels.cu"),
+        "{passed:?}"
+    );
 }
