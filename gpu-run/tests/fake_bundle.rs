@@ -6,10 +6,17 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+
+/// Held while a script is written and while gpu-run is started: a child
+/// forked by one test while another writes a script would hold the script
+/// open for writing, and running it would fail ("Text file busy").
+static FILES: Mutex<()> = Mutex::new(());
 
 /// Writes an executable shell script.
 fn script(path: &Path, body: &str) {
+    let _files = FILES.lock().unwrap_or_else(|e| e.into_inner());
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
@@ -105,14 +112,18 @@ impl Machine {
             self.path().join("fake-bin").display(),
             std::env::var("PATH").unwrap()
         );
-        Command::new(env!("CARGO_BIN_EXE_gpu-run"))
-            .arg("--bundle")
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpu-run"));
+        cmd.arg("--bundle")
             .arg(self.bundle())
             .args(args)
             .env("PATH", path)
-            .env_remove("OUT")
-            .output()
-            .unwrap()
+            .env_remove("OUT");
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let child = {
+            let _files = FILES.lock().unwrap_or_else(|e| e.into_inner());
+            cmd.spawn().unwrap()
+        };
+        child.wait_with_output().unwrap()
     }
 
     /// The summary a run wrote to `out`.
