@@ -82,6 +82,14 @@ mod tests {
             select(STEPS, Some(&names("corpus,ports")), &[]).unwrap(),
             ["preflight", "gate", "corpus", "ports"]
         );
+        assert_eq!(
+            select(STEPS, Some(&names("racecheck")), &[]).unwrap(),
+            ["twins", "preflight", "gate", "racecheck"]
+        );
+        assert_eq!(
+            select(STEPS, Some(&names("planted,faults")), &[]).unwrap(),
+            ["preflight", "gate", "planted", "faults"]
+        );
     }
 
     #[test]
@@ -108,13 +116,13 @@ mod tests {
             .any(|s| ["planted", "faults", "memcheck", "racecheck"].contains(s)));
         assert!(no_sanitizers.contains(&"bench"));
         let ungated = select(STEPS, Some(&names("memcheck")), &names("gate,preflight")).unwrap();
-        assert_eq!(ungated, ["memcheck"]);
+        assert_eq!(ungated, ["twins", "memcheck"]);
     }
 
     #[test]
     fn skipping_every_step_that_needs_the_twins_leaves_them_out() {
-        let steps = select(STEPS, Some(&names("samples-sim,bench")), &names("bench")).unwrap();
-        assert_eq!(steps, ["preflight", "samples-sim", "gate"]);
+        let steps = select(STEPS, Some(&names("cpu-tests,bench")), &names("bench")).unwrap();
+        assert_eq!(steps, ["preflight", "cpu-tests", "gate"]);
     }
 
     #[test]

@@ -210,7 +210,10 @@ pub struct Step {
     pub group: Option<&'static str>,
     /// What it does, in one line.
     pub about: &'static str,
-    /// Whether it needs the CUDA C++ twins (the `twins` step then runs too).
+    /// Whether it needs the CUDA C++ twins (the `twins` step then runs
+    /// too): every step whose binaries may read `CG_TWINS_DIR` (the
+    /// differential tests, on the GPU or the simulator, and the samples and
+    /// the benchmark, also under a tool, where `--twins` is not given).
     pub needs_twins: bool,
     /// The GPUs it needs.
     pub gpus: Gpus,
@@ -248,7 +251,7 @@ pub const STEPS: &[Step] = &[
         name: "multi-gpu",
         group: Some("tests"),
         about: "the multi-grid and peer tests on 2 GPUs, jacobi --gpus N (JSON), the NCCL method one process per GPU",
-        needs_twins: false,
+        needs_twins: true,
         gpus: Gpus::AtLeast(2),
         gate: Gate::No,
         always: false,
@@ -258,7 +261,7 @@ pub const STEPS: &[Step] = &[
         name: "one-gpu",
         group: Some("tests"),
         about: "jacobi --gpus 1 --quick (the multi-GPU path on one GPU)",
-        needs_twins: false,
+        needs_twins: true,
         gpus: Gpus::Exactly(1),
         gate: Gate::No,
         always: false,
@@ -298,7 +301,7 @@ pub const STEPS: &[Step] = &[
         name: "samples-sim",
         group: Some("tests"),
         about: "each sample on the simulator (--sim)",
-        needs_twins: false,
+        needs_twins: true,
         gpus: Gpus::Any,
         gate: Gate::No,
         always: false,
@@ -348,7 +351,7 @@ pub const STEPS: &[Step] = &[
         name: "memcheck",
         group: Some("sanitizers"),
         about: "memcheck: the two-GPU tests, grid barrier places, test binaries, samples, benchmark (small sizes)",
-        needs_twins: false,
+        needs_twins: true,
         gpus: Gpus::Any,
         gate: Gate::No,
         always: false,
@@ -358,7 +361,7 @@ pub const STEPS: &[Step] = &[
         name: "racecheck",
         group: Some("sanitizers"),
         about: "racecheck: the two-GPU tests, test binaries, samples, benchmark (small sizes)",
-        needs_twins: false,
+        needs_twins: true,
         gpus: Gpus::Any,
         gate: Gate::No,
         always: false,
@@ -368,7 +371,7 @@ pub const STEPS: &[Step] = &[
         name: "synccheck",
         group: Some("sanitizers"),
         about: "synccheck: as memcheck, the asynchronous copies left out",
-        needs_twins: false,
+        needs_twins: true,
         gpus: Gpus::Any,
         gate: Gate::No,
         always: false,
@@ -378,7 +381,7 @@ pub const STEPS: &[Step] = &[
         name: "initcheck",
         group: Some("sanitizers"),
         about: "initcheck: as memcheck",
-        needs_twins: false,
+        needs_twins: true,
         gpus: Gpus::Any,
         gate: Gate::No,
         always: false,
