@@ -1,7 +1,7 @@
 // CUDA C++ twins of the Rust kernels in kernels/src, for the side-by-side
 // benchmarks. Same algorithms, same PTX parameter lists (a Rust `&[T]` is a
 // pointer and a 64-bit length), so the Rust host launches both through the
-// same typed handles. Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx.
+// same typed handles. Built by gpu-run's twins step: nvcc -O3 -arch=<the GPU's> -ptx.
 #include <cooperative_groups.h>
 #include <cub/block/block_reduce.cuh>
 #include <cooperative_groups/reduce.h>

@@ -2,7 +2,7 @@
 //! kernels/tests/src/math.rs (CUDA's math functions through
 //! `FloatMath` and `math::fast`) against their twins in
 //! tests/twins/math.cu (the same functions called in CUDA C++, built by
-//! nvcc -O3 -arch=sm_90 in scripts/gpu-run), bit for bit:
+//! nvcc -O3 for the GPU's own architecture in gpu-run's twins step), bit for bit:
 //!
 //! * every `f32` function of one argument (`F32_UNARY`, the fast
 //!   intrinsics included) over all 2^32 inputs, in chunks of 2^28;

@@ -3,7 +3,8 @@
 //! there is one and on the simulator where not, against a CPU model; and
 //! the guide itself checked (`guide_is_built_from_tested_files`): every
 //! ```rust block is an `{{#include}}` of an anchor that exists, and every
-//! relative link of the guide, README.md and docs/*.md leads somewhere.
+//! relative link of the guide, README.md, docs/*.md and docs/notes/*.md
+//! leads somewhere.
 
 #[path = "guide/check.rs"]
 mod check;

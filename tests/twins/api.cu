@@ -11,7 +11,7 @@
 // returns, a mask query, ...) the twin leaves unwritten, and the test
 // excludes it by a named rule.
 //
-// Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx -o twins/api.ptx.
+// Built by gpu-run's twins step: nvcc -O3 -arch=<the GPU's> -ptx -o twins/api.ptx.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>

@@ -3,7 +3,7 @@
 // and a 64-bit length), the same operation selectors, written with libcu++'s
 // cuda::atomic_ref<T, thread_scope> and cuda::std::memory_order, so that the
 // Rust test launches both through one typed handle and compares what they
-// leave behind. Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx.
+// leave behind. Built by gpu-run's twins step: nvcc -O3 -arch=<the GPU's> -ptx.
 #include <cooperative_groups.h>
 #include <cuda/atomic>
 #include <cuda/std/type_traits>

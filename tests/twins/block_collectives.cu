@@ -29,7 +29,7 @@
 // CUB takes the block's shape as template arguments: every shape the test
 // launches is instantiated below (SHAPES); any other traps.
 //
-// Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx -o twins/block_collectives.ptx.
+// Built by gpu-run's twins step: nvcc -O3 -arch=<the GPU's> -ptx -o twins/block_collectives.ptx.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 

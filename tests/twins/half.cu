@@ -2,7 +2,7 @@
 // the same kernel names, PTX parameter lists and operation indices, each
 // calling cuda_fp16.h / cuda_bf16.h and cooperative_groups, so that
 // tests/tests/gpu_half.rs compares the two bit for bit. Built by
-// scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx. A half travels in the low 16
+// gpu-run's twins step: nvcc -O3 -arch=<the GPU's> -ptx. A half travels in the low 16
 // bits of a 32-bit word, a pair fills the word.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

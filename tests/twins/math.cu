@@ -1,7 +1,7 @@
 // CUDA C++ twins of the math kernels (kernels/tests/src/math.rs): the same
 // kernel names and PTX parameter lists, the same function indices, each
 // calling CUDA's own function, so that tests/tests/gpu_math.rs compares
-// the two bit for bit. Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx.
+// the two bit for bit. Built by gpu-run's twins step: nvcc -O3 -arch=<the GPU's> -ptx.
 typedef unsigned long long u64;
 #define EXPONENT(y) (__float_as_int((float)(y)) >> 22)
 #define EXPONENT64(y) ((int)(__double_as_longlong(y) >> 32) >> 22)

@@ -72,8 +72,8 @@ macro_rules! gpu_or_return {
     };
 }
 
-/// `$CG_TWINS_DIR/{file}`, the nvcc-built CUDA C++ twins (scripts/gpu-run
-/// builds tests/twins/*.cu there), or `None` after the line
+/// `$CG_TWINS_DIR/{file}`, the nvcc-built CUDA C++ twins (gpu-run's twins
+/// step builds tests/twins/*.cu there), or `None` after the line
 /// `{notice}: {test}: no CUDA twins (...)` on stderr; with
 /// `CG_REQUIRE_GPU=1` missing twins fail the test, since CUDA is the judge.
 /// `notice` says what the test does without them (`GPU TEST NOT RUN` when
@@ -84,8 +84,8 @@ pub fn twins_path(test: &str, file: &str, notice: &str) -> Option<std::path::Pat
         .filter(|path| path.exists());
     if found.is_none() {
         let why = format!(
-            "{test}: no CUDA twins ({file} under CG_TWINS_DIR; scripts/gpu-run builds \
-             tests/twins/*.cu with nvcc -O3 -arch=sm_90 -ptx)"
+            "{test}: no CUDA twins ({file} under CG_TWINS_DIR; gpu-run's twins step builds \
+             tests/twins/*.cu with nvcc -O3 -ptx for the GPU's architecture)"
         );
         if std::env::var(REQUIRE_GPU_VAR).as_deref() == Ok("1") {
             panic!("{REQUIRE_GPU_VAR}=1 but {why}");

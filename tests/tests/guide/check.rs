@@ -1,7 +1,7 @@
 //! The guide cannot rot: every ```rust block of `docs/guide/src/*.md` is
 //! an mdBook `{{#include path:anchor}}` of a file the tests build and run,
 //! every such file and anchor exists, and every relative link of the
-//! guide, README.md and `docs/*.md` leads to a file that exists (and, for
+//! guide, README.md, `docs/*.md` and `docs/notes/*.md` leads to a file that exists (and, for
 //! a `#heading` in a Markdown file, to one of its headings).
 
 use std::collections::BTreeSet;
@@ -230,6 +230,7 @@ fn guide_is_built_from_tested_files() {
     let mut linked = chapters.clone();
     linked.push(root().join("README.md"));
     linked.extend(markdown_in(&root().join("docs")));
+    linked.extend(markdown_in(&root().join("docs/notes")));
     for file in &linked {
         problems.extend(broken_links(file));
     }

@@ -1,0 +1,232 @@
+//! One command a step runs (a test binary, a sample, nvcc, a tool around
+//! them), with what it needs and how its outcome is judged.
+
+use std::path::PathBuf;
+
+/// How a job's outcome is judged from its exit status and its output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// Passed when the command exits 0.
+    ExitZero,
+    /// A planted bug: passed when compute-sanitizer exits with
+    /// `--error-exitcode 99` and its output holds one of these texts (the
+    /// finding the tool must report).
+    Finding(&'static [&'static str]),
+    /// A kernel-fault test's child under memcheck: passed when the output
+    /// says `CHILD PASSED: <test>` and either holds `want` or, with no
+    /// `want`, reports no bad access (`Invalid __global__`, `__shared__`,
+    /// `__local__`). The exit status is not looked at: the child reports.
+    FaultChild {
+        /// The child test's name.
+        test: &'static str,
+        /// The report memcheck must make, if any.
+        want: Option<&'static str>,
+    },
+}
+
+/// The reports of a bad access that a fault child without `want` must not
+/// have.
+const BAD_ACCESSES: [&str; 3] = [
+    "Invalid __global__",
+    "Invalid __shared__",
+    "Invalid __local__",
+];
+
+impl Check {
+    /// Whether a job that exited with `code` (`None`: killed, or not
+    /// started) and printed `output` passed.
+    pub fn passed(&self, code: Option<i32>, output: &str) -> bool {
+        match self {
+            Check::ExitZero => code == Some(0),
+            Check::Finding(texts) => code == Some(99) && texts.iter().any(|t| output.contains(t)),
+            Check::FaultChild { test, want } => {
+                output.contains(&format!("CHILD PASSED: {test}"))
+                    && match want {
+                        Some(want) => output.contains(want),
+                        None => !BAD_ACCESSES.iter().any(|b| output.contains(b)),
+                    }
+            }
+        }
+    }
+}
+
+/// Several copies of one command at once, one per GPU, joined by NCCL: copy
+/// `r` of `n` gets `CG_NCCL_RANK=r`, `CG_NCCL_RANKS=n` and
+/// `CG_NCCL_ID_FILE=<id_file>` (removed before they start).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ranks {
+    /// How many copies.
+    pub n: u32,
+    /// The file through which rank 0 hands the others NCCL's unique id.
+    pub id_file: PathBuf,
+}
+
+/// One command of a step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    /// What the summary and the log call it (`test gpu_api-test`).
+    pub name: String,
+    /// The program and its arguments.
+    pub argv: Vec<String>,
+    /// Variables set for it, beside those every job gets.
+    pub env: Vec<(String, String)>,
+    /// Variables removed for it.
+    pub env_remove: Vec<String>,
+    /// Its deadline in seconds; `None`: the run's default (`--step-seconds`).
+    pub limit: Option<u64>,
+    /// Files an earlier job builds (nvcc's PTX): without them it does not run.
+    pub needs_files: Vec<PathBuf>,
+    /// A program it needs on `PATH` (`ncu`): without it, it does not run.
+    pub needs_program: Option<&'static str>,
+    /// How its outcome is judged.
+    pub check: Check,
+    /// Copies at once, one per GPU (the NCCL method), if any.
+    pub ranks: Option<Ranks>,
+    /// The file it builds, if any (its folder is made first).
+    pub builds: Option<PathBuf>,
+}
+
+impl Job {
+    /// A job running `argv`, judged by its exit status, with the default
+    /// deadline and nothing more.
+    pub fn new(name: impl Into<String>, argv: impl IntoIterator<Item = impl Into<String>>) -> Job {
+        Job {
+            name: name.into(),
+            argv: argv.into_iter().map(Into::into).collect(),
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            limit: None,
+            needs_files: Vec::new(),
+            needs_program: None,
+            check: Check::ExitZero,
+            ranks: None,
+            builds: None,
+        }
+    }
+
+    /// Sets `key=value` for this job.
+    pub fn env(mut self, key: &str, value: impl Into<String>) -> Job {
+        self.env.push((key.to_string(), value.into()));
+        self
+    }
+
+    /// Removes `key` from this job's environment (and any value set for it
+    /// before).
+    pub fn env_remove(mut self, key: &str) -> Job {
+        self.env.retain(|(k, _)| k != key);
+        self.env_remove.push(key.to_string());
+        self
+    }
+
+    /// Its deadline, in seconds.
+    pub fn limit(mut self, seconds: u64) -> Job {
+        self.limit = Some(seconds);
+        self
+    }
+
+    /// A file it needs (built by an earlier job).
+    pub fn needs_file(mut self, path: impl Into<PathBuf>) -> Job {
+        self.needs_files.push(path.into());
+        self
+    }
+
+    /// A program it needs on `PATH`.
+    pub fn needs_program(mut self, program: &'static str) -> Job {
+        self.needs_program = Some(program);
+        self
+    }
+
+    /// How its outcome is judged.
+    pub fn check(mut self, check: Check) -> Job {
+        self.check = check;
+        self
+    }
+
+    /// The file it builds.
+    pub fn builds(mut self, path: impl Into<PathBuf>) -> Job {
+        self.builds = Some(path.into());
+        self
+    }
+
+    /// Runs `n` copies at once, one per GPU, joined through `id_file`.
+    pub fn ranks(mut self, n: u32, id_file: PathBuf) -> Job {
+        self.ranks = Some(Ranks { n, id_file });
+        self
+    }
+
+    /// The job as one shell-like line: variables, program, arguments.
+    pub fn command_line(&self) -> String {
+        let mut words: Vec<String> = self.env_remove.iter().map(|k| format!("-u {k}")).collect();
+        if !words.is_empty() {
+            words.insert(0, "env".to_string());
+        }
+        words.extend(self.env.iter().map(|(k, v)| format!("{k}={}", quote(v))));
+        words.extend(self.argv.iter().map(|a| quote(a)));
+        words.join(" ")
+    }
+}
+
+/// `word` quoted for a shell where it needs it.
+pub fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finding_needs_the_tools_exit_status_and_one_of_its_texts() {
+        let check = Check::Finding(&["hazard"]);
+        assert!(check.passed(Some(99), "========= Error: Race reported hazard"));
+        assert!(
+            !check.passed(Some(0), "hazard"),
+            "no finding reported by the status"
+        );
+        assert!(!check.passed(Some(99), "an API error"), "another finding");
+        assert!(!check.passed(None, "hazard"), "killed at its deadline");
+    }
+
+    #[test]
+    fn a_fault_child_must_say_it_passed_and_report_only_what_is_wanted() {
+        let quiet = Check::FaultChild {
+            test: "child_assert",
+            want: None,
+        };
+        assert!(quiet.passed(Some(1), "CHILD PASSED: child_assert\n"));
+        assert!(!quiet.passed(Some(0), "CHILD PASSED: child_other\n"));
+        assert!(!quiet.passed(
+            Some(0),
+            "CHILD PASSED: child_assert\nInvalid __shared__ read"
+        ));
+        let wild = Check::FaultChild {
+            test: "child_wild_write",
+            want: Some("Invalid __global__ write"),
+        };
+        assert!(wild.passed(
+            Some(0),
+            "Invalid __global__ write of size 4\nCHILD PASSED: child_wild_write"
+        ));
+        assert!(!wild.passed(Some(0), "CHILD PASSED: child_wild_write"));
+    }
+
+    #[test]
+    fn a_command_line_quotes_what_a_shell_would_split() {
+        let job = Job::new("x", ["ncu", "--kernel-name", "regex:^(a|b)$"])
+            .env("CG_QUICK", "1")
+            .env_remove("CG_GRID_BARRIER_SLOT");
+        assert_eq!(
+            job.command_line(),
+            "env -u CG_GRID_BARRIER_SLOT CG_QUICK=1 ncu --kernel-name 'regex:^(a|b)$'"
+        );
+        assert_eq!(quote("it's"), r"'it'\''s'");
+    }
+}
