@@ -80,6 +80,7 @@
 
 use crate::intrinsics;
 
+pub mod convert;
 #[cfg(target_arch = "nvptx64")]
 mod device;
 pub mod fast;
