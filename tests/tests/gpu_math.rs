@@ -10,7 +10,13 @@
 //!   arguments on 10^8 inputs: special values (zeros, subnormals, the
 //!   extremes, infinities, NaN, integers and half-integers, the edges of
 //!   the functions' domains) and random ones (random bit patterns, uniform
-//!   in [-1, 1] and in [-100, 100]), and pairs of both.
+//!   in [-1, 1] and in [-100, 100]), and pairs of both;
+//! * CUDA's type conversions (`math::convert`): those of a 32-bit input
+//!   (`f32`, `i32`, `u32`: `CONVERT32`) over all 2^32 inputs, those of a
+//!   64-bit input (`f64`, `i64`, `u64`: `CONVERT64`) on 10^8 inputs, special
+//!   (the limits of each integer type and their neighbours, ties, the
+//!   values about 2^24 and 2^53, the `f64` specials) and random; every
+//!   bit counts there, NaNs' included.
 //!
 //! A result counts as different when its bits differ, except that two NaNs
 //! with different bits (payload or sign; CUDA's functions return the
@@ -26,9 +32,12 @@
 mod common;
 
 use cg_test_kernels::math::{
-    f32_binary, f32_unary, f64_binary, f64_unary, F32_BINARY, F32_UNARY, F64_BINARY, F64_UNARY,
+    convert32, convert64, f32_binary, f32_unary, f64_binary, f64_unary, CONVERT32, CONVERT64,
+    F32_BINARY, F32_UNARY, F64_BINARY, F64_UNARY,
 };
-use cg_tests::kernels::{Kernels, MathF32Binary, MathF32Unary, MathF64Binary, MathF64Unary};
+use cg_tests::kernels::{
+    Convert32, Convert64, Kernels, MathF32Binary, MathF32Unary, MathF64Binary, MathF64Unary,
+};
 use cooperative_groups::{DeviceBuffer, Gpu, LaunchConfig, LaunchKind};
 use rand::rngs::StdRng;
 use rand::Rng;
@@ -94,17 +103,21 @@ fn diff32(
     }
 }
 
-/// [`diff32`] for `u64` results.
+/// [`diff32`] for `u64` results: `f64`s (`nan_apart`: two NaNs with
+/// different bits are counted apart), or bits of any type (every
+/// difference counts).
 fn diff64(
     gpu: &Gpu,
     k: &Kernels,
-    a: &DeviceBuffer<u64>,
-    b: &DeviceBuffer<u64>,
+    (a, b): (&DeviceBuffer<u64>, &DeviceBuffer<u64>),
+    nan_apart: bool,
     found: &mut Found,
     describe: impl Fn(usize) -> String,
 ) {
     let mut counts = gpu.filled(2 + FIRST, 0u32).unwrap();
-    k.math_diff64.launch(config(), a, b, &mut counts).unwrap();
+    k.math_diff64
+        .launch(config(), a, b, nan_apart as u32, &mut counts)
+        .unwrap();
     let c = counts.to_vec().unwrap();
     found.compared += a.len() as u64;
     found.differ += c[0] as u64;
@@ -256,6 +269,74 @@ fn inputs64(rng: &mut StdRng, n: usize) -> Vec<f64> {
     )
 }
 
+/// The special 64-bit inputs of the conversions (bits): the `f64`
+/// specials, the limits of each integer type about them, as `f64` and as
+/// integers, with their neighbours.
+fn specials_convert64() -> Vec<u64> {
+    let mut v: Vec<u64> = specials64().iter().map(|x| x.to_bits()).collect();
+    for p in 0..64 {
+        let x = (1u64 << p) as f64;
+        for y in [x, -x] {
+            v.extend(
+                [
+                    y,
+                    y.next_up(),
+                    y.next_down(),
+                    y + 0.5,
+                    y - 0.5,
+                    y + 1.0,
+                    y - 1.0,
+                ]
+                .map(f64::to_bits),
+            );
+        }
+        for d in [-3i64, -2, -1, 0, 1, 2, 3] {
+            let i = (1i64 << p).wrapping_add(d);
+            v.extend([i as u64, i.wrapping_neg() as u64]);
+        }
+    }
+    v.extend([
+        i64::MAX as u64,
+        u64::MAX,
+        1 << 63,
+        (1 << 53) + 1,
+        (1 << 24) + 1,
+    ]);
+    v
+}
+
+/// `n` 64-bit inputs: the specials, then in turn random bit patterns,
+/// integers of a random width (signed and unsigned), `f64`s of a random
+/// magnitude up to 2^70, and `f32` ties (the `f64` half-way between two
+/// `f32`s).
+fn inputs_convert64(rng: &mut StdRng, n: usize) -> Vec<u64> {
+    let mut v = specials_convert64();
+    while v.len() < n {
+        let r: u64 = rng.random();
+        let x = match v.len() % 4 {
+            0 => r,
+            1 => {
+                let shift = rng.random_range(0..64);
+                if rng.random() {
+                    r >> shift
+                } else {
+                    ((r as i64) >> shift) as u64
+                }
+            }
+            2 => {
+                let e = rng.random_range(-30..70);
+                (rng.random_range(-1.0..1.0f64) * 2f64.powi(e)).to_bits()
+            }
+            _ => {
+                let f = f32::from_bits(r as u32);
+                ((f as f64 + f.next_up() as f64) / 2.0).to_bits()
+            }
+        };
+        v.push(x);
+    }
+    v
+}
+
 /// Without nvcc's twins: the Rust kernels on the simulator give the host's
 /// functions, bit for bit, on a few thousand inputs.
 fn on_the_simulator(gpu: &Gpu, k: &Kernels) {
@@ -292,6 +373,27 @@ fn on_the_simulator(gpu: &Gpu, k: &Kernels) {
                 *g == want || f32::from_bits(*g).is_nan(),
                 "{name}: {g:#x} != {want:#x}"
             );
+        }
+    }
+    for (op, name) in CONVERT32.iter().enumerate() {
+        let mut out = gpu.alloc_uninit::<u64>(n).unwrap();
+        let start = 0x4eff_ff00;
+        k.convert_32
+            .launch(cfg, op as u32, start, &mut out)
+            .unwrap();
+        for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+            let want = convert32(op as u32, start.wrapping_add(i as u32));
+            assert_eq!(*g, want, "{name}({i}): {g:#x} != {want:#x}");
+        }
+    }
+    let xs = inputs_convert64(&mut rng, n);
+    let dx = gpu.upload(&xs).unwrap();
+    for (op, name) in CONVERT64.iter().enumerate() {
+        let mut out = gpu.alloc_uninit::<u64>(n).unwrap();
+        k.convert_64.launch(cfg, op as u32, &dx, &mut out).unwrap();
+        for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+            let want = convert64(op as u32, xs[i]);
+            assert_eq!(*g, want, "{name}({:#x}): {g:#x} != {want:#x}", xs[i]);
         }
     }
     let xs: Vec<f64> = inputs64(&mut rng, n);
@@ -400,7 +502,7 @@ fn f64_functions_of_one_argument_equal_nvccs_on_samples() {
             .launch(config(), op as u32, &dx, &mut a)
             .unwrap();
         twin.launch(config(), op as u32, &dx, &mut b).unwrap();
-        diff64(&gpu, &k, &a, &b, &mut found, |i| {
+        diff64(&gpu, &k, (&a, &b), true, &mut found, |i| {
             format!("x = {:#018x}", xs[i].to_bits())
         });
         results.push((*name, found));
@@ -496,7 +598,7 @@ fn functions_of_two_arguments_equal_nvccs_on_samples() {
             twin64
                 .launch(config(), op as u32, &dx, &dy, &mut b)
                 .unwrap();
-            diff64(&gpu, &k, &a, &b, &mut found, |i| {
+            diff64(&gpu, &k, (&a, &b), true, &mut found, |i| {
                 format!(
                     "(x, y) = ({:#018x}, {:#018x})",
                     xs[i].to_bits(),
@@ -522,4 +624,78 @@ fn functions_of_two_arguments_equal_nvccs_on_samples() {
         .map(|(n, f)| (&*Box::leak(n.into_boxed_str()), f))
         .collect();
     report(test, &view);
+}
+
+#[test]
+fn conversions_of_32_bit_inputs_equal_nvccs_on_every_input() {
+    let test = "conversions_of_32_bit_inputs_equal_nvccs_on_every_input";
+    let gpu = gpu_or_return!(test);
+    if gpu.is_simulator() {
+        // The simulator's run is in the f32 test.
+        return;
+    }
+    let k = Kernels::load(&gpu).unwrap();
+    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+        return;
+    };
+    // SAFETY: the twin has the Rust kernel's parameter list.
+    let twin = unsafe {
+        Convert32::from_function(twins.function(Convert32::NAME, LaunchKind::Plain).unwrap())
+    };
+    let (len, _) = sizes();
+    let mut a = gpu.alloc_uninit::<u64>(len).unwrap();
+    let mut b = gpu.alloc_uninit::<u64>(len).unwrap();
+    let mut results = Vec::new();
+    for (op, name) in CONVERT32.iter().enumerate() {
+        let mut found = Found::default();
+        for chunk in 0..(1u64 << 32) / CHUNK as u64 {
+            let start = (chunk * CHUNK as u64) as u32;
+            k.convert_32
+                .launch(config(), op as u32, start, &mut a)
+                .unwrap();
+            twin.launch(config(), op as u32, start, &mut b).unwrap();
+            diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
+                format!("x = {:#010x}", start.wrapping_add(i as u32))
+            });
+        }
+        results.push((*name, found));
+    }
+    report(test, &results);
+}
+
+#[test]
+fn conversions_of_64_bit_inputs_equal_nvccs_on_samples() {
+    let test = "conversions_of_64_bit_inputs_equal_nvccs_on_samples";
+    let gpu = gpu_or_return!(test);
+    if gpu.is_simulator() {
+        // The simulator's run is in the f32 test.
+        return;
+    }
+    let k = Kernels::load(&gpu).unwrap();
+    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+        return;
+    };
+    // SAFETY: the twin has the Rust kernel's parameter list.
+    let twin = unsafe {
+        Convert64::from_function(twins.function(Convert64::NAME, LaunchKind::Plain).unwrap())
+    };
+    let mut rng = common::rng(test);
+    let (_, samples) = sizes();
+    let xs = inputs_convert64(&mut rng, samples);
+    let dx = gpu.upload(&xs).unwrap();
+    let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
+    let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
+    let mut results = Vec::new();
+    for (op, name) in CONVERT64.iter().enumerate() {
+        let mut found = Found::default();
+        k.convert_64
+            .launch(config(), op as u32, &dx, &mut a)
+            .unwrap();
+        twin.launch(config(), op as u32, &dx, &mut b).unwrap();
+        diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
+            format!("x = {:#018x}", xs[i])
+        });
+        results.push((*name, found));
+    }
+    report(test, &results);
 }
