@@ -34,6 +34,29 @@ impl Rng {
     }
 }
 
+/// The neighbours of a float (`libm`'s `nextafter`: `next_up` is newer
+/// than the crate's minimum Rust).
+trait Next: Sized {
+    fn up(x: Self) -> Self;
+    fn down(x: Self) -> Self;
+}
+impl Next for f32 {
+    fn up(x: f32) -> f32 {
+        libm::nextafterf(x, f32::INFINITY)
+    }
+    fn down(x: f32) -> f32 {
+        libm::nextafterf(x, f32::NEG_INFINITY)
+    }
+}
+impl Next for f64 {
+    fn up(x: f64) -> f64 {
+        libm::nextafter(x, f64::INFINITY)
+    }
+    fn down(x: f64) -> f64 {
+        libm::nextafter(x, f64::NEG_INFINITY)
+    }
+}
+
 // ---- the model: float to integer -------------------------------------
 
 /// `x` (finite) as sign, significand and exponent: `x = ±m * 2^e`.
@@ -281,20 +304,20 @@ fn inputs32() -> Vec<f32> {
     }
     for p in [8, 16, 23, 24, 31, 32, 52, 53, 63, 64] {
         let x = 2f32.powi(p);
-        v.extend([x, x.next_up(), x.next_down(), x + 0.5, x - 0.5]);
+        v.extend([x, Next::up(x), Next::down(x), x + 0.5, x - 0.5]);
     }
     // f16 ties and their neighbours (a half-way point between two f16).
     for b in [0x3c00u16, 0x3c01, 0x0001, 0x03ff, 0x7bfe] {
         let lo = f16::from_bits(b).to_f32();
         let hi = f16::from_bits(b + 1).to_f32();
         let m = (lo + hi) / 2.0;
-        v.extend([m, m.next_up(), m.next_down()]);
+        v.extend([m, Next::up(m), Next::down(m)]);
     }
     for b in [0x3f80u16, 0x3f81, 0x0001, 0x7f7e] {
         let lo = bf16::from_bits(b).to_f32();
         let hi = bf16::from_bits(b + 1).to_f32();
         let m = (lo + hi) / 2.0;
-        v.extend([m, m.next_up(), m.next_down()]);
+        v.extend([m, Next::up(m), Next::down(m)]);
     }
     let mut b = 0u32;
     while let Some(n) = b.checked_add(40_009) {
@@ -327,8 +350,8 @@ fn inputs64() -> Vec<f64> {
         for y in [x, -x] {
             v.extend([
                 y,
-                y.next_up(),
-                y.next_down(),
+                Next::up(y),
+                Next::down(y),
                 y + 0.5,
                 y - 0.5,
                 y - 1.0,
@@ -340,10 +363,10 @@ fn inputs64() -> Vec<f64> {
     for _ in 0..20_000 {
         let f = f32::from_bits(r.next() as u32);
         let lo = f as f64;
-        let hi = f.next_up() as f64;
+        let hi = Next::up(f) as f64;
         // The tie between two f32s, and the f64s on either side.
         let m = (lo + hi) / 2.0;
-        v.extend([m, m.next_up(), m.next_down(), f64::from_bits(r.next())]);
+        v.extend([m, Next::up(m), Next::down(m), f64::from_bits(r.next())]);
         v.push((r.next() as i64) as f64 / 1024.0);
     }
     v

@@ -280,8 +280,8 @@ fn specials_convert64() -> Vec<u64> {
             v.extend(
                 [
                     y,
-                    y.next_up(),
-                    y.next_down(),
+                    f64::from_bits(y.to_bits() + 1),
+                    f64::from_bits(y.to_bits() - 1),
                     y + 0.5,
                     y - 0.5,
                     y + 1.0,
@@ -329,7 +329,9 @@ fn inputs_convert64(rng: &mut StdRng, n: usize) -> Vec<u64> {
             }
             _ => {
                 let f = f32::from_bits(r as u32);
-                ((f as f64 + f.next_up() as f64) / 2.0).to_bits()
+                // The neighbour of larger magnitude.
+                let g = f32::from_bits(f.to_bits().wrapping_add(1));
+                ((f as f64 + g as f64) / 2.0).to_bits()
             }
         };
         v.push(x);

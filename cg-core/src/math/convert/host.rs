@@ -65,13 +65,13 @@ pub(crate) trait FromInt: Neighbours {
 }
 
 macro_rules! float_neighbours {
-    ($($t:ty),*) => {$(
+    ($($t:ident: $next:path),*) => {$(
         impl Neighbours for $t {
             fn up(self) -> Self {
-                self.next_up()
+                $next(self, $t::INFINITY)
             }
             fn down(self) -> Self {
-                self.next_down()
+                $next(self, $t::NEG_INFINITY)
             }
             fn positive(self) -> bool {
                 self > 0.0
@@ -93,7 +93,7 @@ macro_rules! float_neighbours {
     )*};
 }
 
-float_neighbours!(f32, f64);
+float_neighbours!(f32: libm::nextafterf, f64: libm::nextafter);
 
 /// `x` as an `f32`, rounded in `mode`.
 pub(crate) fn narrow(x: f64, mode: Rounding) -> f32 {
