@@ -1,8 +1,11 @@
 //! CUDA's math library in kernels: [`FloatMath`] gives `f32` and `f64`
 //! std's float methods (`x.exp()`, `x.sin()`, `x.powf(y)`, ...) and CUDA's
 //! others (`x.rsqrt()`, `x.sinpi()`, `x.erfinv()`); [`fast`] holds the fast
-//! hardware intrinsics (`__expf`, `__sinf`, `__fdividef`, ...); [`mul_add`]
-//! is the explicit fused multiply-add (CUDA's `fmaf`, `__fmaf_rn`, `fma`).
+//! hardware intrinsics (`__expf`, `__sinf`, `__fdividef`, ...); [`convert`]
+//! CUDA's type conversions with a chosen rounding (`__float2int_rn`,
+//! `__double2float_rz`, `__ull2double_ru`, `__float2half_rd`, ...), each one
+//! `cvt`; [`mul_add`] is the explicit fused multiply-add (CUDA's `fmaf`,
+//! `__fmaf_rn`, `fma`).
 //!
 //! # On the GPU: nvcc's bits
 //!
