@@ -11,7 +11,8 @@
 //!
 //! Each method calls CUDA's function of the same name as nvcc compiles it:
 //! cg-builder compiles one wrapper a function (`cg_math_expf` returns
-//! `expf(x)`) with nvcc (`-rdc=true -ptx`, nvcc's default flags) and puts the
+//! `expf(x)`) with nvcc (`-rdc=true -ptx`, nvcc's default flags but
+//! `-fmad`, which follows the build's `FpContract`, below) and puts the
 //! definitions the kernel calls into its PTX module, so the code that runs
 //! is libdevice's, through NVIDIA's own compiler, and each result is the
 //! one nvcc's same call gives, bit for bit. The functions are calls (ptxas
@@ -26,8 +27,11 @@
 //! code computes on the host, unless the kernel crate is built with
 //! `FpContract::Fast` (cg-builder), which lets the compiler fuse it as nvcc
 //! does by default. [`mul_add`] is one `fma.rn` whatever the setting. The
-//! math functions do not depend on the setting: they are nvcc's, compiled
-//! with its default `-fmad=true`.
+//! math functions follow it: nvcc compiles them with `-fmad=false` under
+//! `FpContract::Off` and with its default `-fmad=true` under
+//! `FpContract::Fast` (NVVM contracts some of libdevice's own products and
+//! sums), so that a kernel's results are those of nvcc's build of the same
+//! code with the matching `-fmad`.
 //!
 //! # Off the GPU: within CUDA's bounds
 //!

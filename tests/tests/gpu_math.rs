@@ -2,7 +2,8 @@
 //! kernels/tests/src/math.rs (CUDA's math functions through
 //! `FloatMath` and `math::fast`) against their twins in
 //! tests/twins/math.cu (the same functions called in CUDA C++, built by
-//! nvcc -O3 -arch=sm_90 in scripts/gpu-run), bit for bit:
+//! nvcc -O3 -arch=sm_90, with and without -fmad=false, in scripts/gpu-run),
+//! bit for bit:
 //!
 //! * every `f32` function of one argument (`F32_UNARY`, the fast
 //!   intrinsics included) over all 2^32 inputs, in chunks of 2^28;
@@ -17,6 +18,12 @@
 //!   (the limits of each integer type and their neighbours, ties, the
 //!   values about 2^24 and 2^53, the `f64` specials) and random; every
 //!   bit counts there, NaNs' included.
+//!
+//! Each comparison runs under both floating-point contraction settings:
+//! the test kernels built with `FpContract::Off` (the default) against the
+//! twins built with nvcc's `-fmad=false`, and built with `FpContract::Fast`
+//! (`cg_tests::PTX_CONTRACT_FAST`) against nvcc's default `-fmad=true`; each
+//! line of the report starts with `off` or `fast`.
 //!
 //! A result counts as different when its bits differ, except that two NaNs
 //! with different bits (payload or sign; CUDA's functions return the
@@ -38,7 +45,7 @@ use cg_test_kernels::math::{
 use cg_tests::kernels::{
     Convert32, Convert64, Kernels, MathF32Binary, MathF32Unary, MathF64Binary, MathF64Unary,
 };
-use cooperative_groups::{DeviceBuffer, Gpu, LaunchConfig, LaunchKind};
+use cooperative_groups::{DeviceBuffer, Function, Gpu, LaunchConfig, LaunchKind, Module};
 use rand::rngs::StdRng;
 use rand::Rng;
 
@@ -137,18 +144,18 @@ fn diff64(
 }
 
 /// Prints one line per function and fails when any differs.
-fn report(test: &str, results: &[(&str, Found)]) {
+fn report(test: &str, results: &[(String, Found)]) {
     let mut failed = Vec::new();
     for (name, f) in results {
         println!(
-            "{test}: {name:>18}: {} compared, {} differ, {} NaN with other bits",
+            "{test}: {name:>24}: {} compared, {} differ, {} NaN with other bits",
             f.compared, f.differ, f.nan_bits
         );
         for line in &f.first {
-            println!("{test}: {name:>18}:     {line}");
+            println!("{test}: {name:>24}:     {line}");
         }
         if f.differ > 0 {
-            failed.push(*name);
+            failed.push(name);
         }
     }
     let total: u64 = results.iter().map(|(_, f)| f.compared).sum();
@@ -430,6 +437,49 @@ fn on_the_simulator(gpu: &Gpu, k: &Kernels) {
     }
 }
 
+/// A build of the test kernels and nvcc's build of the twins that matches
+/// it: `FpContract::Off` (the default build, [`Kernels`]) with
+/// `-fmad=false`, `FpContract::Fast` ([`cg_tests::PTX_CONTRACT_FAST`])
+/// with nvcc's default `-fmad=true`.
+struct Setting {
+    /// `off` or `fast`, the prefix of the setting's lines.
+    name: &'static str,
+    ours: Module,
+    twins: Module,
+}
+
+/// Both settings, or `None` (after the notice) without the twins.
+fn settings(gpu: &Gpu, k: &Kernels, test: &str) -> Option<[Setting; 2]> {
+    let off = common::twin_module(gpu, test, "math.fmad-false.ptx")?;
+    let fast = common::twin_module(gpu, test, "math.ptx")?;
+    Some([
+        Setting {
+            name: "off",
+            ours: k.module.clone(),
+            twins: off,
+        },
+        Setting {
+            name: "fast",
+            ours: gpu.load_module(&cg_tests::PTX_CONTRACT_FAST).unwrap(),
+            twins: fast,
+        },
+    ])
+}
+
+impl Setting {
+    /// The kernel `name` of the setting's build and its twin, as `make`
+    /// types them.
+    fn pair<H>(&self, name: &str, make: impl Fn(Function) -> H) -> (H, H) {
+        let f = |m: &Module| make(m.function(name, LaunchKind::Plain).unwrap());
+        (f(&self.ours), f(&self.twins))
+    }
+
+    /// `name` prefixed with the setting.
+    fn label(&self, name: &str) -> String {
+        format!("{} {name}", self.name)
+    }
+}
+
 #[test]
 fn f32_functions_of_one_argument_equal_nvccs_on_every_input() {
     let test = "f32_functions_of_one_argument_equal_nvccs_on_every_input";
@@ -439,34 +489,31 @@ fn f32_functions_of_one_argument_equal_nvccs_on_every_input() {
         on_the_simulator(&gpu, &k);
         return;
     }
-    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+    let Some(settings) = settings(&gpu, &k, test) else {
         return;
-    };
-    // SAFETY: the twin has the Rust kernel's parameter list.
-    let twin = unsafe {
-        MathF32Unary::from_function(
-            twins
-                .function(MathF32Unary::NAME, LaunchKind::Plain)
-                .unwrap(),
-        )
     };
     let (len, _) = sizes();
     let mut a = gpu.alloc_uninit::<u32>(len).unwrap();
     let mut b = gpu.alloc_uninit::<u32>(len).unwrap();
     let mut results = Vec::new();
-    for (op, name) in F32_UNARY.iter().enumerate() {
-        let mut found = Found::default();
-        for chunk in 0..(1u64 << 32) / CHUNK as u64 {
-            let start = (chunk * CHUNK as u64) as u32;
-            k.math_f32_unary
-                .launch(config(), op as u32, start, &mut a)
-                .unwrap();
-            twin.launch(config(), op as u32, start, &mut b).unwrap();
-            diff32(&gpu, &k, &a, &b, &mut found, |i| {
-                format!("x = {:#010x}", start.wrapping_add(i as u32))
-            });
+    for s in &settings {
+        // SAFETY: both kernels have the typed handle's parameter list (the
+        // twin the Rust kernel's).
+        let (ours, twin) = s.pair(MathF32Unary::NAME, |f| unsafe {
+            MathF32Unary::from_function(f)
+        });
+        for (op, name) in F32_UNARY.iter().enumerate() {
+            let mut found = Found::default();
+            for chunk in 0..(1u64 << 32) / CHUNK as u64 {
+                let start = (chunk * CHUNK as u64) as u32;
+                ours.launch(config(), op as u32, start, &mut a).unwrap();
+                twin.launch(config(), op as u32, start, &mut b).unwrap();
+                diff32(&gpu, &k, &a, &b, &mut found, |i| {
+                    format!("x = {:#010x}", start.wrapping_add(i as u32))
+                });
+            }
+            results.push((s.label(name), found));
         }
-        results.push((*name, found));
     }
     report(test, &results);
 }
@@ -480,16 +527,8 @@ fn f64_functions_of_one_argument_equal_nvccs_on_samples() {
         return;
     }
     let k = Kernels::load(&gpu).unwrap();
-    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+    let Some(settings) = settings(&gpu, &k, test) else {
         return;
-    };
-    // SAFETY: the twin has the Rust kernel's parameter list.
-    let twin = unsafe {
-        MathF64Unary::from_function(
-            twins
-                .function(MathF64Unary::NAME, LaunchKind::Plain)
-                .unwrap(),
-        )
     };
     let mut rng = common::rng(test);
     let (_, samples) = sizes();
@@ -498,18 +537,42 @@ fn f64_functions_of_one_argument_equal_nvccs_on_samples() {
     let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
     let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
     let mut results = Vec::new();
-    for (op, name) in F64_UNARY.iter().enumerate() {
-        let mut found = Found::default();
-        k.math_f64_unary
-            .launch(config(), op as u32, &dx, &mut a)
-            .unwrap();
-        twin.launch(config(), op as u32, &dx, &mut b).unwrap();
-        diff64(&gpu, &k, (&a, &b), true, &mut found, |i| {
-            format!("x = {:#018x}", xs[i].to_bits())
+    for s in &settings {
+        // SAFETY: as in the f32 test.
+        let (ours, twin) = s.pair(MathF64Unary::NAME, |f| unsafe {
+            MathF64Unary::from_function(f)
         });
-        results.push((*name, found));
+        for (op, name) in F64_UNARY.iter().enumerate() {
+            let mut found = Found::default();
+            ours.launch(config(), op as u32, &dx, &mut a).unwrap();
+            twin.launch(config(), op as u32, &dx, &mut b).unwrap();
+            diff64(&gpu, &k, (&a, &b), true, &mut found, |i| {
+                format!("x = {:#018x}", xs[i].to_bits())
+            });
+            results.push((s.label(name), found));
+        }
     }
     report(test, &results);
+}
+
+/// `n` pairs: every special against every special first, then random
+/// inputs of `inputs`.
+fn pairs<T: Copy>(
+    rng: &mut StdRng,
+    n: usize,
+    specials: &[T],
+    inputs: fn(&mut StdRng, usize) -> Vec<T>,
+) -> (Vec<T>, Vec<T>) {
+    let (mut xs, mut ys) = (inputs(rng, n), inputs(rng, n));
+    for (i, (x, y)) in specials
+        .iter()
+        .flat_map(|x| specials.iter().map(move |y| (*x, *y)))
+        .enumerate()
+    {
+        xs[i] = x;
+        ys[i] = y;
+    }
+    (xs, ys)
 }
 
 #[test]
@@ -521,111 +584,63 @@ fn functions_of_two_arguments_equal_nvccs_on_samples() {
         return;
     }
     let k = Kernels::load(&gpu).unwrap();
-    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+    let Some(settings) = settings(&gpu, &k, test) else {
         return;
-    };
-    // SAFETY: the twins have the Rust kernels' parameter lists.
-    let (twin32, twin64) = unsafe {
-        (
-            MathF32Binary::from_function(
-                twins
-                    .function(MathF32Binary::NAME, LaunchKind::Plain)
-                    .unwrap(),
-            ),
-            MathF64Binary::from_function(
-                twins
-                    .function(MathF64Binary::NAME, LaunchKind::Plain)
-                    .unwrap(),
-            ),
-        )
     };
     let mut rng = common::rng(test);
     let (_, samples) = sizes();
     let mut results = Vec::new();
     {
-        let xs = inputs32(&mut rng, samples);
-        // Every special against every special first, then shuffled pairs.
-        let sp = specials32();
-        let mut ys: Vec<f32> = inputs32(&mut rng, samples);
-        let mut xs = xs;
-        for (i, (x, y)) in sp
-            .iter()
-            .flat_map(|x| sp.iter().map(move |y| (*x, *y)))
-            .enumerate()
-        {
-            xs[i] = x;
-            ys[i] = y;
-        }
+        let (xs, ys) = pairs(&mut rng, samples, &specials32(), inputs32);
         let (dx, dy) = (gpu.upload(&xs).unwrap(), gpu.upload(&ys).unwrap());
         let mut a = gpu.alloc_uninit::<u32>(samples).unwrap();
         let mut b = gpu.alloc_uninit::<u32>(samples).unwrap();
-        for (op, name) in F32_BINARY.iter().enumerate() {
-            let mut found = Found::default();
-            k.math_f32_binary
-                .launch(config(), op as u32, &dx, &dy, &mut a)
-                .unwrap();
-            twin32
-                .launch(config(), op as u32, &dx, &dy, &mut b)
-                .unwrap();
-            diff32(&gpu, &k, &a, &b, &mut found, |i| {
-                format!(
-                    "(x, y) = ({:#010x}, {:#010x})",
-                    xs[i].to_bits(),
-                    ys[i].to_bits()
-                )
+        for s in &settings {
+            // SAFETY: as in the f32 test.
+            let (ours, twin) = s.pair(MathF32Binary::NAME, |f| unsafe {
+                MathF32Binary::from_function(f)
             });
-            results.push((*name, found));
+            for (op, name) in F32_BINARY.iter().enumerate() {
+                let mut found = Found::default();
+                ours.launch(config(), op as u32, &dx, &dy, &mut a).unwrap();
+                twin.launch(config(), op as u32, &dx, &dy, &mut b).unwrap();
+                diff32(&gpu, &k, &a, &b, &mut found, |i| {
+                    format!(
+                        "(x, y) = ({:#010x}, {:#010x})",
+                        xs[i].to_bits(),
+                        ys[i].to_bits()
+                    )
+                });
+                results.push((s.label(&format!("f32 {name}")), found));
+            }
         }
     }
     {
-        let sp = specials64();
-        let mut xs = inputs64(&mut rng, samples);
-        let mut ys = inputs64(&mut rng, samples);
-        for (i, (x, y)) in sp
-            .iter()
-            .flat_map(|x| sp.iter().map(move |y| (*x, *y)))
-            .enumerate()
-        {
-            xs[i] = x;
-            ys[i] = y;
-        }
+        let (xs, ys) = pairs(&mut rng, samples, &specials64(), inputs64);
         let (dx, dy) = (gpu.upload(&xs).unwrap(), gpu.upload(&ys).unwrap());
         let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
         let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
-        for (op, name) in F64_BINARY.iter().enumerate() {
-            let mut found = Found::default();
-            k.math_f64_binary
-                .launch(config(), op as u32, &dx, &dy, &mut a)
-                .unwrap();
-            twin64
-                .launch(config(), op as u32, &dx, &dy, &mut b)
-                .unwrap();
-            diff64(&gpu, &k, (&a, &b), true, &mut found, |i| {
-                format!(
-                    "(x, y) = ({:#018x}, {:#018x})",
-                    xs[i].to_bits(),
-                    ys[i].to_bits()
-                )
+        for s in &settings {
+            // SAFETY: as in the f32 test.
+            let (ours, twin) = s.pair(MathF64Binary::NAME, |f| unsafe {
+                MathF64Binary::from_function(f)
             });
-            results.push((*name, found));
+            for (op, name) in F64_BINARY.iter().enumerate() {
+                let mut found = Found::default();
+                ours.launch(config(), op as u32, &dx, &dy, &mut a).unwrap();
+                twin.launch(config(), op as u32, &dx, &dy, &mut b).unwrap();
+                diff64(&gpu, &k, (&a, &b), true, &mut found, |i| {
+                    format!(
+                        "(x, y) = ({:#018x}, {:#018x})",
+                        xs[i].to_bits(),
+                        ys[i].to_bits()
+                    )
+                });
+                results.push((s.label(&format!("f64 {name}")), found));
+            }
         }
     }
-    // The names of the two lists overlap: prefix the type.
-    let named: Vec<(String, Found)> = results
-        .into_iter()
-        .enumerate()
-        .map(|(i, (n, f))| {
-            (
-                format!("{} {n}", if i < F32_BINARY.len() { "f32" } else { "f64" }),
-                f,
-            )
-        })
-        .collect();
-    let view: Vec<(&str, Found)> = named
-        .into_iter()
-        .map(|(n, f)| (&*Box::leak(n.into_boxed_str()), f))
-        .collect();
-    report(test, &view);
+    report(test, &results);
 }
 
 #[test]
@@ -637,30 +652,28 @@ fn conversions_of_32_bit_inputs_equal_nvccs_on_every_input() {
         return;
     }
     let k = Kernels::load(&gpu).unwrap();
-    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+    let Some(settings) = settings(&gpu, &k, test) else {
         return;
-    };
-    // SAFETY: the twin has the Rust kernel's parameter list.
-    let twin = unsafe {
-        Convert32::from_function(twins.function(Convert32::NAME, LaunchKind::Plain).unwrap())
     };
     let (len, _) = sizes();
     let mut a = gpu.alloc_uninit::<u64>(len).unwrap();
     let mut b = gpu.alloc_uninit::<u64>(len).unwrap();
     let mut results = Vec::new();
-    for (op, name) in CONVERT32.iter().enumerate() {
-        let mut found = Found::default();
-        for chunk in 0..(1u64 << 32) / CHUNK as u64 {
-            let start = (chunk * CHUNK as u64) as u32;
-            k.convert_32
-                .launch(config(), op as u32, start, &mut a)
-                .unwrap();
-            twin.launch(config(), op as u32, start, &mut b).unwrap();
-            diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
-                format!("x = {:#010x}", start.wrapping_add(i as u32))
-            });
+    for s in &settings {
+        // SAFETY: as in the f32 test.
+        let (ours, twin) = s.pair(Convert32::NAME, |f| unsafe { Convert32::from_function(f) });
+        for (op, name) in CONVERT32.iter().enumerate() {
+            let mut found = Found::default();
+            for chunk in 0..(1u64 << 32) / CHUNK as u64 {
+                let start = (chunk * CHUNK as u64) as u32;
+                ours.launch(config(), op as u32, start, &mut a).unwrap();
+                twin.launch(config(), op as u32, start, &mut b).unwrap();
+                diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
+                    format!("x = {:#010x}", start.wrapping_add(i as u32))
+                });
+            }
+            results.push((s.label(name), found));
         }
-        results.push((*name, found));
     }
     report(test, &results);
 }
@@ -674,12 +687,8 @@ fn conversions_of_64_bit_inputs_equal_nvccs_on_samples() {
         return;
     }
     let k = Kernels::load(&gpu).unwrap();
-    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+    let Some(settings) = settings(&gpu, &k, test) else {
         return;
-    };
-    // SAFETY: the twin has the Rust kernel's parameter list.
-    let twin = unsafe {
-        Convert64::from_function(twins.function(Convert64::NAME, LaunchKind::Plain).unwrap())
     };
     let mut rng = common::rng(test);
     let (_, samples) = sizes();
@@ -688,16 +697,18 @@ fn conversions_of_64_bit_inputs_equal_nvccs_on_samples() {
     let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
     let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
     let mut results = Vec::new();
-    for (op, name) in CONVERT64.iter().enumerate() {
-        let mut found = Found::default();
-        k.convert_64
-            .launch(config(), op as u32, &dx, &mut a)
-            .unwrap();
-        twin.launch(config(), op as u32, &dx, &mut b).unwrap();
-        diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
-            format!("x = {:#018x}", xs[i])
-        });
-        results.push((*name, found));
+    for s in &settings {
+        // SAFETY: as in the f32 test.
+        let (ours, twin) = s.pair(Convert64::NAME, |f| unsafe { Convert64::from_function(f) });
+        for (op, name) in CONVERT64.iter().enumerate() {
+            let mut found = Found::default();
+            ours.launch(config(), op as u32, &dx, &mut a).unwrap();
+            twin.launch(config(), op as u32, &dx, &mut b).unwrap();
+            diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
+                format!("x = {:#018x}", xs[i])
+            });
+            results.push((s.label(name), found));
+        }
     }
     report(test, &results);
 }

@@ -1355,7 +1355,8 @@ fn conversion_instruction(name: &str) -> String {
 /// Each of CUDA's conversions (`math::convert`) is one `cvt` with its
 /// rounding and nothing else: in the conversion kernels of the math test
 /// (one `match` arm per function, `brx.idx` to one block per arm, in the
-/// order of `CONVERT32`/`CONVERT64`), each arm's block holds exactly the
+/// order of `CONVERT32`/`CONVERT64`; under both contraction settings), each
+/// arm's block holds exactly the
 /// function's instruction, between the moves that take its operand out of
 /// the input register and widen its result, and no call. On sm_80 the
 /// `bf16` ones without an instruction there (`_ru`, `_rd`, from `f64`)
@@ -1370,7 +1371,10 @@ fn each_conversion_is_one_cvt_with_its_rounding() {
         "mov.",
         "bra.uni",
     ];
-    for m in by_arch() {
+    // The default build's modules and the one with contraction (the math
+    // test runs both).
+    let fast = cg_tests::PTX_CONTRACT_FAST.modules().iter().copied();
+    for m in by_arch().into_iter().chain(fast) {
         for (kernel, names) in [
             ("convert_32", &CONVERT32[..]),
             ("convert_64", &CONVERT64[..]),

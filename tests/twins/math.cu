@@ -1,7 +1,8 @@
 // CUDA C++ twins of the math kernels (kernels/tests/src/math.rs): the same
 // kernel names and PTX parameter lists, the same function indices, each
 // calling CUDA's own function, so that tests/tests/gpu_math.rs compares
-// the two bit for bit. Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx.
+// the two bit for bit. Built by scripts/gpu-run: nvcc -O3 -arch=sm_90 -ptx,
+// once with nvcc's default -fmad=true and once with -fmad=false.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
