@@ -648,3 +648,33 @@ fn the_halves_of_a_double_are_its_bits() {
         assert_eq!(hiloint2double(hi, lo).to_bits(), x.to_bits());
     }
 }
+
+/// Every pair of integer types, saturating: against the clamp in `i128`,
+/// over every value of the 8- and 16-bit types and each wider type's
+/// limits, their neighbours and the other types' limits.
+#[test]
+fn integers_saturate_into_every_integer_type() {
+    let mut values: Vec<i128> = (i16::MIN as i128..=u16::MAX as i128).collect();
+    for b in [8u32, 15, 16, 31, 32, 63, 64] {
+        let x = 1i128 << b;
+        for d in [-2i128, -1, 0, 1] {
+            values.extend([x + d, -(x + d)]);
+        }
+    }
+    macro_rules! from {
+        ($($f:ty),*) => {$(
+            let inputs: Vec<$f> = values.iter().filter_map(|&v| <$f>::try_from(v).ok()).collect();
+            to!($f, inputs, i8, u8, i16, u16, i32, u32, i64, u64);
+        )*};
+    }
+    macro_rules! to {
+        ($f:ty, $inputs:expr, $($t:ty),*) => {$(
+            for &x in &$inputs {
+                let want = (x as i128).clamp(<$t>::MIN as i128, <$t>::MAX as i128);
+                let got = saturating_cast::<$t, $f>(x) as i128;
+                assert_eq!(got, want, "saturating_cast::<{}>({x}{})", stringify!($t), stringify!($f));
+            }
+        )*};
+    }
+    from!(i8, u8, i16, u16, i32, u32, i64, u64);
+}

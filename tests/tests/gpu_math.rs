@@ -17,7 +17,10 @@
 //!   64-bit input (`f64`, `i64`, `u64`: `CONVERT64`) on 10^8 inputs, special
 //!   (the limits of each integer type and their neighbours, ties, the
 //!   values about 2^24 and 2^53, the `f64` specials) and random; every
-//!   bit counts there, NaNs' included.
+//!   bit counts there, NaNs' included; and the saturating integer
+//!   conversions (`SATURATING`, libcu++'s `cuda::std::saturating_cast` in
+//!   the twin) on the same 64-bit inputs, each source type taking their
+//!   low bits.
 //!
 //! Each comparison runs under both floating-point contraction settings:
 //! the test kernels built with `FpContract::Off` (the default) against the
@@ -39,11 +42,12 @@
 mod common;
 
 use cg_test_kernels::math::{
-    convert32, convert64, f32_binary, f32_unary, f64_binary, f64_unary, CONVERT32, CONVERT64,
-    F32_BINARY, F32_UNARY, F64_BINARY, F64_UNARY,
+    convert32, convert64, f32_binary, f32_unary, f64_binary, f64_unary, saturating, CONVERT32,
+    CONVERT64, F32_BINARY, F32_UNARY, F64_BINARY, F64_UNARY, SATURATING,
 };
 use cg_tests::kernels::{
-    Convert32, Convert64, Kernels, MathF32Binary, MathF32Unary, MathF64Binary, MathF64Unary,
+    Convert32, Convert64, ConvertSaturating, Kernels, MathF32Binary, MathF32Unary, MathF64Binary,
+    MathF64Unary,
 };
 use cooperative_groups::{DeviceBuffer, Function, Gpu, LaunchConfig, LaunchKind, Module};
 use rand::rngs::StdRng;
@@ -405,6 +409,16 @@ fn on_the_simulator(gpu: &Gpu, k: &Kernels) {
             assert_eq!(*g, want, "{name}({:#x}): {g:#x} != {want:#x}", xs[i]);
         }
     }
+    for (op, name) in SATURATING.iter().enumerate() {
+        let mut out = gpu.alloc_uninit::<u64>(n).unwrap();
+        k.convert_saturating
+            .launch(cfg, op as u32, &dx, &mut out)
+            .unwrap();
+        for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+            let want = saturating(op as u32, xs[i]);
+            assert_eq!(*g, want, "{name}({:#x}): {g:#x} != {want:#x}", xs[i]);
+        }
+    }
     let xs: Vec<f64> = inputs64(&mut rng, n);
     let ys: Vec<f64> = xs.iter().rev().copied().collect();
     let dx = gpu.upload(&xs).unwrap();
@@ -708,6 +722,19 @@ fn conversions_of_64_bit_inputs_equal_nvccs_on_samples() {
                 format!("x = {:#018x}", xs[i])
             });
             results.push((s.label(name), found));
+        }
+        // SAFETY: as in the f32 test.
+        let (ours, twin) = s.pair(ConvertSaturating::NAME, |f| unsafe {
+            ConvertSaturating::from_function(f)
+        });
+        for (op, name) in SATURATING.iter().enumerate() {
+            let mut found = Found::default();
+            ours.launch(config(), op as u32, &dx, &mut a).unwrap();
+            twin.launch(config(), op as u32, &dx, &mut b).unwrap();
+            diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
+                format!("x = {:#018x}", xs[i])
+            });
+            results.push((s.label(&format!("saturating {name}")), found));
         }
     }
     report(test, &results);

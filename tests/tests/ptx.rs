@@ -1353,7 +1353,8 @@ fn conversion_instruction(name: &str) -> String {
 }
 
 /// Each of CUDA's conversions (`math::convert`) is one `cvt` with its
-/// rounding and nothing else: in the conversion kernels of the math test
+/// rounding (or `.sat`, between integers) and nothing else: in the
+/// conversion kernels of the math test
 /// (one `match` arm per function, `brx.idx` to one block per arm, in the
 /// order of `CONVERT32`/`CONVERT64`; under both contraction settings), each
 /// arm's block holds exactly the
@@ -1363,11 +1364,18 @@ fn conversion_instruction(name: &str) -> String {
 /// are nvcc's sequences instead and are left out.
 #[test]
 fn each_conversion_is_one_cvt_with_its_rounding() {
-    use cg_test_kernels::math::{CONVERT32, CONVERT64};
+    use cg_test_kernels::math::{CONVERT32, CONVERT64, SATURATING};
     let moves = [
         "cvt.u32.u64",
         "cvt.u64.u32",
         "cvt.u64.u16",
+        "cvt.u16.u64",
+        "cvt.s64.s8",
+        "cvt.s64.s16",
+        "cvt.s64.s32",
+        // The widening of an 8- or 16-bit result (its register's other
+        // bits unknown to LLVM).
+        "and.b64",
         "mov.",
         "bra.uni",
     ];
@@ -1378,6 +1386,7 @@ fn each_conversion_is_one_cvt_with_its_rounding() {
         for (kernel, names) in [
             ("convert_32", &CONVERT32[..]),
             ("convert_64", &CONVERT64[..]),
+            ("convert_saturating", &SATURATING[..]),
         ] {
             let body = entry(m.source, kernel);
             assert!(!body.contains("call"), "sm_{}: {kernel} calls", m.sm);
@@ -1408,7 +1417,11 @@ fn each_conversion_is_one_cvt_with_its_rounding() {
                 if bf16_sequence {
                     continue;
                 }
-                let want = conversion_instruction(name);
+                let want = if kernel == "convert_saturating" {
+                    format!("cvt.sat.{name}")
+                } else {
+                    conversion_instruction(name)
+                };
                 let cvts: Vec<&&str> = block
                     .iter()
                     .filter(|l| !moves.iter().any(|mv| l.starts_with(mv)))

@@ -5,6 +5,7 @@
 // once with nvcc's default -fmad=true and once with -fmad=false.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda/std/numeric>
 
 typedef unsigned long long u64;
 #define EXPONENT(y) (__float_as_int((float)(y)) >> 22)
@@ -329,4 +330,56 @@ extern "C" __global__ void convert_64(unsigned op, const u64 *in, u64 nin, u64 *
     if (nin < n) n = nin;
     for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
         out[i] = convert64(op, in[i]);
+}
+
+// libcu++'s saturating integer conversions (SATURATING in
+// kernels/tests/src/math.rs): signed results sign-extended.
+__device__ __forceinline__ u64 saturating(unsigned op, u64 x) {
+    switch (op) {
+        case 0: return (u64)cuda::std::saturating_cast<unsigned char>((signed char)x);
+        case 1: return (u64)cuda::std::saturating_cast<unsigned short>((signed char)x);
+        case 2: return (u64)cuda::std::saturating_cast<unsigned>((signed char)x);
+        case 3: return (u64)cuda::std::saturating_cast<unsigned long long>((signed char)x);
+        case 4: return (u64)(long long)cuda::std::saturating_cast<signed char>((unsigned char)x);
+        case 5: return (u64)(long long)cuda::std::saturating_cast<signed char>((short)x);
+        case 6: return (u64)cuda::std::saturating_cast<unsigned char>((short)x);
+        case 7: return (u64)cuda::std::saturating_cast<unsigned short>((short)x);
+        case 8: return (u64)cuda::std::saturating_cast<unsigned>((short)x);
+        case 9: return (u64)cuda::std::saturating_cast<unsigned long long>((short)x);
+        case 10: return (u64)(long long)cuda::std::saturating_cast<signed char>((unsigned short)x);
+        case 11: return (u64)cuda::std::saturating_cast<unsigned char>((unsigned short)x);
+        case 12: return (u64)(long long)cuda::std::saturating_cast<short>((unsigned short)x);
+        case 13: return (u64)(long long)cuda::std::saturating_cast<signed char>((int)x);
+        case 14: return (u64)cuda::std::saturating_cast<unsigned char>((int)x);
+        case 15: return (u64)(long long)cuda::std::saturating_cast<short>((int)x);
+        case 16: return (u64)cuda::std::saturating_cast<unsigned short>((int)x);
+        case 17: return (u64)cuda::std::saturating_cast<unsigned>((int)x);
+        case 18: return (u64)cuda::std::saturating_cast<unsigned long long>((int)x);
+        case 19: return (u64)(long long)cuda::std::saturating_cast<signed char>((unsigned)x);
+        case 20: return (u64)cuda::std::saturating_cast<unsigned char>((unsigned)x);
+        case 21: return (u64)(long long)cuda::std::saturating_cast<short>((unsigned)x);
+        case 22: return (u64)cuda::std::saturating_cast<unsigned short>((unsigned)x);
+        case 23: return (u64)(long long)cuda::std::saturating_cast<int>((unsigned)x);
+        case 24: return (u64)(long long)cuda::std::saturating_cast<signed char>((long long)x);
+        case 25: return (u64)cuda::std::saturating_cast<unsigned char>((long long)x);
+        case 26: return (u64)(long long)cuda::std::saturating_cast<short>((long long)x);
+        case 27: return (u64)cuda::std::saturating_cast<unsigned short>((long long)x);
+        case 28: return (u64)(long long)cuda::std::saturating_cast<int>((long long)x);
+        case 29: return (u64)cuda::std::saturating_cast<unsigned>((long long)x);
+        case 30: return (u64)cuda::std::saturating_cast<unsigned long long>((long long)x);
+        case 31: return (u64)(long long)cuda::std::saturating_cast<signed char>((unsigned long long)x);
+        case 32: return (u64)cuda::std::saturating_cast<unsigned char>((unsigned long long)x);
+        case 33: return (u64)(long long)cuda::std::saturating_cast<short>((unsigned long long)x);
+        case 34: return (u64)cuda::std::saturating_cast<unsigned short>((unsigned long long)x);
+        case 35: return (u64)(long long)cuda::std::saturating_cast<int>((unsigned long long)x);
+        case 36: return (u64)cuda::std::saturating_cast<unsigned>((unsigned long long)x);
+        case 37: return (u64)(long long)cuda::std::saturating_cast<long long>((unsigned long long)x);
+        default: return ~0ull;
+    }
+}
+
+extern "C" __global__ void convert_saturating(unsigned op, const u64 *in, u64 nin, u64 *out, u64 n) {
+    if (nin < n) n = nin;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        out[i] = saturating(op, in[i]);
 }

@@ -28,6 +28,7 @@
 //! | `__double2half`, `__double2bfloat16` | [`double2half`], [`double2bfloat16`] | `cvt.rn.f16.f64`, `cvt.rn.bf16.f64` (see [`HalfFloat::from_double`]) |
 //! | `__double2hiint`, `__double2loint`, `__hiloint2double` | [`double2hiint`], [`double2loint`], [`hiloint2double`] | the halves of a 64-bit register (`mov.b64`) |
 //! | `__saturatef` | [`fast::saturatef`](super::fast::saturatef) | `cvt.sat.f32.f32` |
+//! | `cuda::std::saturating_cast<T>(x)` (libcu++) | [`saturating_cast::<T, _>(x)`](saturating_cast) | `cvt.sat.<T>.<x's type>` where `T` cannot hold every value of `x`'s type (`cvt.sat.s8.s32`, `cvt.sat.u16.s64`, ...); else no instruction |
 //! | `__float_as_int`, `__int_as_float`, `__double_as_longlong`, ... | `x.to_bits() as i32`, `f32::from_bits(i as u32)`, ... (`core`'s) | no instruction |
 //!
 //! `_rn` rounds to the nearest value, ties to even; `_rz` toward zero;
@@ -51,6 +52,13 @@
 //! `f32::MAX`), the others overflow to infinity as IEEE 754 says; a zero
 //! keeps its sign, a float rounded to zero keeps the sign of the value. An
 //! `f16` or `bf16` NaN is the canonical `0x7fff`.
+//!
+//! # Integers from integers
+//!
+//! CUDA's math API has no saturating integer conversion; libcu++'s
+//! `cuda::std::saturating_cast` (C++26's `saturate_cast`) is PTX's `cvt.sat`
+//! between integer types, and [`saturating_cast`] is the same: `x` where
+//! the target type holds it, else the target's limit on `x`'s side.
 //!
 //! # Off the GPU
 //!
@@ -287,4 +295,84 @@ pub fn double2loint(x: f64) -> i32 {
 #[inline(always)]
 pub fn hiloint2double(hi: i32, lo: i32) -> f64 {
     f64::from_bits(((hi as u32 as u64) << 32) | lo as u32 as u64)
+}
+
+/// An integer type that converts to the integer type `T` with saturation
+/// ([`saturating_cast`]).
+pub trait SaturatingCast<T>: Copy {
+    /// `self` where `T` holds it, else `T`'s limit on its side.
+    fn saturating_cast(self) -> T;
+}
+
+/// libcu++'s `cuda::std::saturating_cast<T>(x)`: `x` where `T` holds it,
+/// else `T::MIN` or `T::MAX` (`saturating_cast::<u8, _>(-5i32)` is 0,
+/// `saturating_cast::<i16, _>(70_000u32)` is `i16::MAX`). One
+/// `cvt.sat.<T>.<x's type>` where `T` cannot hold every value of `x`'s
+/// type, none where it can.
+#[inline(always)]
+pub fn saturating_cast<T, F: SaturatingCast<T>>(x: F) -> T {
+    x.saturating_cast()
+}
+
+/// [`SaturatingCast`] for pairs of types: `sat` where the target's range is
+/// not a superset of the source's (one `cvt.sat`; each type with its PTX
+/// name and register), `wide` where it is (Rust's `as`, exact).
+macro_rules! saturating {
+    (sat: { $($from:ident($fp:literal, $fr:ident) => [$($to:ident($tp:literal, $tr:ident)),*];)* }
+     wide: { $($wf:ident => [$($wt:ident),*];)* }) => {
+        $($(
+            impl SaturatingCast<$to> for $from {
+                #[doc = concat!("`cvt.sat.", $tp, ".", $fp, "`.")]
+                #[inline(always)]
+                fn saturating_cast(self) -> $to {
+                    #[cfg(target_arch = "nvptx64")]
+                    {
+                        crate::intrinsics::cvt!(concat!("cvt.sat.", $tp, ".", $fp), self,
+                                                $from => $to, $fr => $tr)
+                    }
+                    #[cfg(not(target_arch = "nvptx64"))]
+                    {
+                        (self as i128).clamp($to::MIN as i128, $to::MAX as i128) as $to
+                    }
+                }
+            }
+        )*)*
+        $($(
+            impl SaturatingCast<$wt> for $wf {
+                /// Exact: no instruction.
+                #[inline(always)]
+                fn saturating_cast(self) -> $wt {
+                    self as $wt
+                }
+            }
+        )*)*
+    };
+}
+
+saturating! {
+    sat: {
+    i8("s8", reg16) => [u8("u8", reg16), u16("u16", reg16), u32("u32", reg32), u64("u64", reg64)];
+    u8("u8", reg16) => [i8("s8", reg16)];
+    i16("s16", reg16) => [i8("s8", reg16), u8("u8", reg16), u16("u16", reg16), u32("u32", reg32),
+                          u64("u64", reg64)];
+    u16("u16", reg16) => [i8("s8", reg16), u8("u8", reg16), i16("s16", reg16)];
+    i32("s32", reg32) => [i8("s8", reg16), u8("u8", reg16), i16("s16", reg16), u16("u16", reg16),
+                          u32("u32", reg32), u64("u64", reg64)];
+    u32("u32", reg32) => [i8("s8", reg16), u8("u8", reg16), i16("s16", reg16), u16("u16", reg16),
+                          i32("s32", reg32)];
+    i64("s64", reg64) => [i8("s8", reg16), u8("u8", reg16), i16("s16", reg16), u16("u16", reg16),
+                          i32("s32", reg32), u32("u32", reg32), u64("u64", reg64)];
+    u64("u64", reg64) => [i8("s8", reg16), u8("u8", reg16), i16("s16", reg16), u16("u16", reg16),
+                          i32("s32", reg32), u32("u32", reg32), i64("s64", reg64)];
+    }
+    wide: {
+    i8 => [i8, i16, i32, i64];
+    u8 => [u8, i16, u16, i32, u32, i64, u64];
+    i16 => [i16, i32, i64];
+    u16 => [u16, i32, u32, i64, u64];
+    i32 => [i32, i64];
+    u32 => [u32, i64, u64];
+    i64 => [i64];
+    u64 => [u64];
+    }
 }

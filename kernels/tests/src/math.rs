@@ -6,8 +6,8 @@
 //! The function lists are the indices both sides share: [`F32_UNARY`] (the
 //! `f32` functions of one argument, run over all 2^32 inputs),
 //! [`F64_UNARY`], [`F32_BINARY`], [`F64_BINARY`], and CUDA's type
-//! conversions (`math::convert`): [`CONVERT32`] (all 2^32 inputs) and
-//! [`CONVERT64`].
+//! conversions (`math::convert`): [`CONVERT32`] (all 2^32 inputs),
+//! [`CONVERT64`] and [`SATURATING`].
 use cg_core::atomic::{AtomicSlice, Ordering};
 use cg_core::math::{convert, fast, FloatMath};
 use cg_core::prelude::*;
@@ -566,6 +566,74 @@ pub fn convert_64(op: u32, input: &[u64], mut out: Output<u64>) {
     out.truncate(input.len());
     for (i, y) in out.grid_stride(&grid) {
         *y = convert64(op, input[i]);
+    }
+}
+
+/// The saturating integer conversions (`math::convert::saturating_cast`,
+/// libcu++'s `cuda::std::saturating_cast`) that are an instruction, by
+/// index: the PTX types of each `cvt.sat`, target first.
+pub const SATURATING: [&str; 38] = [
+    "u8.s8", "u16.s8", "u32.s8", "u64.s8", "s8.u8", "s8.s16", "u8.s16", "u16.s16", "u32.s16",
+    "u64.s16", "s8.u16", "u8.u16", "s16.u16", "s8.s32", "u8.s32", "s16.s32", "u16.s32", "u32.s32",
+    "u64.s32", "s8.u32", "u8.u32", "s16.u32", "u16.u32", "s32.u32", "s8.s64", "u8.s64", "s16.s64",
+    "u16.s64", "s32.s64", "u32.s64", "u64.s64", "s8.u64", "u8.u64", "s16.u64", "u16.u64",
+    "s32.u64", "u32.u64", "s64.u64",
+];
+
+/// `SATURATING[op]` of the low bits of `x` (as many as the source type
+/// has): the result's bits, a signed one sign-extended.
+#[inline(always)]
+pub fn saturating(op: u32, x: u64) -> u64 {
+    match op {
+        0 => convert::saturating_cast::<u8, i8>(x as i8) as u64,
+        1 => convert::saturating_cast::<u16, i8>(x as i8) as u64,
+        2 => convert::saturating_cast::<u32, i8>(x as i8) as u64,
+        3 => convert::saturating_cast::<u64, i8>(x as i8) as u64,
+        4 => convert::saturating_cast::<i8, u8>(x as u8) as i64 as u64,
+        5 => convert::saturating_cast::<i8, i16>(x as i16) as i64 as u64,
+        6 => convert::saturating_cast::<u8, i16>(x as i16) as u64,
+        7 => convert::saturating_cast::<u16, i16>(x as i16) as u64,
+        8 => convert::saturating_cast::<u32, i16>(x as i16) as u64,
+        9 => convert::saturating_cast::<u64, i16>(x as i16) as u64,
+        10 => convert::saturating_cast::<i8, u16>(x as u16) as i64 as u64,
+        11 => convert::saturating_cast::<u8, u16>(x as u16) as u64,
+        12 => convert::saturating_cast::<i16, u16>(x as u16) as i64 as u64,
+        13 => convert::saturating_cast::<i8, i32>(x as i32) as i64 as u64,
+        14 => convert::saturating_cast::<u8, i32>(x as i32) as u64,
+        15 => convert::saturating_cast::<i16, i32>(x as i32) as i64 as u64,
+        16 => convert::saturating_cast::<u16, i32>(x as i32) as u64,
+        17 => convert::saturating_cast::<u32, i32>(x as i32) as u64,
+        18 => convert::saturating_cast::<u64, i32>(x as i32) as u64,
+        19 => convert::saturating_cast::<i8, u32>(x as u32) as i64 as u64,
+        20 => convert::saturating_cast::<u8, u32>(x as u32) as u64,
+        21 => convert::saturating_cast::<i16, u32>(x as u32) as i64 as u64,
+        22 => convert::saturating_cast::<u16, u32>(x as u32) as u64,
+        23 => convert::saturating_cast::<i32, u32>(x as u32) as i64 as u64,
+        24 => convert::saturating_cast::<i8, i64>(x as i64) as i64 as u64,
+        25 => convert::saturating_cast::<u8, i64>(x as i64) as u64,
+        26 => convert::saturating_cast::<i16, i64>(x as i64) as i64 as u64,
+        27 => convert::saturating_cast::<u16, i64>(x as i64) as u64,
+        28 => convert::saturating_cast::<i32, i64>(x as i64) as i64 as u64,
+        29 => convert::saturating_cast::<u32, i64>(x as i64) as u64,
+        30 => convert::saturating_cast::<u64, i64>(x as i64) as u64,
+        31 => convert::saturating_cast::<i8, u64>(x as u64) as i64 as u64,
+        32 => convert::saturating_cast::<u8, u64>(x as u64) as u64,
+        33 => convert::saturating_cast::<i16, u64>(x as u64) as i64 as u64,
+        34 => convert::saturating_cast::<u16, u64>(x as u64) as u64,
+        35 => convert::saturating_cast::<i32, u64>(x as u64) as i64 as u64,
+        36 => convert::saturating_cast::<u32, u64>(x as u64) as u64,
+        37 => convert::saturating_cast::<i64, u64>(x as u64) as i64 as u64,
+        _ => u64::MAX,
+    }
+}
+
+/// `SATURATING[op]` of each input.
+#[kernel]
+pub fn convert_saturating(op: u32, input: &[u64], mut out: Output<u64>) {
+    let grid = this_grid();
+    out.truncate(input.len());
+    for (i, y) in out.grid_stride(&grid) {
+        *y = saturating(op, input[i]);
     }
 }
 
