@@ -5,7 +5,11 @@
 // once with nvcc's default -fmad=true and once with -fmad=false.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda/std/limits>
+#include <cuda/std/version>
+#ifdef __cccl_lib_saturation_arithmetic
 #include <cuda/std/numeric>
+#endif
 
 typedef unsigned long long u64;
 #define EXPONENT(y) (__float_as_int((float)(y)) >> 22)
@@ -333,47 +337,59 @@ extern "C" __global__ void convert_64(unsigned op, const u64 *in, u64 nin, u64 *
 }
 
 // libcu++'s saturating integer conversions (SATURATING in
-// kernels/tests/src/math.rs): signed results sign-extended.
+// kernels/tests/src/math.rs): signed results sign-extended. With a libcu++
+// that has no saturation arithmetic yet (no __cccl_lib_saturation_arithmetic;
+// CUDA 13.0's own may not), the clamp in 128 bits instead.
+#ifdef __cccl_lib_saturation_arithmetic
+#define SATURATING_CAST(T, x) cuda::std::saturating_cast<T>(x)
+#else
+template <class T, class F>
+__device__ __forceinline__ T clamp_cast(F x) {
+    __int128 v = x, lo = cuda::std::numeric_limits<T>::min(), hi = cuda::std::numeric_limits<T>::max();
+    return (T)(v < lo ? lo : v > hi ? hi : v);
+}
+#define SATURATING_CAST(T, x) clamp_cast<T>(x)
+#endif
 __device__ __forceinline__ u64 saturating(unsigned op, u64 x) {
     switch (op) {
-        case 0: return (u64)cuda::std::saturating_cast<unsigned char>((signed char)x);
-        case 1: return (u64)cuda::std::saturating_cast<unsigned short>((signed char)x);
-        case 2: return (u64)cuda::std::saturating_cast<unsigned>((signed char)x);
-        case 3: return (u64)cuda::std::saturating_cast<unsigned long long>((signed char)x);
-        case 4: return (u64)(long long)cuda::std::saturating_cast<signed char>((unsigned char)x);
-        case 5: return (u64)(long long)cuda::std::saturating_cast<signed char>((short)x);
-        case 6: return (u64)cuda::std::saturating_cast<unsigned char>((short)x);
-        case 7: return (u64)cuda::std::saturating_cast<unsigned short>((short)x);
-        case 8: return (u64)cuda::std::saturating_cast<unsigned>((short)x);
-        case 9: return (u64)cuda::std::saturating_cast<unsigned long long>((short)x);
-        case 10: return (u64)(long long)cuda::std::saturating_cast<signed char>((unsigned short)x);
-        case 11: return (u64)cuda::std::saturating_cast<unsigned char>((unsigned short)x);
-        case 12: return (u64)(long long)cuda::std::saturating_cast<short>((unsigned short)x);
-        case 13: return (u64)(long long)cuda::std::saturating_cast<signed char>((int)x);
-        case 14: return (u64)cuda::std::saturating_cast<unsigned char>((int)x);
-        case 15: return (u64)(long long)cuda::std::saturating_cast<short>((int)x);
-        case 16: return (u64)cuda::std::saturating_cast<unsigned short>((int)x);
-        case 17: return (u64)cuda::std::saturating_cast<unsigned>((int)x);
-        case 18: return (u64)cuda::std::saturating_cast<unsigned long long>((int)x);
-        case 19: return (u64)(long long)cuda::std::saturating_cast<signed char>((unsigned)x);
-        case 20: return (u64)cuda::std::saturating_cast<unsigned char>((unsigned)x);
-        case 21: return (u64)(long long)cuda::std::saturating_cast<short>((unsigned)x);
-        case 22: return (u64)cuda::std::saturating_cast<unsigned short>((unsigned)x);
-        case 23: return (u64)(long long)cuda::std::saturating_cast<int>((unsigned)x);
-        case 24: return (u64)(long long)cuda::std::saturating_cast<signed char>((long long)x);
-        case 25: return (u64)cuda::std::saturating_cast<unsigned char>((long long)x);
-        case 26: return (u64)(long long)cuda::std::saturating_cast<short>((long long)x);
-        case 27: return (u64)cuda::std::saturating_cast<unsigned short>((long long)x);
-        case 28: return (u64)(long long)cuda::std::saturating_cast<int>((long long)x);
-        case 29: return (u64)cuda::std::saturating_cast<unsigned>((long long)x);
-        case 30: return (u64)cuda::std::saturating_cast<unsigned long long>((long long)x);
-        case 31: return (u64)(long long)cuda::std::saturating_cast<signed char>((unsigned long long)x);
-        case 32: return (u64)cuda::std::saturating_cast<unsigned char>((unsigned long long)x);
-        case 33: return (u64)(long long)cuda::std::saturating_cast<short>((unsigned long long)x);
-        case 34: return (u64)cuda::std::saturating_cast<unsigned short>((unsigned long long)x);
-        case 35: return (u64)(long long)cuda::std::saturating_cast<int>((unsigned long long)x);
-        case 36: return (u64)cuda::std::saturating_cast<unsigned>((unsigned long long)x);
-        case 37: return (u64)(long long)cuda::std::saturating_cast<long long>((unsigned long long)x);
+        case 0: return (u64)SATURATING_CAST(unsigned char, (signed char)x);
+        case 1: return (u64)SATURATING_CAST(unsigned short, (signed char)x);
+        case 2: return (u64)SATURATING_CAST(unsigned, (signed char)x);
+        case 3: return (u64)SATURATING_CAST(unsigned long long, (signed char)x);
+        case 4: return (u64)(long long)SATURATING_CAST(signed char, (unsigned char)x);
+        case 5: return (u64)(long long)SATURATING_CAST(signed char, (short)x);
+        case 6: return (u64)SATURATING_CAST(unsigned char, (short)x);
+        case 7: return (u64)SATURATING_CAST(unsigned short, (short)x);
+        case 8: return (u64)SATURATING_CAST(unsigned, (short)x);
+        case 9: return (u64)SATURATING_CAST(unsigned long long, (short)x);
+        case 10: return (u64)(long long)SATURATING_CAST(signed char, (unsigned short)x);
+        case 11: return (u64)SATURATING_CAST(unsigned char, (unsigned short)x);
+        case 12: return (u64)(long long)SATURATING_CAST(short, (unsigned short)x);
+        case 13: return (u64)(long long)SATURATING_CAST(signed char, (int)x);
+        case 14: return (u64)SATURATING_CAST(unsigned char, (int)x);
+        case 15: return (u64)(long long)SATURATING_CAST(short, (int)x);
+        case 16: return (u64)SATURATING_CAST(unsigned short, (int)x);
+        case 17: return (u64)SATURATING_CAST(unsigned, (int)x);
+        case 18: return (u64)SATURATING_CAST(unsigned long long, (int)x);
+        case 19: return (u64)(long long)SATURATING_CAST(signed char, (unsigned)x);
+        case 20: return (u64)SATURATING_CAST(unsigned char, (unsigned)x);
+        case 21: return (u64)(long long)SATURATING_CAST(short, (unsigned)x);
+        case 22: return (u64)SATURATING_CAST(unsigned short, (unsigned)x);
+        case 23: return (u64)(long long)SATURATING_CAST(int, (unsigned)x);
+        case 24: return (u64)(long long)SATURATING_CAST(signed char, (long long)x);
+        case 25: return (u64)SATURATING_CAST(unsigned char, (long long)x);
+        case 26: return (u64)(long long)SATURATING_CAST(short, (long long)x);
+        case 27: return (u64)SATURATING_CAST(unsigned short, (long long)x);
+        case 28: return (u64)(long long)SATURATING_CAST(int, (long long)x);
+        case 29: return (u64)SATURATING_CAST(unsigned, (long long)x);
+        case 30: return (u64)SATURATING_CAST(unsigned long long, (long long)x);
+        case 31: return (u64)(long long)SATURATING_CAST(signed char, (unsigned long long)x);
+        case 32: return (u64)SATURATING_CAST(unsigned char, (unsigned long long)x);
+        case 33: return (u64)(long long)SATURATING_CAST(short, (unsigned long long)x);
+        case 34: return (u64)SATURATING_CAST(unsigned short, (unsigned long long)x);
+        case 35: return (u64)(long long)SATURATING_CAST(int, (unsigned long long)x);
+        case 36: return (u64)SATURATING_CAST(unsigned, (unsigned long long)x);
+        case 37: return (u64)(long long)SATURATING_CAST(long long, (unsigned long long)x);
         default: return ~0ull;
     }
 }
