@@ -150,7 +150,11 @@ impl KernelBuild {
     /// same code computes on the host, and a fused multiply-add is written
     /// as one (`cg_core::math::mul_add`). [`FpContract::Fast`] contracts as
     /// nvcc does by default (`-fmad=true`): the choice for results equal,
-    /// bit for bit, to a CUDA C++ version of the same expressions.
+    /// bit for bit, to a CUDA C++ version of the same expressions. CUDA's
+    /// math functions (`cg_core::math`) follow the setting: nvcc compiles
+    /// them with `-fmad=false` under `Off` and `-fmad=true` under `Fast`,
+    /// so that a kernel gives the bits of nvcc's build of the same code
+    /// with the matching `-fmad`.
     pub fn fp_contract(mut self, contract: FpContract) -> Self {
         self.contract = contract;
         self
@@ -212,7 +216,7 @@ impl KernelBuild {
                 self.contract,
                 self.math,
             )?;
-            let ptx = math::link_library(&ptx, sm, self.math, &target_dir)?;
+            let ptx = math::link_library(&ptx, sm, self.math, self.contract, &target_dir)?;
             let kernels = ptx::records(&ptx, sm)?;
             ptx::check_cooperative(&ptx, sm, &kernels)?;
             let ptx = ptx::with_launch_bounds(&ptx, sm, &kernels)?;

@@ -6,10 +6,19 @@
 //! This step defines them: `math.cu` (one line a function: `cg_math_NAME`
 //! returns CUDA's `NAME` of its arguments) is compiled by nvcc
 //! (`-rdc=true -ptx`, the module's architecture, nvcc's default flags or
-//! `--use_fast_math`), and the definitions the module calls, with the
+//! `--use_fast_math`, and the `-fmad` setting that matches the build's
+//! [`FpContract`]: `-fmad=false` under `Off`, nvcc's default `-fmad=true`
+//! under `Fast`), and the definitions the module calls, with the
 //! functions and tables they use in turn, replace the declarations. Each
 //! result is then the one nvcc's own compilation of the same call gives:
-//! the same libdevice code through the same compiler (NVVM) and flags.
+//! the same libdevice code through the same compiler (NVVM) and flags. The
+//! `-fmad` setting matters: NVVM contracts some of libdevice's own
+//! products and sums (one `fma` fewer in the `f64` `log`, `log2`, `log10`,
+//! `log1p`, `asinh`, `acosh`, `atanh`, `lgamma`, `tgamma`, `erfcinv`,
+//! `normcdfinv` and the `f32` `erfcx` under `-fmad=false`, CUDA 13.0,
+//! sm_90), and ptxas may fuse the `mul`/`add` pairs it emits without
+//! `.rn`, so a kernel equals nvcc's build of the same code under the
+//! matching setting.
 //! Each call is then replaced by a copy of the function's body
 //! ([`inline`]), as nvcc inlines the same call.
 //!
@@ -21,7 +30,7 @@
 
 pub mod inline;
 
-use crate::{io_err, BuildError};
+use crate::{io_err, BuildError, FpContract};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -54,12 +63,13 @@ pub fn link_library(
     ptx: &str,
     sm: u32,
     mode: MathMode,
+    contract: FpContract,
     target_dir: &Path,
 ) -> Result<String, BuildError> {
     if declared(ptx).next().is_none() {
         return Ok(ptx.to_string());
     }
-    let library = library_ptx(sm, mode, target_dir)?;
+    let library = library_ptx(sm, mode, contract, target_dir)?;
     Ok(inline::calls(&link(ptx, &library)?))
 }
 
@@ -311,7 +321,7 @@ pub fn nvcc() -> Result<PathBuf, BuildError> {
     })
 }
 
-fn nvcc_flags(sm: u32, mode: MathMode) -> Vec<String> {
+fn nvcc_flags(sm: u32, mode: MathMode, contract: FpContract) -> Vec<String> {
     let mut flags = vec![
         "-rdc=true".to_string(),
         "-ptx".into(),
@@ -320,18 +330,27 @@ fn nvcc_flags(sm: u32, mode: MathMode) -> Vec<String> {
     if mode == MathMode::Fast {
         flags.push("--use_fast_math".into());
     }
+    if contract == FpContract::Off {
+        flags.push("-fmad=false".into());
+    }
     flags
 }
 
-/// nvcc's PTX of [`SOURCE`] for `sm_<sm>`: from the cache under
-/// `target_dir` when its key matches, else compiled now.
-pub fn library_ptx(sm: u32, mode: MathMode, target_dir: &Path) -> Result<String, BuildError> {
+/// nvcc's PTX of [`SOURCE`] for `sm_<sm>`, in `mode`, with the `-fmad`
+/// setting of `contract`: from the cache under `target_dir` when its key
+/// matches, else compiled now.
+pub fn library_ptx(
+    sm: u32,
+    mode: MathMode,
+    contract: FpContract,
+    target_dir: &Path,
+) -> Result<String, BuildError> {
     let nvcc = nvcc()?;
     let version = Command::new(&nvcc)
         .arg("--version")
         .output()
         .map_err(io_err(format!("running {}", nvcc.display())))?;
-    let flags = nvcc_flags(sm, mode);
+    let flags = nvcc_flags(sm, mode, contract);
     let key = format!(
         "// cg-math key {:016x}\n",
         fnv1a(
@@ -344,9 +363,11 @@ pub fn library_ptx(sm: u32, mode: MathMode, target_dir: &Path) -> Result<String,
         )
     );
     let dir = target_dir.join("cg-math");
-    let suffix = match mode {
-        MathMode::Precise => "",
-        MathMode::Fast => "-fast",
+    let suffix = match (mode, contract) {
+        (MathMode::Precise, FpContract::Off) => "-fmad-false",
+        (MathMode::Precise, FpContract::Fast) => "",
+        (MathMode::Fast, FpContract::Off) => "-fast-fmad-false",
+        (MathMode::Fast, FpContract::Fast) => "-fast",
     };
     let cached = dir.join(format!("math-sm_{sm}{suffix}.ptx"));
     if let Ok(text) = std::fs::read_to_string(&cached) {

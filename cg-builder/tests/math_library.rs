@@ -1,11 +1,13 @@
 //! cg-builder's math library against cg-core's declarations: every
 //! `cg_math_*` function cg-core can call is defined by nvcc's compilation
-//! of `math.cu`, for both architectures and both modes, and a module that
+//! of `math.cu`, for both architectures, both modes and both `-fmad`
+//! settings, and a module that
 //! calls all of them assembles once linked. Needs nvcc (PyPI's
 //! nvidia-cuda-nvcc, which scripts/setup installs): without it the test
 //! says so and passes.
 
 use cg_builder::math::{self, MathMode};
+use cg_builder::FpContract;
 use std::path::Path;
 
 /// The `cg_math_*` functions cg-core declares, with their PTX parameter
@@ -83,19 +85,25 @@ fn every_function_cg_core_declares_is_defined_and_assembles() {
     }
     module.push_str("\tret;\n}\n");
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("math-library");
-    for mode in [MathMode::Precise, MathMode::Fast] {
+    let settings = [MathMode::Precise, MathMode::Fast]
+        .into_iter()
+        .flat_map(|mode| [FpContract::Off, FpContract::Fast].map(|c| (mode, c)));
+    for (mode, contract) in settings {
         for sm in [80, 90] {
             let m = module.replace(".target sm_90", &format!(".target sm_{sm}"));
-            let library = math::library_ptx(sm, mode, &target).unwrap();
+            let library = math::library_ptx(sm, mode, contract, &target).unwrap();
             let linked = math::link(&m, &library).unwrap();
             let parsed = cg_ptx::Module::parse(&linked);
             for (name, _, _) in &decls {
                 assert!(
                     parsed.function(name).and_then(|f| f.body).is_some(),
-                    "{mode:?} sm_{sm}: {name} is not defined"
+                    "{mode:?} {contract:?} sm_{sm}: {name} is not defined"
                 );
             }
-            assert!(!linked.contains(".extern .func"), "{mode:?} sm_{sm}");
+            assert!(
+                !linked.contains(".extern .func"),
+                "{mode:?} {contract:?} sm_{sm}"
+            );
             assemble(&linked, sm, &target);
         }
     }

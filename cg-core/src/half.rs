@@ -74,7 +74,7 @@ pub use ::half::{bf16, f16};
 use crate::Pod;
 
 #[cfg(not(target_arch = "nvptx64"))]
-mod host;
+pub(crate) mod host;
 
 #[cfg(target_arch = "nvptx64")]
 use crate::intrinsics::half as gpu;

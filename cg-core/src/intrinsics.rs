@@ -798,6 +798,26 @@ pub(crate) mod fast_f32 {
     }
 }
 
+/// One conversion instruction, `$insn` (its whole name, such as
+/// `"cvt.rni.s32.f32"`), of `$a` (of type `$from`, in a `$rin` register) to
+/// `$to` (in a `$rout` register): the instructions of `math::convert`,
+/// which names each one beside the CUDA function it is.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! cvt {
+    ($insn:expr, $a:expr, $from:ty => $to:ty, $rin:ident => $rout:ident) => {{
+        let a: $from = $a;
+        let d: $to;
+        // SAFETY: arithmetic on registers.
+        unsafe {
+            core::arch::asm!(concat!($insn, " {d}, {a};"), d = out($rout) d, a = in($rin) a,
+                             options(pure, nomem, nostack))
+        };
+        d
+    }};
+}
+#[cfg(target_arch = "nvptx64")]
+pub(crate) use cvt;
+
 /// `fma.rn.f32`: `a * b + c` with one rounding, to nearest even.
 #[inline(always)]
 pub(crate) fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {

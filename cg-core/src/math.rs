@@ -1,14 +1,18 @@
 //! CUDA's math library in kernels: [`FloatMath`] gives `f32` and `f64`
 //! std's float methods (`x.exp()`, `x.sin()`, `x.powf(y)`, ...) and CUDA's
 //! others (`x.rsqrt()`, `x.sinpi()`, `x.erfinv()`); [`fast`] holds the fast
-//! hardware intrinsics (`__expf`, `__sinf`, `__fdividef`, ...); [`mul_add`]
-//! is the explicit fused multiply-add (CUDA's `fmaf`, `__fmaf_rn`, `fma`).
+//! hardware intrinsics (`__expf`, `__sinf`, `__fdividef`, ...); [`convert`]
+//! CUDA's type conversions with a chosen rounding (`__float2int_rn`,
+//! `__double2float_rz`, `__ull2double_ru`, `__float2half_rd`, ...), each one
+//! `cvt`; [`mul_add`] is the explicit fused multiply-add (CUDA's `fmaf`,
+//! `__fmaf_rn`, `fma`).
 //!
 //! # On the GPU: nvcc's bits
 //!
 //! Each method calls CUDA's function of the same name as nvcc compiles it:
 //! cg-builder compiles one wrapper a function (`cg_math_expf` returns
-//! `expf(x)`) with nvcc (`-rdc=true -ptx`, nvcc's default flags) and puts the
+//! `expf(x)`) with nvcc (`-rdc=true -ptx`, nvcc's default flags but
+//! `-fmad`, which follows the build's `FpContract`, below) and puts the
 //! definitions the kernel calls into its PTX module, so the code that runs
 //! is libdevice's, through NVIDIA's own compiler, and each result is the
 //! one nvcc's same call gives, bit for bit. The functions are calls (ptxas
@@ -23,8 +27,11 @@
 //! code computes on the host, unless the kernel crate is built with
 //! `FpContract::Fast` (cg-builder), which lets the compiler fuse it as nvcc
 //! does by default. [`mul_add`] is one `fma.rn` whatever the setting. The
-//! math functions do not depend on the setting: they are nvcc's, compiled
-//! with its default `-fmad=true`.
+//! math functions follow it: nvcc compiles them with `-fmad=false` under
+//! `FpContract::Off` and with its default `-fmad=true` under
+//! `FpContract::Fast` (NVVM contracts some of libdevice's own products and
+//! sums), so that a kernel's results are those of nvcc's build of the same
+//! code with the matching `-fmad`.
 //!
 //! # Off the GPU: within CUDA's bounds
 //!
@@ -80,6 +87,7 @@
 
 use crate::intrinsics;
 
+pub mod convert;
 #[cfg(target_arch = "nvptx64")]
 mod device;
 pub mod fast;

@@ -467,14 +467,26 @@ impl Ctx {
     /// nvcc with the device's architecture, building `cu` to `out` (PTX, or
     /// with `shared`, a shared library).
     fn nvcc(&self, cu: &Path, out: &Path, shared: bool) -> Job {
-        let name = format!("nvcc {}", relative(cu, &self.bundle.root));
+        self.nvcc_with(cu, out, shared, &[])
+    }
+
+    /// [`nvcc`](Self::nvcc) with `flags` after `-O3` (named in the job).
+    fn nvcc_with(&self, cu: &Path, out: &Path, shared: bool, flags: &[&str]) -> Job {
+        let mut name = "nvcc ".to_string();
+        for f in flags {
+            name.push_str(f);
+            name.push(' ');
+        }
+        name.push_str(&relative(cu, &self.bundle.root));
         let arch = format!("-arch={}", self.arch);
         let kind: &[&str] = if shared {
             &["-shared", "-Xcompiler", "-fPIC"]
         } else {
             &["-ptx"]
         };
-        let mut argv = vec!["nvcc".to_string(), "-O3".to_string(), arch];
+        let mut argv = vec!["nvcc".to_string(), "-O3".to_string()];
+        argv.extend(flags.iter().map(|s| s.to_string()));
+        argv.push(arch);
         argv.extend(kind.iter().map(|s| s.to_string()));
         argv.extend(["-o".to_string(), text(out), text(cu)]);
         Job::new(name, argv).builds(out)
@@ -518,7 +530,10 @@ fn nothing(_: &Ctx) -> Result<Vec<Job>> {
 }
 
 /// The benchmark's twins (shared libraries for `lib_*`, PTX for the others)
-/// and the differential tests' (PTX), all into one folder.
+/// and the differential tests' (PTX), all into one folder. Each test twin
+/// twice: with nvcc's default contraction (`NAME.ptx`) and with
+/// `-fmad=false` (`NAME.fmad-false.ptx`), the builds that match the Rust
+/// kernels built with `FpContract::Fast` and `FpContract::Off`.
 fn twins(ctx: &Ctx) -> Result<Vec<Job>> {
     let dir = ctx.twins();
     let mut jobs = Vec::new();
@@ -529,7 +544,10 @@ fn twins(ctx: &Ctx) -> Result<Vec<Job>> {
         jobs.push(ctx.nvcc(&cu, &out, shared));
     }
     for cu in ctx.bundle.cu_files("twins-src")? {
-        jobs.push(ctx.nvcc(&cu, &dir.join(format!("{}.ptx", stem(&cu))), false));
+        let name = stem(&cu);
+        jobs.push(ctx.nvcc(&cu, &dir.join(format!("{name}.ptx")), false));
+        let off = dir.join(format!("{name}.fmad-false.ptx"));
+        jobs.push(ctx.nvcc_with(&cu, &off, false, &["-fmad=false"]));
     }
     Ok(jobs)
 }

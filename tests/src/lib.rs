@@ -9,3 +9,18 @@
 pub mod kernels {
     include!(concat!(env!("OUT_DIR"), "/cg_kernels.rs"));
 }
+
+/// The test kernels built for sm_90 with floating-point contraction
+/// (`FpContract::Fast`, nvcc's `-fmad=true`; [`kernels`] is the default
+/// build, `FpContract::Off`): `tests/tests/gpu_math.rs` compares CUDA's
+/// math functions with nvcc's under both settings.
+pub const PTX_CONTRACT_FAST: cooperative_groups::PtxSet = cooperative_groups::PtxSet::of_crate(
+    "cg_test_kernels",
+    &[cooperative_groups::Ptx {
+        sm: 90,
+        source: include_str!(concat!(
+            env!("OUT_DIR"),
+            "/cg_kernels_contract_fast_sm_90.ptx"
+        )),
+    }],
+);

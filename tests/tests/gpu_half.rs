@@ -1,8 +1,8 @@
 //! GPU tests of `cg_core::half` with nvcc as the judge: the kernels of
 //! kernels/tests/src/half.rs against their twins in
 //! tests/twins/half.cu (`cuda_fp16.h`, `cuda_bf16.h`,
-//! `cooperative_groups`; built by nvcc -O3 -arch=sm_90 in
-//! scripts/gpu-run), bit for bit, NaNs included (every NaN the hardware's
+//! `cooperative_groups`; built by nvcc -O3 -fmad=false for the GPU's
+//! architecture in gpu-run's twins step, the setting of the test kernels' build), bit for bit, NaNs included (every NaN the hardware's
 //! half instructions return is the canonical `0x7fff`, and ours are the
 //! same instructions):
 //!
@@ -181,9 +181,12 @@ fn report(test: &str, judge: &str, results: &[(String, Found)]) {
     assert!(failed.is_empty(), "{test}: differ from {judge}: {failed:?}");
 }
 
-/// The twins' module, with the notice when there is none.
+/// The twins' module, with the notice when there is none: nvcc's build
+/// with `-fmad=false`, which matches the test kernels' (`FpContract::Off`,
+/// under which cg-builder compiles CUDA's half-precision math with
+/// `-fmad=false` too).
 fn twins(gpu: &Gpu, test: &str) -> Option<cooperative_groups::Module> {
-    common::twin_module(gpu, test, "half.ptx")
+    common::twin_module(gpu, test, "half.fmad-false.ptx")
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! kernels/tests/src/math.rs (CUDA's math functions through
 //! `FloatMath` and `math::fast`) against their twins in
 //! tests/twins/math.cu (the same functions called in CUDA C++, built by
-//! nvcc -O3 for the GPU's own architecture in gpu-run's twins step), bit for bit:
+//! nvcc -O3 for the GPU's own architecture, with and without -fmad=false,
+//! in gpu-run's twins step), bit for bit:
 //!
 //! * every `f32` function of one argument (`F32_UNARY`, the fast
 //!   intrinsics included) over all 2^32 inputs, in chunks of 2^28;
@@ -10,7 +11,22 @@
 //!   arguments on 10^8 inputs: special values (zeros, subnormals, the
 //!   extremes, infinities, NaN, integers and half-integers, the edges of
 //!   the functions' domains) and random ones (random bit patterns, uniform
-//!   in [-1, 1] and in [-100, 100]), and pairs of both.
+//!   in [-1, 1] and in [-100, 100]), and pairs of both;
+//! * CUDA's type conversions (`math::convert`): those of a 32-bit input
+//!   (`f32`, `i32`, `u32`: `CONVERT32`) over all 2^32 inputs, those of a
+//!   64-bit input (`f64`, `i64`, `u64`: `CONVERT64`) on 10^8 inputs, special
+//!   (the limits of each integer type and their neighbours, ties, the
+//!   values about 2^24 and 2^53, the `f64` specials) and random; every
+//!   bit counts there, NaNs' included; and the saturating integer
+//!   conversions (`SATURATING`, libcu++'s `cuda::std::saturating_cast` in
+//!   the twin) on the same 64-bit inputs, each source type taking their
+//!   low bits.
+//!
+//! Each comparison runs under both floating-point contraction settings:
+//! the test kernels built with `FpContract::Off` (the default) against the
+//! twins built with nvcc's `-fmad=false`, and built with `FpContract::Fast`
+//! (`cg_tests::PTX_CONTRACT_FAST`) against nvcc's default `-fmad=true`; each
+//! line of the report starts with `off` or `fast`.
 //!
 //! A result counts as different when its bits differ, except that two NaNs
 //! with different bits (payload or sign; CUDA's functions return the
@@ -26,10 +42,14 @@
 mod common;
 
 use cg_test_kernels::math::{
-    f32_binary, f32_unary, f64_binary, f64_unary, F32_BINARY, F32_UNARY, F64_BINARY, F64_UNARY,
+    convert32, convert64, f32_binary, f32_unary, f64_binary, f64_unary, saturating, CONVERT32,
+    CONVERT64, F32_BINARY, F32_UNARY, F64_BINARY, F64_UNARY, SATURATING,
 };
-use cg_tests::kernels::{Kernels, MathF32Binary, MathF32Unary, MathF64Binary, MathF64Unary};
-use cooperative_groups::{DeviceBuffer, Gpu, LaunchConfig, LaunchKind};
+use cg_tests::kernels::{
+    Convert32, Convert64, ConvertSaturating, Kernels, MathF32Binary, MathF32Unary, MathF64Binary,
+    MathF64Unary,
+};
+use cooperative_groups::{DeviceBuffer, Function, Gpu, LaunchConfig, LaunchKind, Module};
 use rand::rngs::StdRng;
 use rand::Rng;
 
@@ -94,17 +114,21 @@ fn diff32(
     }
 }
 
-/// [`diff32`] for `u64` results.
+/// [`diff32`] for `u64` results: `f64`s (`nan_apart`: two NaNs with
+/// different bits are counted apart), or bits of any type (every
+/// difference counts).
 fn diff64(
     gpu: &Gpu,
     k: &Kernels,
-    a: &DeviceBuffer<u64>,
-    b: &DeviceBuffer<u64>,
+    (a, b): (&DeviceBuffer<u64>, &DeviceBuffer<u64>),
+    nan_apart: bool,
     found: &mut Found,
     describe: impl Fn(usize) -> String,
 ) {
     let mut counts = gpu.filled(2 + FIRST, 0u32).unwrap();
-    k.math_diff64.launch(config(), a, b, &mut counts).unwrap();
+    k.math_diff64
+        .launch(config(), a, b, nan_apart as u32, &mut counts)
+        .unwrap();
     let c = counts.to_vec().unwrap();
     found.compared += a.len() as u64;
     found.differ += c[0] as u64;
@@ -124,18 +148,18 @@ fn diff64(
 }
 
 /// Prints one line per function and fails when any differs.
-fn report(test: &str, results: &[(&str, Found)]) {
+fn report(test: &str, results: &[(String, Found)]) {
     let mut failed = Vec::new();
     for (name, f) in results {
         println!(
-            "{test}: {name:>18}: {} compared, {} differ, {} NaN with other bits",
+            "{test}: {name:>24}: {} compared, {} differ, {} NaN with other bits",
             f.compared, f.differ, f.nan_bits
         );
         for line in &f.first {
-            println!("{test}: {name:>18}:     {line}");
+            println!("{test}: {name:>24}:     {line}");
         }
         if f.differ > 0 {
-            failed.push(*name);
+            failed.push(name);
         }
     }
     let total: u64 = results.iter().map(|(_, f)| f.compared).sum();
@@ -256,6 +280,76 @@ fn inputs64(rng: &mut StdRng, n: usize) -> Vec<f64> {
     )
 }
 
+/// The special 64-bit inputs of the conversions (bits): the `f64`
+/// specials, the limits of each integer type about them, as `f64` and as
+/// integers, with their neighbours.
+fn specials_convert64() -> Vec<u64> {
+    let mut v: Vec<u64> = specials64().iter().map(|x| x.to_bits()).collect();
+    for p in 0..64 {
+        let x = (1u64 << p) as f64;
+        for y in [x, -x] {
+            v.extend(
+                [
+                    y,
+                    f64::from_bits(y.to_bits() + 1),
+                    f64::from_bits(y.to_bits() - 1),
+                    y + 0.5,
+                    y - 0.5,
+                    y + 1.0,
+                    y - 1.0,
+                ]
+                .map(f64::to_bits),
+            );
+        }
+        for d in [-3i64, -2, -1, 0, 1, 2, 3] {
+            let i = (1i64 << p).wrapping_add(d);
+            v.extend([i as u64, i.wrapping_neg() as u64]);
+        }
+    }
+    v.extend([
+        i64::MAX as u64,
+        u64::MAX,
+        1 << 63,
+        (1 << 53) + 1,
+        (1 << 24) + 1,
+    ]);
+    v
+}
+
+/// `n` 64-bit inputs: the specials, then in turn random bit patterns,
+/// integers of a random width (signed and unsigned), `f64`s of a random
+/// magnitude up to 2^70, and `f32` ties (the `f64` half-way between two
+/// `f32`s).
+fn inputs_convert64(rng: &mut StdRng, n: usize) -> Vec<u64> {
+    let mut v = specials_convert64();
+    while v.len() < n {
+        let r: u64 = rng.random();
+        let x = match v.len() % 4 {
+            0 => r,
+            1 => {
+                let shift = rng.random_range(0..64);
+                if rng.random() {
+                    r >> shift
+                } else {
+                    ((r as i64) >> shift) as u64
+                }
+            }
+            2 => {
+                let e = rng.random_range(-30..70);
+                (rng.random_range(-1.0..1.0f64) * 2f64.powi(e)).to_bits()
+            }
+            _ => {
+                let f = f32::from_bits(r as u32);
+                // The neighbour of larger magnitude.
+                let g = f32::from_bits(f.to_bits().wrapping_add(1));
+                ((f as f64 + g as f64) / 2.0).to_bits()
+            }
+        };
+        v.push(x);
+    }
+    v
+}
+
 /// Without nvcc's twins: the Rust kernels on the simulator give the host's
 /// functions, bit for bit, on a few thousand inputs.
 fn on_the_simulator(gpu: &Gpu, k: &Kernels) {
@@ -294,6 +388,37 @@ fn on_the_simulator(gpu: &Gpu, k: &Kernels) {
             );
         }
     }
+    for (op, name) in CONVERT32.iter().enumerate() {
+        let mut out = gpu.alloc_uninit::<u64>(n).unwrap();
+        let start = 0x4eff_ff00;
+        k.convert_32
+            .launch(cfg, op as u32, start, &mut out)
+            .unwrap();
+        for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+            let want = convert32(op as u32, start.wrapping_add(i as u32));
+            assert_eq!(*g, want, "{name}({i}): {g:#x} != {want:#x}");
+        }
+    }
+    let xs = inputs_convert64(&mut rng, n);
+    let dx = gpu.upload(&xs).unwrap();
+    for (op, name) in CONVERT64.iter().enumerate() {
+        let mut out = gpu.alloc_uninit::<u64>(n).unwrap();
+        k.convert_64.launch(cfg, op as u32, &dx, &mut out).unwrap();
+        for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+            let want = convert64(op as u32, xs[i]);
+            assert_eq!(*g, want, "{name}({:#x}): {g:#x} != {want:#x}", xs[i]);
+        }
+    }
+    for (op, name) in SATURATING.iter().enumerate() {
+        let mut out = gpu.alloc_uninit::<u64>(n).unwrap();
+        k.convert_saturating
+            .launch(cfg, op as u32, &dx, &mut out)
+            .unwrap();
+        for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+            let want = saturating(op as u32, xs[i]);
+            assert_eq!(*g, want, "{name}({:#x}): {g:#x} != {want:#x}", xs[i]);
+        }
+    }
     let xs: Vec<f64> = inputs64(&mut rng, n);
     let ys: Vec<f64> = xs.iter().rev().copied().collect();
     let dx = gpu.upload(&xs).unwrap();
@@ -326,6 +451,49 @@ fn on_the_simulator(gpu: &Gpu, k: &Kernels) {
     }
 }
 
+/// A build of the test kernels and nvcc's build of the twins that matches
+/// it: `FpContract::Off` (the default build, [`Kernels`]) with
+/// `-fmad=false`, `FpContract::Fast` ([`cg_tests::PTX_CONTRACT_FAST`])
+/// with nvcc's default `-fmad=true`.
+struct Setting {
+    /// `off` or `fast`, the prefix of the setting's lines.
+    name: &'static str,
+    ours: Module,
+    twins: Module,
+}
+
+/// Both settings, or `None` (after the notice) without the twins.
+fn settings(gpu: &Gpu, k: &Kernels, test: &str) -> Option<[Setting; 2]> {
+    let off = common::twin_module(gpu, test, "math.fmad-false.ptx")?;
+    let fast = common::twin_module(gpu, test, "math.ptx")?;
+    Some([
+        Setting {
+            name: "off",
+            ours: k.module.clone(),
+            twins: off,
+        },
+        Setting {
+            name: "fast",
+            ours: gpu.load_module(&cg_tests::PTX_CONTRACT_FAST).unwrap(),
+            twins: fast,
+        },
+    ])
+}
+
+impl Setting {
+    /// The kernel `name` of the setting's build and its twin, as `make`
+    /// types them.
+    fn pair<H>(&self, name: &str, make: impl Fn(Function) -> H) -> (H, H) {
+        let f = |m: &Module| make(m.function(name, LaunchKind::Plain).unwrap());
+        (f(&self.ours), f(&self.twins))
+    }
+
+    /// `name` prefixed with the setting.
+    fn label(&self, name: &str) -> String {
+        format!("{} {name}", self.name)
+    }
+}
+
 #[test]
 fn f32_functions_of_one_argument_equal_nvccs_on_every_input() {
     let test = "f32_functions_of_one_argument_equal_nvccs_on_every_input";
@@ -335,34 +503,31 @@ fn f32_functions_of_one_argument_equal_nvccs_on_every_input() {
         on_the_simulator(&gpu, &k);
         return;
     }
-    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+    let Some(settings) = settings(&gpu, &k, test) else {
         return;
-    };
-    // SAFETY: the twin has the Rust kernel's parameter list.
-    let twin = unsafe {
-        MathF32Unary::from_function(
-            twins
-                .function(MathF32Unary::NAME, LaunchKind::Plain)
-                .unwrap(),
-        )
     };
     let (len, _) = sizes();
     let mut a = gpu.alloc_uninit::<u32>(len).unwrap();
     let mut b = gpu.alloc_uninit::<u32>(len).unwrap();
     let mut results = Vec::new();
-    for (op, name) in F32_UNARY.iter().enumerate() {
-        let mut found = Found::default();
-        for chunk in 0..(1u64 << 32) / CHUNK as u64 {
-            let start = (chunk * CHUNK as u64) as u32;
-            k.math_f32_unary
-                .launch(config(), op as u32, start, &mut a)
-                .unwrap();
-            twin.launch(config(), op as u32, start, &mut b).unwrap();
-            diff32(&gpu, &k, &a, &b, &mut found, |i| {
-                format!("x = {:#010x}", start.wrapping_add(i as u32))
-            });
+    for s in &settings {
+        // SAFETY: both kernels have the typed handle's parameter list (the
+        // twin the Rust kernel's).
+        let (ours, twin) = s.pair(MathF32Unary::NAME, |f| unsafe {
+            MathF32Unary::from_function(f)
+        });
+        for (op, name) in F32_UNARY.iter().enumerate() {
+            let mut found = Found::default();
+            for chunk in 0..(1u64 << 32) / CHUNK as u64 {
+                let start = (chunk * CHUNK as u64) as u32;
+                ours.launch(config(), op as u32, start, &mut a).unwrap();
+                twin.launch(config(), op as u32, start, &mut b).unwrap();
+                diff32(&gpu, &k, &a, &b, &mut found, |i| {
+                    format!("x = {:#010x}", start.wrapping_add(i as u32))
+                });
+            }
+            results.push((s.label(name), found));
         }
-        results.push((*name, found));
     }
     report(test, &results);
 }
@@ -376,16 +541,8 @@ fn f64_functions_of_one_argument_equal_nvccs_on_samples() {
         return;
     }
     let k = Kernels::load(&gpu).unwrap();
-    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+    let Some(settings) = settings(&gpu, &k, test) else {
         return;
-    };
-    // SAFETY: the twin has the Rust kernel's parameter list.
-    let twin = unsafe {
-        MathF64Unary::from_function(
-            twins
-                .function(MathF64Unary::NAME, LaunchKind::Plain)
-                .unwrap(),
-        )
     };
     let mut rng = common::rng(test);
     let (_, samples) = sizes();
@@ -394,18 +551,42 @@ fn f64_functions_of_one_argument_equal_nvccs_on_samples() {
     let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
     let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
     let mut results = Vec::new();
-    for (op, name) in F64_UNARY.iter().enumerate() {
-        let mut found = Found::default();
-        k.math_f64_unary
-            .launch(config(), op as u32, &dx, &mut a)
-            .unwrap();
-        twin.launch(config(), op as u32, &dx, &mut b).unwrap();
-        diff64(&gpu, &k, &a, &b, &mut found, |i| {
-            format!("x = {:#018x}", xs[i].to_bits())
+    for s in &settings {
+        // SAFETY: as in the f32 test.
+        let (ours, twin) = s.pair(MathF64Unary::NAME, |f| unsafe {
+            MathF64Unary::from_function(f)
         });
-        results.push((*name, found));
+        for (op, name) in F64_UNARY.iter().enumerate() {
+            let mut found = Found::default();
+            ours.launch(config(), op as u32, &dx, &mut a).unwrap();
+            twin.launch(config(), op as u32, &dx, &mut b).unwrap();
+            diff64(&gpu, &k, (&a, &b), true, &mut found, |i| {
+                format!("x = {:#018x}", xs[i].to_bits())
+            });
+            results.push((s.label(name), found));
+        }
     }
     report(test, &results);
+}
+
+/// `n` pairs: every special against every special first, then random
+/// inputs of `inputs`.
+fn pairs<T: Copy>(
+    rng: &mut StdRng,
+    n: usize,
+    specials: &[T],
+    inputs: fn(&mut StdRng, usize) -> Vec<T>,
+) -> (Vec<T>, Vec<T>) {
+    let (mut xs, mut ys) = (inputs(rng, n), inputs(rng, n));
+    for (i, (x, y)) in specials
+        .iter()
+        .flat_map(|x| specials.iter().map(move |y| (*x, *y)))
+        .enumerate()
+    {
+        xs[i] = x;
+        ys[i] = y;
+    }
+    (xs, ys)
 }
 
 #[test]
@@ -417,109 +598,144 @@ fn functions_of_two_arguments_equal_nvccs_on_samples() {
         return;
     }
     let k = Kernels::load(&gpu).unwrap();
-    let Some(twins) = common::twin_module(&gpu, test, "math.ptx") else {
+    let Some(settings) = settings(&gpu, &k, test) else {
         return;
-    };
-    // SAFETY: the twins have the Rust kernels' parameter lists.
-    let (twin32, twin64) = unsafe {
-        (
-            MathF32Binary::from_function(
-                twins
-                    .function(MathF32Binary::NAME, LaunchKind::Plain)
-                    .unwrap(),
-            ),
-            MathF64Binary::from_function(
-                twins
-                    .function(MathF64Binary::NAME, LaunchKind::Plain)
-                    .unwrap(),
-            ),
-        )
     };
     let mut rng = common::rng(test);
     let (_, samples) = sizes();
     let mut results = Vec::new();
     {
-        let xs = inputs32(&mut rng, samples);
-        // Every special against every special first, then shuffled pairs.
-        let sp = specials32();
-        let mut ys: Vec<f32> = inputs32(&mut rng, samples);
-        let mut xs = xs;
-        for (i, (x, y)) in sp
-            .iter()
-            .flat_map(|x| sp.iter().map(move |y| (*x, *y)))
-            .enumerate()
-        {
-            xs[i] = x;
-            ys[i] = y;
-        }
+        let (xs, ys) = pairs(&mut rng, samples, &specials32(), inputs32);
         let (dx, dy) = (gpu.upload(&xs).unwrap(), gpu.upload(&ys).unwrap());
         let mut a = gpu.alloc_uninit::<u32>(samples).unwrap();
         let mut b = gpu.alloc_uninit::<u32>(samples).unwrap();
-        for (op, name) in F32_BINARY.iter().enumerate() {
-            let mut found = Found::default();
-            k.math_f32_binary
-                .launch(config(), op as u32, &dx, &dy, &mut a)
-                .unwrap();
-            twin32
-                .launch(config(), op as u32, &dx, &dy, &mut b)
-                .unwrap();
-            diff32(&gpu, &k, &a, &b, &mut found, |i| {
-                format!(
-                    "(x, y) = ({:#010x}, {:#010x})",
-                    xs[i].to_bits(),
-                    ys[i].to_bits()
-                )
+        for s in &settings {
+            // SAFETY: as in the f32 test.
+            let (ours, twin) = s.pair(MathF32Binary::NAME, |f| unsafe {
+                MathF32Binary::from_function(f)
             });
-            results.push((*name, found));
+            for (op, name) in F32_BINARY.iter().enumerate() {
+                let mut found = Found::default();
+                ours.launch(config(), op as u32, &dx, &dy, &mut a).unwrap();
+                twin.launch(config(), op as u32, &dx, &dy, &mut b).unwrap();
+                diff32(&gpu, &k, &a, &b, &mut found, |i| {
+                    format!(
+                        "(x, y) = ({:#010x}, {:#010x})",
+                        xs[i].to_bits(),
+                        ys[i].to_bits()
+                    )
+                });
+                results.push((s.label(&format!("f32 {name}")), found));
+            }
         }
     }
     {
-        let sp = specials64();
-        let mut xs = inputs64(&mut rng, samples);
-        let mut ys = inputs64(&mut rng, samples);
-        for (i, (x, y)) in sp
-            .iter()
-            .flat_map(|x| sp.iter().map(move |y| (*x, *y)))
-            .enumerate()
-        {
-            xs[i] = x;
-            ys[i] = y;
-        }
+        let (xs, ys) = pairs(&mut rng, samples, &specials64(), inputs64);
         let (dx, dy) = (gpu.upload(&xs).unwrap(), gpu.upload(&ys).unwrap());
         let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
         let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
-        for (op, name) in F64_BINARY.iter().enumerate() {
-            let mut found = Found::default();
-            k.math_f64_binary
-                .launch(config(), op as u32, &dx, &dy, &mut a)
-                .unwrap();
-            twin64
-                .launch(config(), op as u32, &dx, &dy, &mut b)
-                .unwrap();
-            diff64(&gpu, &k, &a, &b, &mut found, |i| {
-                format!(
-                    "(x, y) = ({:#018x}, {:#018x})",
-                    xs[i].to_bits(),
-                    ys[i].to_bits()
-                )
+        for s in &settings {
+            // SAFETY: as in the f32 test.
+            let (ours, twin) = s.pair(MathF64Binary::NAME, |f| unsafe {
+                MathF64Binary::from_function(f)
             });
-            results.push((*name, found));
+            for (op, name) in F64_BINARY.iter().enumerate() {
+                let mut found = Found::default();
+                ours.launch(config(), op as u32, &dx, &dy, &mut a).unwrap();
+                twin.launch(config(), op as u32, &dx, &dy, &mut b).unwrap();
+                diff64(&gpu, &k, (&a, &b), true, &mut found, |i| {
+                    format!(
+                        "(x, y) = ({:#018x}, {:#018x})",
+                        xs[i].to_bits(),
+                        ys[i].to_bits()
+                    )
+                });
+                results.push((s.label(&format!("f64 {name}")), found));
+            }
         }
     }
-    // The names of the two lists overlap: prefix the type.
-    let named: Vec<(String, Found)> = results
-        .into_iter()
-        .enumerate()
-        .map(|(i, (n, f))| {
-            (
-                format!("{} {n}", if i < F32_BINARY.len() { "f32" } else { "f64" }),
-                f,
-            )
-        })
-        .collect();
-    let view: Vec<(&str, Found)> = named
-        .into_iter()
-        .map(|(n, f)| (&*Box::leak(n.into_boxed_str()), f))
-        .collect();
-    report(test, &view);
+    report(test, &results);
+}
+
+#[test]
+fn conversions_of_32_bit_inputs_equal_nvccs_on_every_input() {
+    let test = "conversions_of_32_bit_inputs_equal_nvccs_on_every_input";
+    let gpu = gpu_or_return!(test);
+    if gpu.is_simulator() {
+        // The simulator's run is in the f32 test.
+        return;
+    }
+    let k = Kernels::load(&gpu).unwrap();
+    let Some(settings) = settings(&gpu, &k, test) else {
+        return;
+    };
+    let (len, _) = sizes();
+    let mut a = gpu.alloc_uninit::<u64>(len).unwrap();
+    let mut b = gpu.alloc_uninit::<u64>(len).unwrap();
+    let mut results = Vec::new();
+    for s in &settings {
+        // SAFETY: as in the f32 test.
+        let (ours, twin) = s.pair(Convert32::NAME, |f| unsafe { Convert32::from_function(f) });
+        for (op, name) in CONVERT32.iter().enumerate() {
+            let mut found = Found::default();
+            for chunk in 0..(1u64 << 32) / CHUNK as u64 {
+                let start = (chunk * CHUNK as u64) as u32;
+                ours.launch(config(), op as u32, start, &mut a).unwrap();
+                twin.launch(config(), op as u32, start, &mut b).unwrap();
+                diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
+                    format!("x = {:#010x}", start.wrapping_add(i as u32))
+                });
+            }
+            results.push((s.label(name), found));
+        }
+    }
+    report(test, &results);
+}
+
+#[test]
+fn conversions_of_64_bit_inputs_equal_nvccs_on_samples() {
+    let test = "conversions_of_64_bit_inputs_equal_nvccs_on_samples";
+    let gpu = gpu_or_return!(test);
+    if gpu.is_simulator() {
+        // The simulator's run is in the f32 test.
+        return;
+    }
+    let k = Kernels::load(&gpu).unwrap();
+    let Some(settings) = settings(&gpu, &k, test) else {
+        return;
+    };
+    let mut rng = common::rng(test);
+    let (_, samples) = sizes();
+    let xs = inputs_convert64(&mut rng, samples);
+    let dx = gpu.upload(&xs).unwrap();
+    let mut a = gpu.alloc_uninit::<u64>(samples).unwrap();
+    let mut b = gpu.alloc_uninit::<u64>(samples).unwrap();
+    let mut results = Vec::new();
+    for s in &settings {
+        // SAFETY: as in the f32 test.
+        let (ours, twin) = s.pair(Convert64::NAME, |f| unsafe { Convert64::from_function(f) });
+        for (op, name) in CONVERT64.iter().enumerate() {
+            let mut found = Found::default();
+            ours.launch(config(), op as u32, &dx, &mut a).unwrap();
+            twin.launch(config(), op as u32, &dx, &mut b).unwrap();
+            diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
+                format!("x = {:#018x}", xs[i])
+            });
+            results.push((s.label(name), found));
+        }
+        // SAFETY: as in the f32 test.
+        let (ours, twin) = s.pair(ConvertSaturating::NAME, |f| unsafe {
+            ConvertSaturating::from_function(f)
+        });
+        for (op, name) in SATURATING.iter().enumerate() {
+            let mut found = Found::default();
+            ours.launch(config(), op as u32, &dx, &mut a).unwrap();
+            twin.launch(config(), op as u32, &dx, &mut b).unwrap();
+            diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
+                format!("x = {:#018x}", xs[i])
+            });
+            results.push((s.label(&format!("saturating {name}")), found));
+        }
+    }
+    report(test, &results);
 }

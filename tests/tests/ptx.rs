@@ -1320,3 +1320,119 @@ fn a_stencil_walk_divides_once_per_launch() {
         );
     }
 }
+
+/// The PTX instruction CUDA's conversion `name` (`float2int_rn`,
+/// `ull2double_rd`, `double2half`) is, from its name alone:
+/// `cvt.<rounding>.<to>.<from>`, the rounding integral (`.rni`) into an
+/// integer.
+fn conversion_instruction(name: &str) -> String {
+    let (types, rounding) = name.rsplit_once('_').unwrap_or((name, "rn"));
+    let (from, to) = types.split_once('2').unwrap();
+    let ptx_type = |t: &str| match t {
+        "float" => "f32",
+        "double" => "f64",
+        "int" => "s32",
+        "uint" => "u32",
+        "ll" => "s64",
+        "ull" => "u64",
+        "half" => "f16",
+        "bfloat16" => "bf16",
+        _ => panic!("{name}: no PTX type for `{t}`"),
+    };
+    let (from, to) = (ptx_type(from), ptx_type(to));
+    let integral = matches!(to, "s32" | "u32" | "s64" | "u64");
+    let rounding = match rounding {
+        "rn" => "rn",
+        "rz" => "rz",
+        "ru" => "rp",
+        "rd" => "rm",
+        _ => panic!("{name}: no rounding `{rounding}`"),
+    };
+    let i = if integral { "i" } else { "" };
+    format!("cvt.{rounding}{i}.{to}.{from}")
+}
+
+/// Each of CUDA's conversions (`math::convert`) is one `cvt` with its
+/// rounding (or `.sat`, between integers) and nothing else: in the
+/// conversion kernels of the math test
+/// (one `match` arm per function, `brx.idx` to one block per arm, in the
+/// order of `CONVERT32`/`CONVERT64`; under both contraction settings), each
+/// arm's block holds exactly the
+/// function's instruction, between the moves that take its operand out of
+/// the input register and widen its result, and no call. On sm_80 the
+/// `bf16` ones without an instruction there (`_ru`, `_rd`, from `f64`)
+/// are nvcc's sequences instead and are left out.
+#[test]
+fn each_conversion_is_one_cvt_with_its_rounding() {
+    use cg_test_kernels::math::{CONVERT32, CONVERT64, SATURATING};
+    let moves = [
+        "cvt.u32.u64",
+        "cvt.u64.u32",
+        "cvt.u64.u16",
+        "cvt.u16.u64",
+        "cvt.s64.s8",
+        "cvt.s64.s16",
+        "cvt.s64.s32",
+        // The widening of an 8- or 16-bit result (its register's other
+        // bits unknown to LLVM).
+        "and.b64",
+        "mov.",
+        "bra.uni",
+    ];
+    // The default build's modules and the one with contraction (the math
+    // test runs both).
+    let fast = cg_tests::PTX_CONTRACT_FAST.modules().iter().copied();
+    for m in by_arch().into_iter().chain(fast) {
+        for (kernel, names) in [
+            ("convert_32", &CONVERT32[..]),
+            ("convert_64", &CONVERT64[..]),
+            ("convert_saturating", &SATURATING[..]),
+        ] {
+            let body = entry(m.source, kernel);
+            assert!(!body.contains("call"), "sm_{}: {kernel} calls", m.sm);
+            let targets: Vec<&str> = body
+                .split(".branchtargets")
+                .nth(1)
+                .and_then(|t| t.split(';').next())
+                .unwrap_or_else(|| panic!("sm_{}: {kernel} has no jump table", m.sm))
+                .split(',')
+                .map(str::trim)
+                .collect();
+            assert_eq!(targets.len(), names.len(), "sm_{}: {kernel}", m.sm);
+            for (label, name) in targets.iter().zip(names) {
+                let block: Vec<&str> = body
+                    .split(&format!("\n{label}:\n"))
+                    .nth(1)
+                    .unwrap()
+                    .lines()
+                    .map(str::trim)
+                    .take_while(|l| !l.starts_with("$L__"))
+                    .filter(|l| !l.is_empty() && !l.starts_with("//"))
+                    .collect();
+                let bf16_sequence = m.sm < 90
+                    && (name.starts_with("float2bfloat16_r")
+                        && !name.ends_with("rn")
+                        && !name.ends_with("rz")
+                        || *name == "double2bfloat16");
+                if bf16_sequence {
+                    continue;
+                }
+                let want = if kernel == "convert_saturating" {
+                    format!("cvt.sat.{name}")
+                } else {
+                    conversion_instruction(name)
+                };
+                let cvts: Vec<&&str> = block
+                    .iter()
+                    .filter(|l| !moves.iter().any(|mv| l.starts_with(mv)))
+                    .collect();
+                assert!(
+                    cvts.len() == 1 && cvts[0].starts_with(&format!("{want} ")),
+                    "sm_{}: {name} is not one `{want}`:\n{}",
+                    m.sm,
+                    block.join("\n")
+                );
+            }
+        }
+    }
+}

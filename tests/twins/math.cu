@@ -1,7 +1,17 @@
 // CUDA C++ twins of the math kernels (kernels/tests/src/math.rs): the same
 // kernel names and PTX parameter lists, the same function indices, each
 // calling CUDA's own function, so that tests/tests/gpu_math.rs compares
-// the two bit for bit. Built by gpu-run's twins step: nvcc -O3 -arch=<the GPU's> -ptx.
+// the two bit for bit. Built by gpu-run's twins step: nvcc -O3
+// -arch=<the GPU's> -ptx, once with nvcc's default -fmad=true (math.ptx) and
+// once with -fmad=false (math.fmad-false.ptx).
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cuda/std/limits>
+#include <cuda/std/version>
+#ifdef __cccl_lib_saturation_arithmetic
+#include <cuda/std/numeric>
+#endif
+
 typedef unsigned long long u64;
 #define EXPONENT(y) (__float_as_int((float)(y)) >> 22)
 #define EXPONENT64(y) ((int)(__double_as_longlong(y) >> 32) >> 22)
@@ -223,4 +233,170 @@ extern "C" __global__ void math_f64_binary(unsigned op, const double *x, u64 nx,
     if (ny < n) n = ny;
     for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
         out[i] = __double_as_longlong(f64_binary(op, x[i], y[i]));
+}
+
+// CUDA's type conversions (tests/tests/gpu_math.rs, CONVERT32 and CONVERT64
+// in kernels/tests/src/math.rs): the result's bits, an integer's two's
+// complement zero-extended.
+__device__ __forceinline__ u64 convert32(unsigned op, unsigned x) {
+    float f = __uint_as_float(x);
+    int i = (int)x;
+    switch (op) {
+        case 0: return (unsigned)__float2int_rn(f);
+        case 1: return (unsigned)__float2int_rz(f);
+        case 2: return (unsigned)__float2int_ru(f);
+        case 3: return (unsigned)__float2int_rd(f);
+        case 4: return __float2uint_rn(f);
+        case 5: return __float2uint_rz(f);
+        case 6: return __float2uint_ru(f);
+        case 7: return __float2uint_rd(f);
+        case 8: return (u64)__float2ll_rn(f);
+        case 9: return (u64)__float2ll_rz(f);
+        case 10: return (u64)__float2ll_ru(f);
+        case 11: return (u64)__float2ll_rd(f);
+        case 12: return __float2ull_rn(f);
+        case 13: return __float2ull_rz(f);
+        case 14: return __float2ull_ru(f);
+        case 15: return __float2ull_rd(f);
+        case 16: return __half_as_ushort(__float2half_rn(f));
+        case 17: return __half_as_ushort(__float2half_rz(f));
+        case 18: return __half_as_ushort(__float2half_ru(f));
+        case 19: return __half_as_ushort(__float2half_rd(f));
+        case 20: return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+        case 21: return __bfloat16_as_ushort(__float2bfloat16_rz(f));
+        case 22: return __bfloat16_as_ushort(__float2bfloat16_ru(f));
+        case 23: return __bfloat16_as_ushort(__float2bfloat16_rd(f));
+        case 24: return __float_as_uint(__int2float_rn(i));
+        case 25: return __float_as_uint(__int2float_rz(i));
+        case 26: return __float_as_uint(__int2float_ru(i));
+        case 27: return __float_as_uint(__int2float_rd(i));
+        case 28: return __float_as_uint(__uint2float_rn(x));
+        case 29: return __float_as_uint(__uint2float_rz(x));
+        case 30: return __float_as_uint(__uint2float_ru(x));
+        case 31: return __float_as_uint(__uint2float_rd(x));
+        case 32: return (u64)__double_as_longlong(__int2double_rn(i));
+        case 33: return (u64)__double_as_longlong(__uint2double_rn(x));
+        default: return ~0ull;
+    }
+}
+
+__device__ __forceinline__ u64 convert64(unsigned op, u64 x) {
+    double d = __longlong_as_double((long long)x);
+    long long l = (long long)x;
+    switch (op) {
+        case 0: return (unsigned)__double2int_rn(d);
+        case 1: return (unsigned)__double2int_rz(d);
+        case 2: return (unsigned)__double2int_ru(d);
+        case 3: return (unsigned)__double2int_rd(d);
+        case 4: return __double2uint_rn(d);
+        case 5: return __double2uint_rz(d);
+        case 6: return __double2uint_ru(d);
+        case 7: return __double2uint_rd(d);
+        case 8: return (u64)__double2ll_rn(d);
+        case 9: return (u64)__double2ll_rz(d);
+        case 10: return (u64)__double2ll_ru(d);
+        case 11: return (u64)__double2ll_rd(d);
+        case 12: return __double2ull_rn(d);
+        case 13: return __double2ull_rz(d);
+        case 14: return __double2ull_ru(d);
+        case 15: return __double2ull_rd(d);
+        case 16: return __float_as_uint(__double2float_rn(d));
+        case 17: return __float_as_uint(__double2float_rz(d));
+        case 18: return __float_as_uint(__double2float_ru(d));
+        case 19: return __float_as_uint(__double2float_rd(d));
+        case 20: return __half_as_ushort(__double2half(d));
+        case 21: return __bfloat16_as_ushort(__double2bfloat16(d));
+        case 22: return __float_as_uint(__ll2float_rn(l));
+        case 23: return __float_as_uint(__ll2float_rz(l));
+        case 24: return __float_as_uint(__ll2float_ru(l));
+        case 25: return __float_as_uint(__ll2float_rd(l));
+        case 26: return __float_as_uint(__ull2float_rn(x));
+        case 27: return __float_as_uint(__ull2float_rz(x));
+        case 28: return __float_as_uint(__ull2float_ru(x));
+        case 29: return __float_as_uint(__ull2float_rd(x));
+        case 30: return (u64)__double_as_longlong(__ll2double_rn(l));
+        case 31: return (u64)__double_as_longlong(__ll2double_rz(l));
+        case 32: return (u64)__double_as_longlong(__ll2double_ru(l));
+        case 33: return (u64)__double_as_longlong(__ll2double_rd(l));
+        case 34: return (u64)__double_as_longlong(__ull2double_rn(x));
+        case 35: return (u64)__double_as_longlong(__ull2double_rz(x));
+        case 36: return (u64)__double_as_longlong(__ull2double_ru(x));
+        case 37: return (u64)__double_as_longlong(__ull2double_rd(x));
+        default: return ~0ull;
+    }
+}
+
+extern "C" __global__ void convert_32(unsigned op, unsigned start, u64 *out, u64 n) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        out[i] = convert32(op, start + (unsigned)i);
+}
+
+extern "C" __global__ void convert_64(unsigned op, const u64 *in, u64 nin, u64 *out, u64 n) {
+    if (nin < n) n = nin;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        out[i] = convert64(op, in[i]);
+}
+
+// libcu++'s saturating integer conversions (SATURATING in
+// kernels/tests/src/math.rs): signed results sign-extended. With a libcu++
+// that has no saturation arithmetic yet (no __cccl_lib_saturation_arithmetic;
+// CUDA 13.0's own may not), the clamp in 128 bits instead.
+#ifdef __cccl_lib_saturation_arithmetic
+#define SATURATING_CAST(T, x) cuda::std::saturating_cast<T>(x)
+#else
+template <class T, class F>
+__device__ __forceinline__ T clamp_cast(F x) {
+    __int128 v = x, lo = cuda::std::numeric_limits<T>::min(), hi = cuda::std::numeric_limits<T>::max();
+    return (T)(v < lo ? lo : v > hi ? hi : v);
+}
+#define SATURATING_CAST(T, x) clamp_cast<T>(x)
+#endif
+__device__ __forceinline__ u64 saturating(unsigned op, u64 x) {
+    switch (op) {
+        case 0: return (u64)SATURATING_CAST(unsigned char, (signed char)x);
+        case 1: return (u64)SATURATING_CAST(unsigned short, (signed char)x);
+        case 2: return (u64)SATURATING_CAST(unsigned, (signed char)x);
+        case 3: return (u64)SATURATING_CAST(unsigned long long, (signed char)x);
+        case 4: return (u64)(long long)SATURATING_CAST(signed char, (unsigned char)x);
+        case 5: return (u64)(long long)SATURATING_CAST(signed char, (short)x);
+        case 6: return (u64)SATURATING_CAST(unsigned char, (short)x);
+        case 7: return (u64)SATURATING_CAST(unsigned short, (short)x);
+        case 8: return (u64)SATURATING_CAST(unsigned, (short)x);
+        case 9: return (u64)SATURATING_CAST(unsigned long long, (short)x);
+        case 10: return (u64)(long long)SATURATING_CAST(signed char, (unsigned short)x);
+        case 11: return (u64)SATURATING_CAST(unsigned char, (unsigned short)x);
+        case 12: return (u64)(long long)SATURATING_CAST(short, (unsigned short)x);
+        case 13: return (u64)(long long)SATURATING_CAST(signed char, (int)x);
+        case 14: return (u64)SATURATING_CAST(unsigned char, (int)x);
+        case 15: return (u64)(long long)SATURATING_CAST(short, (int)x);
+        case 16: return (u64)SATURATING_CAST(unsigned short, (int)x);
+        case 17: return (u64)SATURATING_CAST(unsigned, (int)x);
+        case 18: return (u64)SATURATING_CAST(unsigned long long, (int)x);
+        case 19: return (u64)(long long)SATURATING_CAST(signed char, (unsigned)x);
+        case 20: return (u64)SATURATING_CAST(unsigned char, (unsigned)x);
+        case 21: return (u64)(long long)SATURATING_CAST(short, (unsigned)x);
+        case 22: return (u64)SATURATING_CAST(unsigned short, (unsigned)x);
+        case 23: return (u64)(long long)SATURATING_CAST(int, (unsigned)x);
+        case 24: return (u64)(long long)SATURATING_CAST(signed char, (long long)x);
+        case 25: return (u64)SATURATING_CAST(unsigned char, (long long)x);
+        case 26: return (u64)(long long)SATURATING_CAST(short, (long long)x);
+        case 27: return (u64)SATURATING_CAST(unsigned short, (long long)x);
+        case 28: return (u64)(long long)SATURATING_CAST(int, (long long)x);
+        case 29: return (u64)SATURATING_CAST(unsigned, (long long)x);
+        case 30: return (u64)SATURATING_CAST(unsigned long long, (long long)x);
+        case 31: return (u64)(long long)SATURATING_CAST(signed char, (unsigned long long)x);
+        case 32: return (u64)SATURATING_CAST(unsigned char, (unsigned long long)x);
+        case 33: return (u64)(long long)SATURATING_CAST(short, (unsigned long long)x);
+        case 34: return (u64)SATURATING_CAST(unsigned short, (unsigned long long)x);
+        case 35: return (u64)(long long)SATURATING_CAST(int, (unsigned long long)x);
+        case 36: return (u64)SATURATING_CAST(unsigned, (unsigned long long)x);
+        case 37: return (u64)(long long)SATURATING_CAST(long long, (unsigned long long)x);
+        default: return ~0ull;
+    }
+}
+
+extern "C" __global__ void convert_saturating(unsigned op, const u64 *in, u64 nin, u64 *out, u64 n) {
+    if (nin < n) n = nin;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        out[i] = saturating(op, in[i]);
 }

@@ -5,9 +5,11 @@
 //!
 //! The function lists are the indices both sides share: [`F32_UNARY`] (the
 //! `f32` functions of one argument, run over all 2^32 inputs),
-//! [`F64_UNARY`], [`F32_BINARY`], [`F64_BINARY`].
+//! [`F64_UNARY`], [`F32_BINARY`], [`F64_BINARY`], and CUDA's type
+//! conversions (`math::convert`): [`CONVERT32`] (all 2^32 inputs),
+//! [`CONVERT64`] and [`SATURATING`].
 use cg_core::atomic::{AtomicSlice, Ordering};
-use cg_core::math::{fast, FloatMath};
+use cg_core::math::{convert, fast, FloatMath};
 use cg_core::prelude::*;
 
 /// The second operand of `ldexp` and `powi`: the high bits of `y`, as
@@ -377,6 +379,264 @@ pub fn f64_binary(op: u32, x: f64, y: f64) -> f64 {
     }
 }
 
+/// CUDA's conversions of a 32-bit input (an `f32`, `i32` or `u32`, by
+/// its bits), by index: run over all 2^32 inputs.
+pub const CONVERT32: [&str; 34] = [
+    "float2int_rn",
+    "float2int_rz",
+    "float2int_ru",
+    "float2int_rd",
+    "float2uint_rn",
+    "float2uint_rz",
+    "float2uint_ru",
+    "float2uint_rd",
+    "float2ll_rn",
+    "float2ll_rz",
+    "float2ll_ru",
+    "float2ll_rd",
+    "float2ull_rn",
+    "float2ull_rz",
+    "float2ull_ru",
+    "float2ull_rd",
+    "float2half_rn",
+    "float2half_rz",
+    "float2half_ru",
+    "float2half_rd",
+    "float2bfloat16_rn",
+    "float2bfloat16_rz",
+    "float2bfloat16_ru",
+    "float2bfloat16_rd",
+    "int2float_rn",
+    "int2float_rz",
+    "int2float_ru",
+    "int2float_rd",
+    "uint2float_rn",
+    "uint2float_rz",
+    "uint2float_ru",
+    "uint2float_rd",
+    "int2double_rn",
+    "uint2double_rn",
+];
+
+/// `CONVERT32[op]` of the input with bits `x`: the result's bits (an
+/// integer's two's complement, zero-extended).
+#[inline(always)]
+pub fn convert32(op: u32, x: u32) -> u64 {
+    match op {
+        0 => convert::float2int_rn(f32::from_bits(x)) as u32 as u64,
+        1 => convert::float2int_rz(f32::from_bits(x)) as u32 as u64,
+        2 => convert::float2int_ru(f32::from_bits(x)) as u32 as u64,
+        3 => convert::float2int_rd(f32::from_bits(x)) as u32 as u64,
+        4 => convert::float2uint_rn(f32::from_bits(x)) as u64,
+        5 => convert::float2uint_rz(f32::from_bits(x)) as u64,
+        6 => convert::float2uint_ru(f32::from_bits(x)) as u64,
+        7 => convert::float2uint_rd(f32::from_bits(x)) as u64,
+        8 => convert::float2ll_rn(f32::from_bits(x)) as u64,
+        9 => convert::float2ll_rz(f32::from_bits(x)) as u64,
+        10 => convert::float2ll_ru(f32::from_bits(x)) as u64,
+        11 => convert::float2ll_rd(f32::from_bits(x)) as u64,
+        12 => convert::float2ull_rn(f32::from_bits(x)),
+        13 => convert::float2ull_rz(f32::from_bits(x)),
+        14 => convert::float2ull_ru(f32::from_bits(x)),
+        15 => convert::float2ull_rd(f32::from_bits(x)),
+        16 => convert::float2half_rn(f32::from_bits(x)).to_bits() as u64,
+        17 => convert::float2half_rz(f32::from_bits(x)).to_bits() as u64,
+        18 => convert::float2half_ru(f32::from_bits(x)).to_bits() as u64,
+        19 => convert::float2half_rd(f32::from_bits(x)).to_bits() as u64,
+        20 => convert::float2bfloat16_rn(f32::from_bits(x)).to_bits() as u64,
+        21 => convert::float2bfloat16_rz(f32::from_bits(x)).to_bits() as u64,
+        22 => convert::float2bfloat16_ru(f32::from_bits(x)).to_bits() as u64,
+        23 => convert::float2bfloat16_rd(f32::from_bits(x)).to_bits() as u64,
+        24 => convert::int2float_rn(x as i32).to_bits() as u64,
+        25 => convert::int2float_rz(x as i32).to_bits() as u64,
+        26 => convert::int2float_ru(x as i32).to_bits() as u64,
+        27 => convert::int2float_rd(x as i32).to_bits() as u64,
+        28 => convert::uint2float_rn(x).to_bits() as u64,
+        29 => convert::uint2float_rz(x).to_bits() as u64,
+        30 => convert::uint2float_ru(x).to_bits() as u64,
+        31 => convert::uint2float_rd(x).to_bits() as u64,
+        32 => convert::int2double_rn(x as i32).to_bits(),
+        33 => convert::uint2double_rn(x).to_bits(),
+        _ => u64::MAX,
+    }
+}
+
+/// CUDA's conversions of a 64-bit input (an `f64`, `i64` or `u64`, by
+/// its bits), by index.
+pub const CONVERT64: [&str; 38] = [
+    "double2int_rn",
+    "double2int_rz",
+    "double2int_ru",
+    "double2int_rd",
+    "double2uint_rn",
+    "double2uint_rz",
+    "double2uint_ru",
+    "double2uint_rd",
+    "double2ll_rn",
+    "double2ll_rz",
+    "double2ll_ru",
+    "double2ll_rd",
+    "double2ull_rn",
+    "double2ull_rz",
+    "double2ull_ru",
+    "double2ull_rd",
+    "double2float_rn",
+    "double2float_rz",
+    "double2float_ru",
+    "double2float_rd",
+    "double2half",
+    "double2bfloat16",
+    "ll2float_rn",
+    "ll2float_rz",
+    "ll2float_ru",
+    "ll2float_rd",
+    "ull2float_rn",
+    "ull2float_rz",
+    "ull2float_ru",
+    "ull2float_rd",
+    "ll2double_rn",
+    "ll2double_rz",
+    "ll2double_ru",
+    "ll2double_rd",
+    "ull2double_rn",
+    "ull2double_rz",
+    "ull2double_ru",
+    "ull2double_rd",
+];
+
+/// `CONVERT64[op]` of the input with bits `x`, as [`convert32`].
+#[inline(always)]
+pub fn convert64(op: u32, x: u64) -> u64 {
+    match op {
+        0 => convert::double2int_rn(f64::from_bits(x)) as u32 as u64,
+        1 => convert::double2int_rz(f64::from_bits(x)) as u32 as u64,
+        2 => convert::double2int_ru(f64::from_bits(x)) as u32 as u64,
+        3 => convert::double2int_rd(f64::from_bits(x)) as u32 as u64,
+        4 => convert::double2uint_rn(f64::from_bits(x)) as u64,
+        5 => convert::double2uint_rz(f64::from_bits(x)) as u64,
+        6 => convert::double2uint_ru(f64::from_bits(x)) as u64,
+        7 => convert::double2uint_rd(f64::from_bits(x)) as u64,
+        8 => convert::double2ll_rn(f64::from_bits(x)) as u64,
+        9 => convert::double2ll_rz(f64::from_bits(x)) as u64,
+        10 => convert::double2ll_ru(f64::from_bits(x)) as u64,
+        11 => convert::double2ll_rd(f64::from_bits(x)) as u64,
+        12 => convert::double2ull_rn(f64::from_bits(x)),
+        13 => convert::double2ull_rz(f64::from_bits(x)),
+        14 => convert::double2ull_ru(f64::from_bits(x)),
+        15 => convert::double2ull_rd(f64::from_bits(x)),
+        16 => convert::double2float_rn(f64::from_bits(x)).to_bits() as u64,
+        17 => convert::double2float_rz(f64::from_bits(x)).to_bits() as u64,
+        18 => convert::double2float_ru(f64::from_bits(x)).to_bits() as u64,
+        19 => convert::double2float_rd(f64::from_bits(x)).to_bits() as u64,
+        20 => convert::double2half(f64::from_bits(x)).to_bits() as u64,
+        21 => convert::double2bfloat16(f64::from_bits(x)).to_bits() as u64,
+        22 => convert::ll2float_rn(x as i64).to_bits() as u64,
+        23 => convert::ll2float_rz(x as i64).to_bits() as u64,
+        24 => convert::ll2float_ru(x as i64).to_bits() as u64,
+        25 => convert::ll2float_rd(x as i64).to_bits() as u64,
+        26 => convert::ull2float_rn(x).to_bits() as u64,
+        27 => convert::ull2float_rz(x).to_bits() as u64,
+        28 => convert::ull2float_ru(x).to_bits() as u64,
+        29 => convert::ull2float_rd(x).to_bits() as u64,
+        30 => convert::ll2double_rn(x as i64).to_bits(),
+        31 => convert::ll2double_rz(x as i64).to_bits(),
+        32 => convert::ll2double_ru(x as i64).to_bits(),
+        33 => convert::ll2double_rd(x as i64).to_bits(),
+        34 => convert::ull2double_rn(x).to_bits(),
+        35 => convert::ull2double_rz(x).to_bits(),
+        36 => convert::ull2double_ru(x).to_bits(),
+        37 => convert::ull2double_rd(x).to_bits(),
+        _ => u64::MAX,
+    }
+}
+
+/// `CONVERT32[op]` of the inputs whose bits are `start`, `start + 1`, ...
+#[kernel]
+pub fn convert_32(op: u32, start: u32, mut out: Output<u64>) {
+    let grid = this_grid();
+    for (i, y) in out.grid_stride(&grid) {
+        *y = convert32(op, start.wrapping_add(i as u32));
+    }
+}
+
+/// `CONVERT64[op]` of each input's bits.
+#[kernel]
+pub fn convert_64(op: u32, input: &[u64], mut out: Output<u64>) {
+    let grid = this_grid();
+    out.truncate(input.len());
+    for (i, y) in out.grid_stride(&grid) {
+        *y = convert64(op, input[i]);
+    }
+}
+
+/// The saturating integer conversions (`math::convert::saturating_cast`,
+/// libcu++'s `cuda::std::saturating_cast`) that are an instruction, by
+/// index: the PTX types of each `cvt.sat`, target first.
+pub const SATURATING: [&str; 38] = [
+    "u8.s8", "u16.s8", "u32.s8", "u64.s8", "s8.u8", "s8.s16", "u8.s16", "u16.s16", "u32.s16",
+    "u64.s16", "s8.u16", "u8.u16", "s16.u16", "s8.s32", "u8.s32", "s16.s32", "u16.s32", "u32.s32",
+    "u64.s32", "s8.u32", "u8.u32", "s16.u32", "u16.u32", "s32.u32", "s8.s64", "u8.s64", "s16.s64",
+    "u16.s64", "s32.s64", "u32.s64", "u64.s64", "s8.u64", "u8.u64", "s16.u64", "u16.u64",
+    "s32.u64", "u32.u64", "s64.u64",
+];
+
+/// `SATURATING[op]` of the low bits of `x` (as many as the source type
+/// has): the result's bits, a signed one sign-extended.
+#[inline(always)]
+pub fn saturating(op: u32, x: u64) -> u64 {
+    match op {
+        0 => convert::saturating_cast::<u8, i8>(x as i8) as u64,
+        1 => convert::saturating_cast::<u16, i8>(x as i8) as u64,
+        2 => convert::saturating_cast::<u32, i8>(x as i8) as u64,
+        3 => convert::saturating_cast::<u64, i8>(x as i8) as u64,
+        4 => convert::saturating_cast::<i8, u8>(x as u8) as i64 as u64,
+        5 => convert::saturating_cast::<i8, i16>(x as i16) as i64 as u64,
+        6 => convert::saturating_cast::<u8, i16>(x as i16) as u64,
+        7 => convert::saturating_cast::<u16, i16>(x as i16) as u64,
+        8 => convert::saturating_cast::<u32, i16>(x as i16) as u64,
+        9 => convert::saturating_cast::<u64, i16>(x as i16) as u64,
+        10 => convert::saturating_cast::<i8, u16>(x as u16) as i64 as u64,
+        11 => convert::saturating_cast::<u8, u16>(x as u16) as u64,
+        12 => convert::saturating_cast::<i16, u16>(x as u16) as i64 as u64,
+        13 => convert::saturating_cast::<i8, i32>(x as i32) as i64 as u64,
+        14 => convert::saturating_cast::<u8, i32>(x as i32) as u64,
+        15 => convert::saturating_cast::<i16, i32>(x as i32) as i64 as u64,
+        16 => convert::saturating_cast::<u16, i32>(x as i32) as u64,
+        17 => convert::saturating_cast::<u32, i32>(x as i32) as u64,
+        18 => convert::saturating_cast::<u64, i32>(x as i32) as u64,
+        19 => convert::saturating_cast::<i8, u32>(x as u32) as i64 as u64,
+        20 => convert::saturating_cast::<u8, u32>(x as u32) as u64,
+        21 => convert::saturating_cast::<i16, u32>(x as u32) as i64 as u64,
+        22 => convert::saturating_cast::<u16, u32>(x as u32) as u64,
+        23 => convert::saturating_cast::<i32, u32>(x as u32) as i64 as u64,
+        24 => convert::saturating_cast::<i8, i64>(x as i64) as i64 as u64,
+        25 => convert::saturating_cast::<u8, i64>(x as i64) as u64,
+        26 => convert::saturating_cast::<i16, i64>(x as i64) as i64 as u64,
+        27 => convert::saturating_cast::<u16, i64>(x as i64) as u64,
+        28 => convert::saturating_cast::<i32, i64>(x as i64) as i64 as u64,
+        29 => convert::saturating_cast::<u32, i64>(x as i64) as u64,
+        30 => convert::saturating_cast::<u64, i64>(x as i64) as u64,
+        31 => convert::saturating_cast::<i8, u64>(x as u64) as i64 as u64,
+        32 => convert::saturating_cast::<u8, u64>(x as u64) as u64,
+        33 => convert::saturating_cast::<i16, u64>(x as u64) as i64 as u64,
+        34 => convert::saturating_cast::<u16, u64>(x as u64) as u64,
+        35 => convert::saturating_cast::<i32, u64>(x as u64) as i64 as u64,
+        36 => convert::saturating_cast::<u32, u64>(x as u64) as u64,
+        37 => convert::saturating_cast::<i64, u64>(x as u64) as i64 as u64,
+        _ => u64::MAX,
+    }
+}
+
+/// `SATURATING[op]` of each input.
+#[kernel]
+pub fn convert_saturating(op: u32, input: &[u64], mut out: Output<u64>) {
+    let grid = this_grid();
+    out.truncate(input.len());
+    for (i, y) in out.grid_stride(&grid) {
+        *y = saturating(op, input[i]);
+    }
+}
+
 /// `F32_UNARY[op]` of the inputs whose bits are `start`, `start + 1`, ...:
 /// the bits of each result.
 #[kernel]
@@ -438,9 +698,10 @@ pub fn math_diff32(a: &[u32], b: &[u32], counts: AtomicSlice<u32>) {
     }
 }
 
-/// [`math_diff32`] for `f64` results.
+/// [`math_diff32`] for `f64` results; with `nan_apart` 0, for results of
+/// any type: every difference of bits counts in `counts[0]`.
 #[kernel]
-pub fn math_diff64(a: &[u64], b: &[u64], counts: AtomicSlice<u32>) {
+pub fn math_diff64(a: &[u64], b: &[u64], nan_apart: u32, counts: AtomicSlice<u32>) {
     let grid = this_grid();
     let n = a.len().min(b.len());
     let mut i = grid.thread_rank() as usize;
@@ -448,7 +709,7 @@ pub fn math_diff64(a: &[u64], b: &[u64], counts: AtomicSlice<u32>) {
     while i < n {
         let (x, y) = (a[i], b[i]);
         if x != y {
-            let both = f64::from_bits(x).is_nan() && f64::from_bits(y).is_nan();
+            let both = nan_apart != 0 && f64::from_bits(x).is_nan() && f64::from_bits(y).is_nan();
             record(&counts, both, i);
         }
         i += stride;

@@ -85,7 +85,8 @@ pub fn twins_path(test: &str, file: &str, notice: &str) -> Option<std::path::Pat
     if found.is_none() {
         let why = format!(
             "{test}: no CUDA twins ({file} under CG_TWINS_DIR; gpu-run's twins step builds \
-             tests/twins/*.cu with nvcc -O3 -ptx for the GPU's architecture)"
+             tests/twins/*.cu with nvcc -O3 -ptx for the GPU's architecture, NAME.ptx, and \
+             with -fmad=false, NAME.fmad-false.ptx)"
         );
         if std::env::var(REQUIRE_GPU_VAR).as_deref() == Ok("1") {
             panic!("{REQUIRE_GPU_VAR}=1 but {why}");
