@@ -292,7 +292,8 @@ fn warp_of(block: &ThreadBlock) -> DynamicTile {
 /// The results are the same; the whole warp's collectives have a
 /// constant mask, which ptxas turns into plain `SHFL`s in unrolled
 /// loops, where a mask in a register costs a convergence test
-/// (`MATCH`, `REDUX`, `VOTE`) at every shuffle and a loop.
+/// (`MATCH`, `REDUX`, `VOTE`) at every shuffle and a loop. `$body` is the
+/// warp's part only: the barriers stay after it, once in the code.
 ///
 /// [`ThreadBlockTile<32>`]: crate::tile::ThreadBlockTile
 macro_rules! with_warp {
@@ -308,24 +309,25 @@ macro_rules! with_warp {
 }
 
 /// Steps 1 and 2 of the module docs, with both barriers: `total` of each
-/// warp (stored by the thread with `stores` set) to the warp totals, then
-/// the running totals. Afterwards, until the next collective on `scratch`,
-/// every thread may read any running total below the warp count.
+/// warp (stored by the thread with `stores` set, of warp `w` of `warps`)
+/// to the warp totals, then the running totals. Afterwards, until the
+/// next collective on `scratch`, every thread may read any running total
+/// below the warp count.
 #[inline(always)]
 fn share_warp_totals<T: Pod, Op: Operator<T>>(
     block: &ThreadBlock,
     scratch: &BlockScratch<T>,
-    warp: &impl WarpGroup,
+    (w, warps): (u32, u32),
     total: T,
     stores: bool,
     op: &Op,
 ) {
     if stores {
-        scratch.set_warp_total(warp.meta_group_rank(), total);
+        scratch.set_warp_total(w, total);
     }
     block.sync();
     let r = block.thread_rank();
-    if r < warp.meta_group_size() {
+    if r < warps {
         scratch.set_running_total(r, scratch.fold_warp_totals(r + 1, op));
     }
     block.sync();
@@ -347,11 +349,13 @@ pub fn block_reduce<T: Pod, Op: Operator<T>>(
     value: T,
     op: Op,
 ) -> T {
-    with_warp!(block, |warp| {
-        let total = reduce(&warp, value, RankOrder(&op));
-        share_warp_totals(block, scratch, &warp, total, warp.thread_rank() == 0, &op);
-        scratch.running_total(warp.meta_group_size() - 1)
-    })
+    let (total, first, place) = with_warp!(block, |warp| (
+        reduce(&warp, value, RankOrder(&op)),
+        warp.thread_rank() == 0,
+        (warp.meta_group_rank(), warp.meta_group_size())
+    ));
+    share_warp_totals(block, scratch, place, total, first, &op);
+    scratch.running_total(place.1 - 1)
 }
 
 /// CUB's `BlockReduce::Reduce`: `op` over the `value` of every thread of
@@ -397,18 +401,18 @@ fn inclusive_parts<T: Pod, Op: Operator<T>>(
     value: T,
     op: &Op,
 ) -> (T, u32) {
-    with_warp!(block, |warp| {
-        let within = inclusive_scan(&warp, value, RankOrder(op));
-        let last = warp.thread_rank() + 1 == warp.num_threads();
-        share_warp_totals(block, scratch, &warp, within, last, op);
-        let w = warp.meta_group_rank();
-        let up_to = if w == 0 {
-            within
-        } else {
-            op.apply(scratch.running_total(w - 1), within)
-        };
-        (up_to, warp.meta_group_size())
-    })
+    let (within, last, (w, warps)) = with_warp!(block, |warp| (
+        inclusive_scan(&warp, value, RankOrder(op)),
+        warp.thread_rank() + 1 == warp.num_threads(),
+        (warp.meta_group_rank(), warp.meta_group_size())
+    ));
+    share_warp_totals(block, scratch, (w, warps), within, last, op);
+    let up_to = if w == 0 {
+        within
+    } else {
+        op.apply(scratch.running_total(w - 1), within)
+    };
+    (up_to, warps)
 }
 
 /// The exclusive scan's value for the caller, and the block's warp count.
@@ -419,30 +423,31 @@ fn exclusive_parts<T: Pod, Op: Operator<T>>(
     value: T,
     op: &Op,
 ) -> (T, u32) {
-    with_warp!(block, |warp| {
+    let (within, lower, lane, last, (w, warps)) = with_warp!(block, |warp| {
         let within = inclusive_scan(&warp, value, RankOrder(op));
         // Lane 0 gets its own value back; it is replaced below.
         let lower = warp.shfl_up(within, 1);
         let lane = warp.thread_rank();
         let last = lane + 1 == warp.num_threads();
-        share_warp_totals(block, scratch, &warp, within, last, op);
-        let w = warp.meta_group_rank();
-        let before = if w == 0 {
-            if lane == 0 {
-                T::zeroed()
-            } else {
-                lower
-            }
+        let place = (warp.meta_group_rank(), warp.meta_group_size());
+        (within, lower, lane, last, place)
+    });
+    share_warp_totals(block, scratch, (w, warps), within, last, op);
+    let before = if w == 0 {
+        if lane == 0 {
+            T::zeroed()
         } else {
-            let warps_before = scratch.running_total(w - 1);
-            if lane == 0 {
-                warps_before
-            } else {
-                op.apply(warps_before, lower)
-            }
-        };
-        (before, warp.meta_group_size())
-    })
+            lower
+        }
+    } else {
+        let warps_before = scratch.running_total(w - 1);
+        if lane == 0 {
+            warps_before
+        } else {
+            op.apply(warps_before, lower)
+        }
+    };
+    (before, warps)
 }
 
 /// CUB's `BlockScan::InclusiveScan`: thread of rank `r` gets `op` over the

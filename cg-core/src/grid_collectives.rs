@@ -899,54 +899,60 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
     let mut tiles_here = block_tiles(grid, tiles);
     let mut lagged: Option<Lagged<T>> = None;
     loop {
-        let fresh = tiles_here.next().map(|t| {
-            let at = t * tile_len.get() + rank * items;
-            // The thread's elements, in registers. Threads past the end
-            // scan a zero value; only the last tile has them, above every
-            // element, so no result of an element sees it.
-            let mut x = [T::zeroed(); MAX_ITEMS];
-            let present = thread_items(input, at, items, &mut x);
-            let mut own = None;
-            unrolled(items, |j| {
-                if j < present {
-                    own = then(&op, own, Some(x[j]));
+        // Not a closure: LLVM left these out of line in some kernels.
+        let fresh = match tiles_here.next() {
+            Some(t) => {
+                let at = t * tile_len.get() + rank * items;
+                // The thread's elements, in registers. Threads past the end
+                // scan a zero value; only the last tile has them, above every
+                // element, so no result of an element sees it.
+                let mut x = [T::zeroed(); MAX_ITEMS];
+                let present = thread_items(input, at, items, &mut x);
+                let mut own = None;
+                unrolled(items, |j| {
+                    if j < present {
+                        own = then(&op, own, Some(x[j]));
+                    }
+                });
+                let (before, total) = block_exclusive_scan_with_total(
+                    &block,
+                    &scratch.block,
+                    own.unwrap_or_else(T::zeroed),
+                    RankOrder(&op),
+                );
+                if tiles > 1 {
+                    publish_tile(&block, &ladder, t, total);
+                    close_window(&block, &ladder, t, total, &op);
                 }
-            });
-            let (before, total) = block_exclusive_scan_with_total(
-                &block,
-                &scratch.block,
-                own.unwrap_or_else(T::zeroed),
-                RankOrder(&op),
-            );
-            if tiles > 1 {
-                publish_tile(&block, &ladder, t, total);
-                close_window(&block, &ladder, t, total, &op);
+                Some(Lagged {
+                    t,
+                    before,
+                    total,
+                    keep: 0,
+                })
             }
-            Lagged {
-                t,
-                before,
-                total,
-                keep: 0,
-            }
-        });
+            None => None,
+        };
         // The lagged tile's chunk is the next one: both go in the same
         // order.
-        if let Some((l, chunk)) = lagged.take().and_then(|l| Some((l, chunks.next()?))) {
-            let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
-            let prefix = tile_prefix_to_block(&block, &ladder, slots, count, l.t, l.total, &op);
-            // The elements again (from L2: the tile was read one step
-            // ago).
-            let at = l.t * tile_len.get() + rank * items;
-            let mut x = [T::zeroed(); MAX_ITEMS];
-            let present = thread_items(input, at, items, &mut x);
-            let mut running = then(&op, prefix, (rank > 0).then_some(l.before));
-            unrolled(items, |j| {
-                let next = then(&op, running, Some(x[j]));
-                x[j] = if inclusive { next } else { running }.unwrap_or_else(T::zeroed);
-                running = next;
-            });
-            let (_, run) = chunk.thread_run(per_thread);
-            store_items(run, present, items, &x);
+        if let Some(l) = lagged.take() {
+            if let Some(chunk) = chunks.next() {
+                let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
+                let prefix = tile_prefix_to_block(&block, &ladder, slots, count, l.t, l.total, &op);
+                // The elements again (from L2: the tile was read one step
+                // ago).
+                let at = l.t * tile_len.get() + rank * items;
+                let mut x = [T::zeroed(); MAX_ITEMS];
+                let present = thread_items(input, at, items, &mut x);
+                let mut running = then(&op, prefix, (rank > 0).then_some(l.before));
+                unrolled(items, |j| {
+                    let next = then(&op, running, Some(x[j]));
+                    x[j] = if inclusive { next } else { running }.unwrap_or_else(T::zeroed);
+                    running = next;
+                });
+                let (_, run) = chunk.thread_run(per_thread);
+                store_items(run, present, items, &x);
+            }
         }
         match fresh {
             Some(f) => lagged = Some(f),
@@ -1063,51 +1069,60 @@ pub fn grid_select<'a, T: Pod>(
     let mut tiles_here = block_tiles(grid, tiles);
     let mut lagged: Option<Lagged<u32>> = None;
     loop {
-        let fresh = tiles_here.next().map(|t| {
-            let at = t * tile_len + rank * items;
-            // Which of the thread's elements it keeps, a bit each.
-            let mut x = [T::zeroed(); MAX_ITEMS];
-            let present = thread_items(input, at, items, &mut x);
-            let (mut kept, mut own) = (0u32, 0u32);
-            unrolled(items, |j| {
-                if j < present && keep(&x[j]) {
-                    kept |= 1 << j;
-                    own += 1;
-                }
-            });
-            let (before, total) =
-                block_exclusive_scan_with_total(&block, &scratch.block, own, RankOrder(&Plus));
-            publish_tile(&block, &ladder, t, total);
-            close_window(&block, &ladder, t, total, &Plus);
-            Lagged {
-                t,
-                before,
-                total,
-                keep: kept,
+        // Not a closure: LLVM left these out of line in some kernels.
+        let fresh = match tiles_here.next() {
+            Some(t) => {
+                let at = t * tile_len + rank * items;
+                // Which of the thread's elements it keeps, a bit each.
+                let mut x = [T::zeroed(); MAX_ITEMS];
+                let present = thread_items(input, at, items, &mut x);
+                let (mut kept, mut own) = (0u32, 0u32);
+                unrolled(items, |j| {
+                    if j < present && keep(&x[j]) {
+                        kept |= 1 << j;
+                        own += 1;
+                    }
+                });
+                let (before, total) =
+                    block_exclusive_scan_with_total(&block, &scratch.block, own, RankOrder(&Plus));
+                publish_tile(&block, &ladder, t, total);
+                close_window(&block, &ladder, t, total, &Plus);
+                Some(Lagged {
+                    t,
+                    before,
+                    total,
+                    keep: kept,
+                })
             }
-        });
+            None => None,
+        };
         if let Some(l) = lagged.take() {
             let (slots, count) = (&scratch.shared, &mut scratch.broadcasts);
             let prefix = tile_prefix_to_block(&block, &ladder, slots, count, l.t, l.total, &Plus);
             // The elements again (from L2).
             let mut x = [T::zeroed(); MAX_ITEMS];
             thread_items(input, l.t * tile_len + rank * items, items, &mut x);
-            let mut to =
-                prefix.unwrap_or(0) as usize + if rank > 0 { l.before as usize } else { 0 };
+            // In `u32`: every place is below the count, at most
+            // `u32::MAX` (checked above).
+            let mut to = prefix.unwrap_or(0) + if rank > 0 { l.before } else { 0 };
+            // The thread's kept elements go to consecutive places: one
+            // check for all of them.
+            fault::check(
+                (to + l.keep.count_ones()) as usize <= room,
+                "grid_select: the output is shorter than the selection",
+            );
             unrolled(items, |j| {
                 if l.keep & (1 << j) != 0 {
-                    fault::check(
-                        to < room,
-                        "grid_select: the output is shorter than the selection",
-                    );
-                    site.exclusive(dst.wrapping_add(to));
-                    // SAFETY: `to < room`, the output's length (checked), so
-                    // in its allocation; the places are an exclusive scan of
-                    // the kept counts in element order, so each is written by
-                    // one thread once; the output is this kernel's alone (an
-                    // `Output` parameter), `&mut` here, and in the
-                    // `Selection` pattern, which nothing else writes.
-                    unsafe { dst.add(to).write(x[j]) };
+                    site.exclusive(dst.wrapping_add(to as usize));
+                    // SAFETY: `to` is below the thread's first place plus
+                    // its count of kept elements, at most `room`, the
+                    // output's length (checked), so in its allocation; the
+                    // places are an exclusive scan of the kept counts in
+                    // element order, so each is written by one thread once;
+                    // the output is this kernel's alone (an `Output`
+                    // parameter), `&mut` here, and in the `Selection`
+                    // pattern, which nothing else writes.
+                    unsafe { dst.add(to as usize).write(x[j]) };
                     to += 1;
                 }
             });

@@ -571,9 +571,9 @@ fn launch_kinds_follow_the_kernel_declarations() {
 /// `.minnctapersm 4` between the entry point's parameters and its body, in
 /// every module, and `#[kernel(block_size(16, 4, 2))]` as `.reqntid 16, 4,
 /// 2`; no other entry point of any module has a bound but the Jacobi
-/// sample that sweeps in shared memory (`launch_bounds(1024, 1)`) and the
-/// samples' block reductions for blocks of 256 (`block_size(256)`: all but
-/// the seed's three).
+/// sample that sweeps in shared memory (`launch_bounds(1024, 1)`), the
+/// primitives' scans (`launch_bounds(256, 4)`: four blocks an SM) and the samples' block reductions for blocks of 256
+/// (`block_size(256)`: all but the seed's three).
 /// The samples' block reductions for blocks of any size: the seed's
 /// kernels as it writes them.
 const SEED_BLOCK_REDUCTIONS: [&str; 3] = [
@@ -587,10 +587,12 @@ fn launch_bounds_are_ptx_directives_of_their_entry_point_only() {
     for m in all_modules() {
         let module = Module::parse(m.source);
         for e in module.entries() {
-            // The probe and the Jacobi sample in shared memory declare
-            // both bounds.
+            // The probe, the Jacobi sample in shared memory and the
+            // primitives' scans declare both bounds.
+            let primitive = is_primitives(m) && e.name.starts_with("exclusive_sum_");
             let want: &[&str] = match e.name {
                 "probe_launch_bounds" | "jacobi_in_shared" => &[".maxntid", ".minnctapersm"],
+                _ if primitive => &[".maxntid", ".minnctapersm"],
                 "probe_block_size" => &[".reqntid"],
                 n if n.starts_with("block_reduce_") && !SEED_BLOCK_REDUCTIONS.contains(&n) => {
                     &[".reqntid"]
