@@ -604,11 +604,19 @@ fn one_gpu(ctx: &Ctx) -> Result<Vec<Job>> {
     )])
 }
 
+/// Each with `--nocapture`: the tests that compare with CUDA print how
+/// many values they compared, which a passing test's captured output
+/// would hide.
 fn gpu_tests(ctx: &Ctx) -> Result<Vec<Job>> {
     Ok(ctx
         .tests()
         .filter(|t| t.ends_with("-test"))
-        .map(|t| Job::new(format!("test {t}"), [ctx.bundle.test(t)]))
+        .map(|t| {
+            Job::new(
+                format!("test {t}"),
+                [ctx.bundle.test(t), "--nocapture".into()],
+            )
+        })
         .collect())
 }
 

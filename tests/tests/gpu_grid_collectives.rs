@@ -462,6 +462,12 @@ fn check_float_total<T: Case>(what: &str, got: T, values: &[T]) {
     let abs: f64 = values.iter().map(|v| v.float().unwrap().abs()).sum();
     let u = f32::EPSILON as f64 / 2.0;
     let k = values.len().saturating_sub(1) as f64;
+    if k * u >= 1.0 {
+        // γ(n - 1) is defined for (n - 1) u < 1 only (n below 2^24 for
+        // `f32`): past it the bound says nothing, and the models' bits
+        // are the check.
+        return;
+    }
     let bound = k * u / (1.0 - k * u) * abs;
     assert!(
         (got - exact).abs() <= bound,
