@@ -215,6 +215,13 @@ impl Resident {
     }
 }
 
+/// The grid for `tiles` tiles: one block a tile, at most `resident`
+/// blocks, at least one.
+fn grid(resident: u32, tiles: usize) -> LaunchConfig {
+    let blocks = tiles.clamp(1, resident as usize) as u32;
+    LaunchConfig::new(blocks, THREADS)
+}
+
 /// The primitives on one GPU: the loaded kernels, the most blocks of
 /// [`THREADS`] threads each keeps resident at once, and a scratch buffer
 /// kept between calls (grown when a call needs more).
@@ -237,16 +244,7 @@ impl Primitives {
             scratch: None,
         })
     }
-}
 
-/// The grid for `tiles` tiles: one block a tile, at most `resident`
-/// blocks, at least one.
-fn grid(resident: u32, tiles: usize) -> LaunchConfig {
-    let blocks = tiles.clamp(1, resident as usize) as u32;
-    LaunchConfig::new(blocks, THREADS)
-}
-
-impl Primitives {
     /// The kernels and the scratch of `words` words, zeroed.
     fn with_scratch(&mut self, words: usize) -> Result<(&Kernels, &mut DeviceBuffer<u64>), Error> {
         match &mut self.scratch {

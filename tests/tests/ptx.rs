@@ -589,10 +589,10 @@ fn launch_bounds_are_ptx_directives_of_their_entry_point_only() {
         for e in module.entries() {
             // The probe, the Jacobi sample in shared memory and the
             // primitives' scans declare both bounds.
-            let primitive = is_primitives(m) && e.name.starts_with("exclusive_sum_");
+            let both = matches!(e.name, "probe_launch_bounds" | "jacobi_in_shared")
+                || (is_primitives(m) && e.name.starts_with("exclusive_sum_"));
             let want: &[&str] = match e.name {
-                "probe_launch_bounds" | "jacobi_in_shared" => &[".maxntid", ".minnctapersm"],
-                _ if primitive => &[".maxntid", ".minnctapersm"],
+                _ if both => &[".maxntid", ".minnctapersm"],
                 "probe_block_size" => &[".reqntid"],
                 n if n.starts_with("block_reduce_") && !SEED_BLOCK_REDUCTIONS.contains(&n) => {
                     &[".reqntid"]

@@ -58,9 +58,10 @@ macro_rules! sum {
 macro_rules! select {
     ($name:ident, $t:ty) => {
         #[doc = concat!("Stream compaction of `", stringify!($t), "` values by a comparison.")]
-        // No bound: held to 64 registers (four blocks an SM, as the scans)
-        // ptxas spills one (the block's rank, across the tile loop), which
-        // the offline `ptx` test refuses; free, 70 and three blocks an SM.
+        // No register bound: held to 64 (four blocks an SM, as the
+        // scans), ptxas spills one (the block's rank, across the tile
+        // loop), which the offline `ptx` test refuses. Free, it takes 70:
+        // three blocks an SM.
         #[kernel(cooperative)]
         pub fn $name(
             input: &[$t],
