@@ -53,11 +53,14 @@ fn nested_cargo(tc: &Toolchain, crate_dir: &Path) -> Command {
     cmd
 }
 
-/// The flags every crate of an `sm_<sm>` build of `crate_dir` gets (see
-/// [`build_ptx`]).
+/// The flags every crate of an `sm_<sm>` build gets (see [`build_ptx`]).
+/// They depend on the project (`source_root`) and the settings, never on
+/// the kernel crate, so that every kernel crate of a project built with the
+/// same settings shares one build of `core` (see [`build_dir`]); the kernel
+/// crate's own path is named by [`own_source_path`], which reaches that
+/// crate alone.
 fn rustflags(
     sm: u32,
-    crate_dir: &Path,
     source_root: &Path,
     library: Option<&Path>,
     contract: FpContract,
@@ -81,11 +84,41 @@ fn rustflags(
     if math == MathMode::Fast {
         flags.push_str("\x1f--cfg\x1fcg_fast_math");
     }
-    for remap in remap_source_paths(crate_dir, source_root, library) {
+    for remap in remap_source_paths(source_root, library) {
         flags.push('\x1f');
         flags.push_str(&remap);
     }
     flags
+}
+
+/// The nested build's target directory for one setting of the flags:
+/// `sm_90`, `sm_90-fma`, `sm_80-fast-math`, ... and a digest of `flags`,
+/// under `target_dir`. Kernel crates built with the same flags share it,
+/// and with it one build of `core` (`-Zbuild-std`, about half a minute a
+/// build on two cores); a kernel crate's PTX is its own file in it
+/// (`<crate>.s`). Flags that differ (another project's source root, a
+/// `CG_LLVM_ARGS` experiment) get a directory of their own, so no build
+/// makes another rebuild `core`.
+fn build_dir(
+    target_dir: &Path,
+    sm: u32,
+    contract: FpContract,
+    math: MathMode,
+    flags: &str,
+) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    let mut name = format!("sm_{sm}");
+    if contract == FpContract::Fast {
+        name.push_str("-fma");
+    }
+    if math == MathMode::Fast {
+        name.push_str("-fast-math");
+    }
+    // SipHash with fixed keys: the same flags name the same directory in
+    // every run of the same builder.
+    let mut digest = std::collections::hash_map::DefaultHasher::new();
+    flags.hash(&mut digest);
+    target_dir.join(format!("{name}-{:08x}", digest.finish() as u32))
 }
 
 /// LLVM's loop settings for every kernel build: what lets a strided loop
@@ -132,12 +165,13 @@ fn extra_llvm_args() -> Vec<String> {
 /// project's root), wherever the project is checked out: what a kernel
 /// panic reports. `source_root` is the directory that holds both the kernel
 /// crate and the host crate that builds it (see [`source_root`]).
-/// Cargo names the kernel crate's own files relative to it (`src/x.rs`) and
-/// its path dependencies by absolute paths. The standard library's sources
-/// (`library`, which `-Zbuild-std` compiles: a panic inside `core`, such as
+/// Cargo names path dependencies by absolute paths; the kernel crate's own
+/// files it names relative to the crate (`src/x.rs`), which
+/// [`own_source_path`] maps. The standard library's sources (`library`,
+/// which `-Zbuild-std` compiles: a panic inside `core`, such as
 /// `step_by`'s) are named `rust/library/...`, not by where the toolchain
 /// is installed.
-fn remap_source_paths(crate_dir: &Path, source_root: &Path, library: Option<&Path>) -> Vec<String> {
+fn remap_source_paths(source_root: &Path, library: Option<&Path>) -> Vec<String> {
     let mut flags = Vec::new();
     if let Some(library) = library.filter(|l| l.is_absolute()) {
         flags.push(format!(
@@ -148,9 +182,38 @@ fn remap_source_paths(crate_dir: &Path, source_root: &Path, library: Option<&Pat
     if source_root.is_absolute() {
         flags.push(format!("--remap-path-prefix={}/=", source_root.display()));
     }
-    let own = crate_dir.strip_prefix(source_root).unwrap_or(crate_dir);
-    flags.push(format!("--remap-path-prefix=src={}/src", own.display()));
     flags
+}
+
+/// The `--remap-path-prefix` flag that names the kernel crate's own files
+/// (`src/x.rs` to cargo) from `source_root`: passed to the kernel crate
+/// alone, after the other crates' flags.
+fn own_source_path(crate_dir: &Path, source_root: &Path) -> String {
+    let own = crate_dir.strip_prefix(source_root).unwrap_or(crate_dir);
+    format!("--remap-path-prefix=src={}/src", own.display())
+}
+
+/// The directory source files are named from: the host crate's workspace
+/// root when it holds the kernel crate (so that the crates of a workspace
+/// of several projects, such as `ports/`, are named from its root, and all
+/// its kernel crates share one build of `core`), else [`source_root`].
+pub(crate) fn project_root(crate_dir: &Path, host_dir: Option<&Path>) -> PathBuf {
+    host_dir
+        .and_then(workspace_root)
+        .filter(|root| crate_dir.starts_with(root))
+        .unwrap_or_else(|| source_root(crate_dir, host_dir))
+}
+
+/// The nearest directory at or above `host_dir` whose manifest declares
+/// `[workspace]`: the root of the host crate's workspace.
+fn workspace_root(host_dir: &Path) -> Option<PathBuf> {
+    host_dir
+        .ancestors()
+        .find(|d| {
+            std::fs::read_to_string(d.join("Cargo.toml"))
+                .is_ok_and(|text| text.lines().any(|l| l.trim() == "[workspace]"))
+        })
+        .map(Path::to_path_buf)
 }
 
 /// The directory source files are named from: the deepest one holding both
@@ -243,17 +306,32 @@ pub fn build_ptx(
 ) -> Result<String, BuildError> {
     let arch = format!("sm_{sm}");
     let name = crate_lib_name(crate_dir)?;
-    // One directory per kernel crate, architecture and contraction setting:
-    // two kernel crates (or two settings) sharing a target directory never
-    // overwrite each other's PTX, nor rebuild each other's `core`.
-    let mut dir = arch.clone();
-    if contract == FpContract::Fast {
-        dir.push_str("-fma");
-    }
-    if math == MathMode::Fast {
-        dir.push_str("-fast-math");
-    }
-    let target_dir = target_dir.join(&name).join(dir);
+    // Flags for every crate of the build, not only the kernel crate (what
+    // follows `--` reaches only the last one):
+    // * the architecture, so that `cfg(target_feature = "sm_80")` holds in
+    //   the device library too (it picks `redux.sync` on sm_80+);
+    // * MIR jump threading off: it does not know that barriers are
+    //   convergent; it copies `if c {..} block.sync(); if c {..}` into two
+    //   paths, each with its own `bar.sync` (an aligned barrier), and a
+    //   block whose threads take different paths deadlocks. MIR is
+    //   optimized in the crate that defines a function, so this must reach
+    //   the device library, whose inline functions hold barriers. LLVM's
+    //   own passes respect the barrier intrinsic's `convergent` attribute.
+    // * on sm_90, PTX ISA 8.0, the first with the bulk copy engine
+    //   (`cp.async.bulk`, `mbarrier.expect_tx`, `fence.proxy.async`);
+    // * source paths as the project names them, for panic locations.
+    // * with `FpContract::Fast`, LLVM's `-fp-contract=fast` (nvcc's
+    //   `-fmad=true`).
+    // * with `MathMode::Fast`, `--cfg cg_fast_math`: cg-core's math
+    //   functions become what nvcc's `--use_fast_math` makes of them.
+    let flags = rustflags(
+        sm,
+        source_root,
+        tc.library_sources().as_deref(),
+        contract,
+        math,
+    );
+    let target_dir = build_dir(target_dir, sm, contract, math, &flags);
     let mut cmd = nested_cargo(tc, crate_dir);
     cmd.arg("rustc");
     for setting in KERNEL_PROFILE {
@@ -273,37 +351,9 @@ pub fn build_ptx(
         ])
         .arg(&target_dir)
         .args(["--", "--emit=asm", "-C", "linker=/bin/true"])
+        .arg(own_source_path(crate_dir, source_root))
         .args(feature_flags(crate_dir)?)
-        // Flags for every crate of the build, not only the kernel crate
-        // (what follows `--` reaches only the last one):
-        // * the architecture, so that `cfg(target_feature = "sm_80")` holds
-        //   in the device library too (it picks `redux.sync` on sm_80+);
-        // * MIR jump threading off: it does not know that barriers are
-        //   convergent; it copies `if c {..} block.sync(); if c {..}` into two
-        //   paths, each with its own `bar.sync` (an aligned barrier), and a
-        //   block whose threads take different paths deadlocks. MIR is
-        //   optimized in the crate that defines a function, so this must
-        //   reach the device library, whose inline functions hold barriers.
-        //   LLVM's own passes respect the barrier intrinsic's `convergent`
-        //   attribute.
-        // * on sm_90, PTX ISA 8.0, the first with the bulk copy engine
-        //   (`cp.async.bulk`, `mbarrier.expect_tx`, `fence.proxy.async`);
-        // * source paths as the project names them, for panic locations.
-        // * with `FpContract::Fast`, LLVM's `-fp-contract=fast` (nvcc's
-        //   `-fmad=true`).
-        // * with `MathMode::Fast`, `--cfg cg_fast_math`: cg-core's math
-        //   functions become what nvcc's `--use_fast_math` makes of them.
-        .env(
-            "CARGO_ENCODED_RUSTFLAGS",
-            rustflags(
-                sm,
-                crate_dir,
-                source_root,
-                tc.library_sources().as_deref(),
-                contract,
-                math,
-            ),
-        )
+        .env("CARGO_ENCODED_RUSTFLAGS", flags)
         .output()
         .map_err(io_err(format!(
             "running {} (from {})",
@@ -494,22 +544,21 @@ mod tests {
     fn source_paths_are_named_from_the_projects_root() {
         let root = Path::new("/home/me/project");
         assert_eq!(
-            remap_source_paths(&root.join("kernels/samples"), root, None),
-            [
-                "--remap-path-prefix=/home/me/project/=",
-                "--remap-path-prefix=src=kernels/samples/src"
-            ]
+            remap_source_paths(root, None),
+            ["--remap-path-prefix=/home/me/project/="]
+        );
+        assert_eq!(
+            own_source_path(&root.join("kernels/samples"), root),
+            "--remap-path-prefix=src=kernels/samples/src"
         );
         assert_eq!(
             remap_source_paths(
-                Path::new("/p/k"),
                 Path::new("/p"),
                 Some(Path::new("/usr/lib/rustlib/src/rust/library"))
             ),
             [
                 "--remap-path-prefix=/usr/lib/rustlib/src/rust/library/=rust/library/",
-                "--remap-path-prefix=/p/=",
-                "--remap-path-prefix=src=k/src"
+                "--remap-path-prefix=/p/="
             ]
         );
         // The root holds the host crate and the kernel crate: the project's
@@ -539,7 +588,6 @@ mod tests {
         );
         let flags = rustflags(
             90,
-            Path::new("/p/kernels/samples"),
             Path::new("/p"),
             None,
             FpContract::Off,
@@ -553,21 +601,65 @@ mod tests {
                 "-Cllvm-args=-scev-cheap-expansion-budget=64",
                 "-Cllvm-args=-unroll-runtime-multi-exit",
                 "-Ctarget-feature=+ptx80",
-                "--remap-path-prefix=/p/=",
-                "--remap-path-prefix=src=kernels/samples/src"
+                "--remap-path-prefix=/p/="
             ]
         );
-        let fused = rustflags(
-            80,
-            Path::new("/p/k"),
-            Path::new("/p"),
-            None,
-            FpContract::Fast,
-            MathMode::Fast,
-        );
+        let fused = rustflags(80, Path::new("/p"), None, FpContract::Fast, MathMode::Fast);
         assert!(fused
             .split('\x1f')
             .any(|f| f == "-Cllvm-args=-fp-contract=fast"));
         assert!(fused.contains("\x1f--cfg\x1fcg_fast_math"));
+    }
+
+    #[test]
+    fn a_workspace_of_projects_is_named_from_its_root() {
+        let root = std::env::temp_dir().join(format!("cg-project-root-{}", std::process::id()));
+        let ports = root.join("ports");
+        for d in ["reduction/host", "reduction/kernels", "app"] {
+            std::fs::create_dir_all(ports.join(d)).unwrap();
+        }
+        std::fs::write(ports.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+        std::fs::write(ports.join("reduction/host/Cargo.toml"), "[package]\n").unwrap();
+        let kernels = ports.join("reduction/kernels");
+        assert_eq!(
+            project_root(&kernels, Some(&ports.join("reduction/host"))),
+            ports
+        );
+        // A kernel crate outside the host's workspace: the deepest directory
+        // holding both, as before.
+        let outside = root.join("my-kernels");
+        std::fs::create_dir_all(&outside).unwrap();
+        assert_eq!(project_root(&outside, Some(&ports.join("app"))), root);
+        assert_eq!(project_root(&kernels, None), ports.join("reduction"));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn kernel_crates_built_alike_share_one_build_directory() {
+        let t = Path::new("/t/cg-ptx");
+        let project = |root: &str, contract| {
+            let flags = rustflags(90, Path::new(root), None, contract, MathMode::Precise);
+            build_dir(t, 90, contract, MathMode::Precise, &flags)
+        };
+        let samples = project("/p", FpContract::Off);
+        // The flags name no kernel crate: every kernel crate of a project
+        // gets the same directory (one `core`), each setting and each
+        // project its own.
+        assert_eq!(samples, project("/p", FpContract::Off));
+        assert_ne!(samples, project("/q", FpContract::Off));
+        let fused = project("/p", FpContract::Fast);
+        assert_ne!(samples, fused);
+        assert_eq!(samples.parent(), Some(t));
+        let name = |d: &Path| d.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name(&samples).starts_with("sm_90-"), "{samples:?}");
+        assert!(name(&fused).starts_with("sm_90-fma-"), "{fused:?}");
+        assert!(!rustflags(
+            90,
+            Path::new("/p"),
+            None,
+            FpContract::Off,
+            MathMode::Precise
+        )
+        .contains("src="));
     }
 }

@@ -133,7 +133,7 @@ impl KernelBuild {
         // any source file's path).
         let canonical = |d: PathBuf| std::fs::canonicalize(&d).unwrap_or(d);
         let crate_dir = canonical(crate_dir);
-        let source_root = compile::source_root(&crate_dir, host_dir.map(canonical).as_deref());
+        let source_root = compile::project_root(&crate_dir, host_dir.map(canonical).as_deref());
         Self {
             crate_dir,
             source_root,
@@ -187,9 +187,11 @@ impl KernelBuild {
         self
     }
 
-    /// Where the nested builds keep their artifacts, under
-    /// `<crate>/sm_XX` (default: `CG_PTX_TARGET_DIR`, else `cg-ptx` beside
-    /// the outer build's profile directories).
+    /// Where the nested builds keep their artifacts (default:
+    /// `CG_PTX_TARGET_DIR`, else `cg-ptx` beside the outer build's profile
+    /// directories), under `sm_XX[-fma]-<digest of the flags>`: one
+    /// directory that the kernel crates of a project built with the same
+    /// settings share.
     pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.target_dir = Some(dir.into());
         self
