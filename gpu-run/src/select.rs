@@ -104,6 +104,7 @@ mod tests {
                 "one-gpu",
                 "gpu-tests",
                 "sim-tests",
+                "loaded",
                 "samples",
                 "samples-sim",
                 "cpu-tests",

@@ -45,6 +45,26 @@ const SIM_TESTS: [&str; 6] = [
 
 /// The tests required on two GPUs (`CG_REQUIRE_GPUS=2`) on a machine of two
 /// or more.
+/// The tests of the decoupled look-back (the grid-wide collectives and the
+/// device-wide primitives), run again by the step `loaded` while another
+/// process keeps the GPU busy: the driver then switches contexts in the
+/// middle of their kernels, and a missing fence or a flag read too early
+/// shows as a wrong prefix, which every test checks.
+const LOADED_TESTS: [&str; 2] = ["gpu_grid_collectives-test", "gpu_primitives-test"];
+
+/// The shell around one `loaded` job: `$1`, the load (the Jacobi sample,
+/// full size, over and over), in the background; `$2`, the test; the
+/// load stopped after it, and how many of its runs completed printed (a
+/// load that never ran would leave the test unloaded).
+const LOADED_SCRIPT: &str = r#"( while :; do "$1" --runs 20 >/dev/null 2>&1 && echo run >> "$3" || sleep 0.2; done ) &
+load=$!
+sleep 2
+"$2" --nocapture --test-threads=1
+status=$?
+pkill -P "$load"; kill "$load"; wait
+echo "load: $(wc -l < "$3" 2>/dev/null || echo 0) Jacobi runs of 20 completed beside the test"
+exit "$status""#;
+
 const MULTI_GPU_TESTS: [&str; 3] = [
     "gpu_multi_grid-test",
     "gpu_peer-test",
@@ -286,6 +306,16 @@ pub const STEPS: &[Step] = &[
         gate: Gate::No,
         always: false,
         plan: sim_tests,
+    },
+    Step {
+        name: "loaded",
+        group: Some("tests"),
+        about: "the grid collectives' and primitives' tests beside another process's kernels",
+        needs_twins: false,
+        gpus: Gpus::Any,
+        gate: Gate::No,
+        always: false,
+        plan: loaded,
     },
     Step {
         name: "samples",
@@ -627,6 +657,29 @@ fn sim_tests(ctx: &Ctx) -> Result<Vec<Job>> {
         .map(|t| {
             Job::new(format!("test {t} on the simulator"), [ctx.bundle.test(t)])
                 .env("CG_DEVICE", "sim")
+        })
+        .collect())
+}
+
+fn loaded(ctx: &Ctx) -> Result<Vec<Job>> {
+    Ok(LOADED_TESTS
+        .iter()
+        .filter(|t| ctx.has_test(t))
+        .map(|t| {
+            let count = ctx.build.join(format!("{t}.load-runs"));
+            Job::new(
+                format!("test {t} beside a load"),
+                [
+                    "bash".to_string(),
+                    "-c".into(),
+                    LOADED_SCRIPT.into(),
+                    "loaded".into(),
+                    ctx.bundle.bin("jacobi"),
+                    ctx.bundle.test(t),
+                    text(&count),
+                ],
+            )
+            .limit(600)
         })
         .collect())
 }
@@ -985,6 +1038,23 @@ mod tests {
         "planted-test",
         "cg_core-lib",
     ];
+
+    #[test]
+    fn the_look_back_tests_run_beside_the_jacobi_sample_as_a_load() {
+        let bundle = ["gpu_grid_collectives-test", "gpu_api-test"];
+        let jobs = loaded(&ctx(&bundle, None, false)).unwrap();
+        assert_eq!(
+            names(&jobs),
+            ["test gpu_grid_collectives-test beside a load"]
+        );
+        let argv = &jobs[0].argv;
+        assert_eq!(argv[..2], ["bash", "-c"]);
+        assert!(argv[4].ends_with("jacobi") && argv[5].ends_with("gpu_grid_collectives-test"));
+        assert!(argv[6].starts_with("/o/build/"));
+        assert!(loaded(&ctx(&["gpu_api-test"], None, false))
+            .unwrap()
+            .is_empty());
+    }
 
     #[test]
     fn a_tool_runs_the_test_binaries_but_those_left_out_then_the_samples() {
