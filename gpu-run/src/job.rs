@@ -84,6 +84,10 @@ pub struct Job {
     pub ranks: Option<Ranks>,
     /// The file it builds, if any (its folder is made first).
     pub builds: Option<PathBuf>,
+    /// The source it builds that file from: a build whose file is newer
+    /// than its source (left by an earlier run into the same `--out`) is
+    /// kept, not run again.
+    pub from: Option<PathBuf>,
 }
 
 impl Job {
@@ -101,6 +105,7 @@ impl Job {
             check: Check::ExitZero,
             ranks: None,
             builds: None,
+            from: None,
         }
     }
 
@@ -142,10 +147,24 @@ impl Job {
         self
     }
 
-    /// The file it builds.
-    pub fn builds(mut self, path: impl Into<PathBuf>) -> Job {
+    /// The file it builds, from `source`.
+    pub fn builds(mut self, path: impl Into<PathBuf>, source: impl Into<PathBuf>) -> Job {
         self.builds = Some(path.into());
+        self.from = Some(source.into());
         self
+    }
+
+    /// Whether the file it builds is there and newer than its source, so
+    /// that the build need not run again.
+    pub fn built_already(&self) -> bool {
+        let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        match (
+            self.builds.as_ref().and_then(modified),
+            self.from.as_ref().and_then(modified),
+        ) {
+            (Some(built), Some(source)) => built > source,
+            _ => false,
+        }
     }
 
     /// Runs `n` copies at once, one per GPU, joined through `id_file`.
@@ -182,6 +201,35 @@ pub fn quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_build_newer_than_its_source_is_kept() {
+        use std::time::{Duration, SystemTime};
+        let dir = std::env::temp_dir().join(format!("gpu-run-kept-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (cu, ptx) = (dir.join("a.cu"), dir.join("a.ptx"));
+        std::fs::write(&cu, "").unwrap();
+        let job = Job::new("nvcc a.cu", ["nvcc"]).builds(&ptx, &cu);
+        assert!(!job.built_already(), "nothing built yet");
+        let at = |p: &PathBuf, t: SystemTime| {
+            std::fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(t)
+                .unwrap()
+        };
+        std::fs::write(&ptx, "").unwrap();
+        let now = SystemTime::now();
+        at(&cu, now - Duration::from_secs(60));
+        at(&ptx, now);
+        assert!(job.built_already());
+        // The source changed after the build: built again.
+        at(&cu, now + Duration::from_secs(60));
+        assert!(!job.built_already());
+        assert!(!Job::new("x", ["x"]).built_already());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_finding_needs_the_tools_exit_status_and_one_of_its_texts() {

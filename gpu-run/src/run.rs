@@ -137,6 +137,13 @@ impl Runner {
                 .line(&format!("=== {}: not run, {reason}", job.name));
             return RunRecord::not_run(&job.name, reason);
         }
+        if job.built_already() {
+            self.log.line(&format!(
+                "=== {}: kept, its file is newer than its source (an earlier run's)",
+                job.name
+            ));
+            return RunRecord::kept(&job.name);
+        }
         let limit = job.limit.unwrap_or(self.default_limit);
         let left = self
             .end

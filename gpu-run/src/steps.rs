@@ -519,7 +519,7 @@ impl Ctx {
         argv.push(arch);
         argv.extend(kind.iter().map(|s| s.to_string()));
         argv.extend(["-o".to_string(), text(out), text(cu)]);
-        Job::new(name, argv).builds(out)
+        Job::new(name, argv).builds(out, cu)
     }
 
     /// compute-sanitizer's command line for `tool`, reporting any finding by

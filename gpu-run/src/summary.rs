@@ -48,6 +48,19 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
+    /// A build that did not run because its file is newer than its source:
+    /// passed, as when it was built.
+    pub fn kept(name: &str) -> RunRecord {
+        RunRecord {
+            name: name.to_string(),
+            status: Status::Passed,
+            reason: Some("kept: its file is newer than its source".into()),
+            exit: None,
+            seconds: 0.0,
+            log: None,
+        }
+    }
+
     /// A job that did not run, and why.
     pub fn not_run(name: &str, reason: impl Into<String>) -> RunRecord {
         RunRecord {
