@@ -88,6 +88,12 @@ struct Args {
     /// Keep `logs/`, `results/` and `build/` beside the archive.
     #[arg(long)]
     keep: bool,
+    /// The folder of nvcc's builds (default: `build/` in the output
+    /// folder, removed at the end). A folder outside it is kept: a later
+    /// call on the same machine (still warm) given the same folder keeps
+    /// the builds newer than their sources instead of running nvcc again.
+    #[arg(long)]
+    build: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -130,12 +136,15 @@ fn run(args: &Args) -> Result<bool> {
             fs::create_dir_all(out.join(dir))
                 .with_context(|| format!("creating {}", out.join(dir).display()))?;
         }
+        if let Some(build) = &args.build {
+            fs::create_dir_all(build).with_context(|| format!("creating {}", build.display()))?;
+        }
         run::Log::to_file(&out.join("gpu-run.log"))?
     };
     let device = device::Device::find(args.gpus, args.arch.clone())?;
     let ctx = Ctx {
         bundle: bundle::Bundle::open(&bundle_dir)?,
-        build: out.join("build"),
+        build: args.build.clone().unwrap_or_else(|| out.join("build")),
         results: out.join("results"),
         arch: device.arch.clone(),
         gpus: device.gpus,
