@@ -52,17 +52,25 @@ const SIM_TESTS: [&str; 6] = [
 /// shows as a wrong prefix, which every test checks.
 const LOADED_TESTS: [&str; 2] = ["gpu_grid_collectives-test", "gpu_primitives-test"];
 
-/// The shell around one `loaded` job: `$1`, the load (the Jacobi sample,
-/// full size, over and over), in the background; `$2`, the test; the
-/// load stopped after it, and how many of its runs completed printed (a
-/// load that never ran would leave the test unloaded).
-const LOADED_SCRIPT: &str = r#"( while :; do "$1" --runs 20 >/dev/null 2>&1 && echo run >> "$3" || sleep 0.2; done ) &
+/// The shell around one `loaded` job: `$1`, the load (gpu-run's
+/// `load/gpu_load.cu`: a memory-bound kernel launched back to back in a
+/// process of its own), its output to `$3`; once it runs, `$2`, the test,
+/// three times; then the load stopped. The job fails if the load was not
+/// running for the whole of the three runs (a test that ran unloaded
+/// proves nothing) or failed itself.
+const LOADED_SCRIPT: &str = r#""$1" > "$3" 2>&1 &
 load=$!
-sleep 2
-"$2" --nocapture --test-threads=1
-status=$?
-pkill -P "$load"; kill "$load"; wait
-echo "load: $(wc -l < "$3" 2>/dev/null || echo 0) Jacobi runs of 20 completed beside the test"
+for i in $(seq 300); do grep -q running "$3" && break; kill -0 "$load" 2>/dev/null || break; sleep 0.1; done
+status=0
+for run in 1 2 3; do "$2" --nocapture --test-threads=1 || status=1; done
+if kill -0 "$load" 2>/dev/null; then
+    kill -TERM "$load"; wait "$load" || status=1
+    echo "the load ran beside all three runs of the test:"
+else
+    wait "$load"; status=1
+    echo "LOAD NOT RUNNING: it had ended before the test did:"
+fi
+cat "$3"
 exit "$status""#;
 
 const MULTI_GPU_TESTS: [&str; 3] = [
@@ -522,6 +530,19 @@ impl Ctx {
         Job::new(name, argv).builds(out, cu)
     }
 
+    /// nvcc's build of a whole program (`cu` with its `main`) into `out`.
+    fn nvcc_program(&self, cu: &Path, out: &Path) -> Job {
+        let argv = [
+            "nvcc".to_string(),
+            "-O3".into(),
+            format!("-arch={}", self.arch),
+            "-o".into(),
+            text(out),
+            text(cu),
+        ];
+        Job::new(format!("nvcc {}", relative(cu, &self.bundle.root)), argv).builds(out, cu)
+    }
+
     /// compute-sanitizer's command line for `tool`, reporting any finding by
     /// exit status 99.
     fn sanitizer(&self, tool: &str) -> Vec<String> {
@@ -662,11 +683,20 @@ fn sim_tests(ctx: &Ctx) -> Result<Vec<Job>> {
 }
 
 fn loaded(ctx: &Ctx) -> Result<Vec<Job>> {
-    Ok(LOADED_TESTS
+    let tests: Vec<&str> = LOADED_TESTS
         .iter()
+        .copied()
         .filter(|t| ctx.has_test(t))
-        .map(|t| {
-            let count = ctx.build.join(format!("{t}.load-runs"));
+        .collect();
+    if tests.is_empty() {
+        return Ok(Vec::new());
+    }
+    let load = ctx.build.join("gpu_load");
+    let cu = PathBuf::from(ctx.bundle.path("load/gpu_load.cu"));
+    let mut jobs = vec![ctx.nvcc_program(&cu, &load)];
+    for t in tests {
+        let output = ctx.build.join(format!("{t}.load.txt"));
+        jobs.push(
             Job::new(
                 format!("test {t} beside a load"),
                 [
@@ -674,14 +704,16 @@ fn loaded(ctx: &Ctx) -> Result<Vec<Job>> {
                     "-c".into(),
                     LOADED_SCRIPT.into(),
                     "loaded".into(),
-                    ctx.bundle.bin("jacobi"),
+                    text(&load),
                     ctx.bundle.test(t),
-                    text(&count),
+                    text(&output),
                 ],
             )
-            .limit(600)
-        })
-        .collect())
+            .needs_file(&load)
+            .limit(600),
+        );
+    }
+    Ok(jobs)
 }
 
 fn samples(ctx: &Ctx) -> Result<Vec<Job>> {
@@ -1040,17 +1072,25 @@ mod tests {
     ];
 
     #[test]
-    fn the_look_back_tests_run_beside_the_jacobi_sample_as_a_load() {
+    fn the_look_back_tests_run_beside_a_load_that_nvcc_builds_first() {
         let bundle = ["gpu_grid_collectives-test", "gpu_api-test"];
         let jobs = loaded(&ctx(&bundle, None, false)).unwrap();
         assert_eq!(
             names(&jobs),
-            ["test gpu_grid_collectives-test beside a load"]
+            [
+                "nvcc load/gpu_load.cu",
+                "test gpu_grid_collectives-test beside a load"
+            ]
         );
-        let argv = &jobs[0].argv;
+        assert_eq!(
+            jobs[0].builds.as_deref(),
+            Some(Path::new("/o/build/gpu_load"))
+        );
+        let argv = &jobs[1].argv;
         assert_eq!(argv[..2], ["bash", "-c"]);
-        assert!(argv[4].ends_with("jacobi") && argv[5].ends_with("gpu_grid_collectives-test"));
-        assert!(argv[6].starts_with("/o/build/"));
+        assert_eq!(argv[4], "/o/build/gpu_load");
+        assert!(argv[5].ends_with("gpu_grid_collectives-test"));
+        assert_eq!(jobs[1].needs_files, [PathBuf::from("/o/build/gpu_load")]);
         assert!(loaded(&ctx(&["gpu_api-test"], None, false))
             .unwrap()
             .is_empty());
