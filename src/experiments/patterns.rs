@@ -257,6 +257,43 @@ pub fn patterns(b: &mut Bench, log2s: &[u32]) -> Result<(), Error> {
             16.0 * n as f64,
             ok,
         ));
+
+        // The same prefix sum as the grid collective (one pass, decoupled
+        // look-back) beside the same CUDA C++ (three phases with CUB's
+        // block scans: CUDA has no grid-wide scan), its scratch zeroed in
+        // every timed run.
+        let one =
+            b.k.grid_prefix_sum_one_pass
+                .function()
+                .cooperative_config(256, 0)?;
+        let mut words = b.gpu.filled(
+            cg_core::grid_collectives::grid_scratch_words::<u32>(one.grid.x, 256, n).max(1),
+            0u64,
+        )?;
+        let mut out = b.gpu.filled(n, 0xDEAD_BEEFu32)?;
+        let (r, c) = {
+            let (vin, ttotals, tout) = (&vin, &mut ttotals, &mut tout);
+            let cuda = twin
+                .as_ref()
+                .map(|t| move || t.launch(coop, vin, ttotals, tout));
+            let (k, out, words) = (&b.k.grid_prefix_sum_one_pass, &mut out, &mut words);
+            b.time_pair(
+                || {
+                    words.zero()?;
+                    k.launch(one, vin, out, words)
+                },
+                cuda,
+            )?
+        };
+        let ok = out.to_vec()? == want;
+        rows.push(Row::timed(
+            "pattern: cooperative prefix sum (u32), one pass (grid_inclusive_scan)",
+            &size,
+            r,
+            c,
+            8.0 * n as f64,
+            ok,
+        ));
     }
     for r in rows {
         b.push(r);

@@ -411,3 +411,58 @@ fn clusters_read_their_neighbours_shared_memory() {
     let want: Vec<f32> = data.chunks(4 * threads).map(|c| c.iter().sum()).collect();
     assert_eq!(sums.to_vec(), want);
 }
+
+/// The two prefix sums of the samples (`grid_prefix_sum`, three phases
+/// written by hand; `grid_prefix_sum_one_pass`, the grid collective) on
+/// random `u32` of a length that ends in a partial tile and a partial
+/// block chunk, each against the CPU's wrapping sums; the elements of
+/// `out` past the input are poisoned and must be left alone.
+#[test]
+fn cooperative_prefix_sums_by_hand_and_by_the_grid_scan() {
+    use cg_core::atomic::AtomicSlice;
+    use cg_core::grid_collectives::grid_scratch_words;
+    use cg_core::output::Runs;
+    let (blocks, threads, n) = (6u32, 256u32, 40_000usize + 37);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let input: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let want: Vec<u32> = input
+        .iter()
+        .scan(0u32, |acc, &v| {
+            *acc = acc.wrapping_add(v);
+            Some(*acc)
+        })
+        .collect();
+    const POISON: u32 = 0xDEAD_BEEF;
+    let check = |got: Vec<u32>, which: &str| {
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{which}: element {i}");
+        }
+        assert!(
+            got[n..].iter().all(|&p| p == POISON),
+            "{which}: past the input"
+        );
+    };
+    let shape = Shape::new(blocks, threads).cooperative();
+    let totals = Buffer::<u32>::zeroed(blocks as usize);
+    let out = Buffer::from_slice(&vec![POISON; n + 5]);
+    sim::launch(shape, || {
+        let (totals, out): (Output<u32, Leaders<ThreadBlock>>, Output<u32, Chunks>) =
+            (totals.view(), out.view());
+        cg_sample_kernels::patterns::grid_prefix_sum(&input, totals, out)
+    })
+    .unwrap()
+    .all_defined()
+    .unwrap();
+    check(out.to_vec(), "grid_prefix_sum");
+    let words = Buffer::<u64>::zeroed(grid_scratch_words::<u32>(blocks, threads, n));
+    let out = Buffer::from_slice(&vec![POISON; n + 5]);
+    sim::launch(shape, || {
+        let (out, words): (Output<u32, Chunks<Runs>>, AtomicSlice<u64>) =
+            (out.view(), words.view());
+        cg_sample_kernels::patterns::grid_prefix_sum_one_pass(&input, out, words)
+    })
+    .unwrap()
+    .all_defined()
+    .unwrap();
+    check(out.to_vec(), "grid_prefix_sum_one_pass");
+}

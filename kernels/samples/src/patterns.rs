@@ -1,7 +1,8 @@
 //! The seed guide's other patterns: a reduction over the active threads of
 //! a divergent branch (`coalesced_threads`), per-category sums with
 //! `labeled_partition`, and a prefix sum over the whole array in one
-//! cooperative kernel.
+//! cooperative kernel: written by hand in three phases, and as the grid
+//! collective `grid_inclusive_scan`.
 
 use crate::select::pick;
 use cg_core::atomic::{AtomicSlice, Ordering};
@@ -259,4 +260,25 @@ pub fn grid_prefix_sum(
             *x = x.wrapping_add(offset);
         }
     }
+}
+
+/// `out[i] = input[0] + ... + input[i]` (wrapping) for `i` below
+/// `input.len()`, in one cooperative kernel and one pass over the input:
+/// [`grid_prefix_sum`]'s three hand-written phases (each block's chunk,
+/// `grid.sync()`, the offsets) become the grid collective
+/// [`grid_inclusive_scan`] (tiles with decoupled look-back, no grid
+/// barrier). `words` is its scratch, [`grid_scratch_words::<u32>`]`(blocks,
+/// 256, input.len())` words zeroed before the launch; `out` is at least as
+/// long as `input`. Launch blocks of 256 threads.
+#[kernel(cooperative, grid_1d)]
+pub fn grid_prefix_sum_one_pass(
+    input: &[u32],
+    mut out: Output<u32, Chunks<Runs>>,
+    words: AtomicSlice<u64>,
+) {
+    let grid = this_grid();
+    let scratch = grid_scratch!(u32, words);
+    // The scan's result is `out`, readable after the launch; the scratch
+    // it hands back is not used again.
+    let _ = grid_inclusive_scan(&grid, scratch, input, &mut out, Plus);
 }
