@@ -31,6 +31,7 @@
 //! | `__int2half_rn(i)`, `__uint2half_rn(u)` | `f16::from_int(i)`, `f16::from_uint(u)` | `cvt.rn.{f16,bf16}.{s32,u32}` | `bf16`: through `f64`, as above |
 //! | `__half2float(h)`, `__bfloat162float(h)` | `h.to_float()` | `cvt.f32.f16`; `bf16`: the bits shifted | the same |
 //! | `__half2int_rz(h)`, `__half2uint_rz(h)` | `h.to_int()`, `h.to_uint()` | `cvt.rzi.{s32,u32}.{f16,bf16}` | `bf16`: through `f32` |
+//! | `__half2int_rn`, `__half2short_ru`, `__ll2half_rd`, `__ushort2bfloat16_rz`, ... (every integer type, each rounding) | [`math::convert`](crate::math::convert): `half2int_rn(h)`, `ll2half_rd(i)`, ... | `cvt.rni.s32.f16`, `cvt.rm.f16.s64`, ... | `bf16`: through `f32` |
 //! | `__half2`, `__hadd2`, `__hfma2`, ... | [`Half2`]: `a + b`, `a.mul_add(b, c)`, ... | `add.rn.f16x2`, `fma.rn.f16x2`, ... | `bf16x2`: `fma.rn.bf16x2` with constants |
 //! | `__hmin_nan(a, b)`, `__hmax_nan(a, b)` | `a.hmin_nan(b)`, `a.hmax_nan(b)` | `min.NaN`, `max.NaN` | the same |
 //! | `__hfma_relu(a, b, c)` | `a.hfma_relu(b, c)` | `fma.rn.relu` | the same |

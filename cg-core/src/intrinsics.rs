@@ -818,6 +818,27 @@ macro_rules! cvt {
 #[cfg(target_arch = "nvptx64")]
 pub(crate) use cvt;
 
+/// `cvt!` into an 8-bit integer from a `bf16` (`$insn`: `"cvt.rzi.s8.bf16"`
+/// or `"cvt.rzi.u8.bf16"`), which ptxas takes only into a `.b8` register
+/// (an `f16`'s goes into a wider one): through one, as cuda_bf16.h does,
+/// then its bits in the low byte of a 16-bit register, zeros above
+/// (sm_90: below it `bf16` has no `cvt` to integers).
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+macro_rules! cvt_b8 {
+    ($insn:expr, $a:expr) => {{
+        let a: u16 = $a;
+        let d: u16;
+        // SAFETY: arithmetic on registers (`t` is local to the braces).
+        unsafe {
+            core::arch::asm!(concat!("{{ .reg .b8 t; ", $insn, " t, {a}; mov.b16 {d}, {{t, 0}}; }}"),
+                             d = out(reg16) d, a = in(reg16) a, options(pure, nomem, nostack))
+        };
+        d
+    }};
+}
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+pub(crate) use cvt_b8;
+
 /// `fma.rn.f32`: `a * b + c` with one rounding, to nearest even.
 #[inline(always)]
 pub(crate) fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {

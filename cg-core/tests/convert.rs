@@ -8,7 +8,7 @@
 //! integer type, the values about 2^24 and 2^53, overflow thresholds) and
 //! a sweep of the bit patterns and random values.
 
-use cg_core::half::{bf16, f16};
+use cg_core::half::{bf16, f16, HalfFloat};
 use cg_core::math::convert::*;
 use core::cmp::Ordering;
 
@@ -677,4 +677,322 @@ fn integers_saturate_into_every_integer_type() {
         )*};
     }
     from!(i8, u8, i16, u16, i32, u32, i64, u64);
+}
+
+/// Every half bit pattern of format `F16` or `BF16`, as its exact `f64`
+/// (a NaN as NaN).
+fn every_half(bf: bool) -> Vec<(u16, f64)> {
+    (0..=u16::MAX)
+        .map(|b| {
+            let x = if bf {
+                bf16::from_bits(b).to_f64()
+            } else {
+                f16::from_bits(b).to_f64()
+            };
+            (b, x)
+        })
+        .collect()
+}
+
+/// The half types to every integer type, in each rounding, over all 2^16
+/// bit patterns of each: the model's rounding of the exact value, clamped
+/// to the type's range; NaN to 0, or to `1 << 63` into the 64-bit types
+/// (cuda_fp16.h's and cuda_bf16.h's documented values).
+#[test]
+fn halves_to_integers_round_then_clamp_on_every_half() {
+    macro_rules! ints {
+        ($bf:expr, $h:ident, $t:ty, $nan:expr, [$rn:ident, $rz:ident, $ru:ident, $rd:ident]) => {
+            let f = four!($rn, $rz, $ru, $rd);
+            check(
+                stringify!($rn),
+                &every_half($bf),
+                |m, (b, _)| f(m, $h::from_bits(b)) as i128,
+                |m, (_, x)| model_int(x, m, <$t>::MIN as i128, <$t>::MAX as i128, $nan),
+            );
+        };
+    }
+    macro_rules! rz {
+        ($bf:expr, $h:ident, $t:ty, $f:ident) => {
+            for (b, x) in every_half($bf) {
+                let want = model_int(x, Mode::Zero, <$t>::MIN as i128, <$t>::MAX as i128, 0);
+                let got = $f($h::from_bits(b)) as i128;
+                assert_eq!(got, want, "{}({b:#06x})", stringify!($f));
+            }
+        };
+    }
+    let ll_nan = i64::MIN as i128;
+    ints!(
+        false,
+        f16,
+        i32,
+        0,
+        [half2int_rn, half2int_rz, half2int_ru, half2int_rd]
+    );
+    ints!(
+        false,
+        f16,
+        u32,
+        0,
+        [half2uint_rn, half2uint_rz, half2uint_ru, half2uint_rd]
+    );
+    ints!(
+        false,
+        f16,
+        i16,
+        0,
+        [half2short_rn, half2short_rz, half2short_ru, half2short_rd]
+    );
+    ints!(
+        false,
+        f16,
+        u16,
+        0,
+        [
+            half2ushort_rn,
+            half2ushort_rz,
+            half2ushort_ru,
+            half2ushort_rd
+        ]
+    );
+    ints!(
+        false,
+        f16,
+        i64,
+        ll_nan,
+        [half2ll_rn, half2ll_rz, half2ll_ru, half2ll_rd]
+    );
+    ints!(
+        false,
+        f16,
+        u64,
+        1 << 63,
+        [half2ull_rn, half2ull_rz, half2ull_ru, half2ull_rd]
+    );
+    rz!(false, f16, i8, half2char_rz);
+    rz!(false, f16, u8, half2uchar_rz);
+    ints!(
+        true,
+        bf16,
+        i32,
+        0,
+        [
+            bfloat162int_rn,
+            bfloat162int_rz,
+            bfloat162int_ru,
+            bfloat162int_rd
+        ]
+    );
+    ints!(
+        true,
+        bf16,
+        u32,
+        0,
+        [
+            bfloat162uint_rn,
+            bfloat162uint_rz,
+            bfloat162uint_ru,
+            bfloat162uint_rd
+        ]
+    );
+    ints!(
+        true,
+        bf16,
+        i16,
+        0,
+        [
+            bfloat162short_rn,
+            bfloat162short_rz,
+            bfloat162short_ru,
+            bfloat162short_rd
+        ]
+    );
+    ints!(
+        true,
+        bf16,
+        u16,
+        0,
+        [
+            bfloat162ushort_rn,
+            bfloat162ushort_rz,
+            bfloat162ushort_ru,
+            bfloat162ushort_rd
+        ]
+    );
+    ints!(
+        true,
+        bf16,
+        i64,
+        ll_nan,
+        [
+            bfloat162ll_rn,
+            bfloat162ll_rz,
+            bfloat162ll_ru,
+            bfloat162ll_rd
+        ]
+    );
+    ints!(
+        true,
+        bf16,
+        u64,
+        1 << 63,
+        [
+            bfloat162ull_rn,
+            bfloat162ull_rz,
+            bfloat162ull_ru,
+            bfloat162ull_rd
+        ]
+    );
+    rz!(true, bf16, i8, bfloat162char_rz);
+    rz!(true, bf16, u8, bfloat162uchar_rz);
+    // `_rz` into `i32` and `u32` is `cg_core::half`'s `to_int`, `to_uint`.
+    for (b, _) in every_half(false) {
+        let h = f16::from_bits(b);
+        assert_eq!(half2int_rz(h), h.to_int());
+        assert_eq!(half2uint_rz(h), h.to_uint());
+        let h = bf16::from_bits(b);
+        assert_eq!(bfloat162int_rz(h), h.to_int());
+        assert_eq!(bfloat162uint_rz(h), h.to_uint());
+    }
+}
+
+/// Integer inputs for the half types: [`inputs_int`], every value of the
+/// 16-bit types, and about each power of two the ties of both half types
+/// (`2^p + 2^(p - 11)`, `2^p + 2^(p - 8)`, odd multiples of them) and
+/// their neighbours, both signs.
+fn inputs_int_half() -> Vec<i128> {
+    let mut v = inputs_int();
+    v.extend(i16::MIN as i128..=u16::MAX as i128);
+    for p in 12..64u32 {
+        for t in [p - 12, p - 11, p - 9, p - 8, p - 7] {
+            for k in [1i128, 3, 5] {
+                let x = (1i128 << p) + k * (1i128 << t);
+                for d in [-1i128, 0, 1] {
+                    v.extend([x + d, -(x + d)]);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Every integer type to the half types, in each rounding: the model's
+/// binary search over the format's bit patterns; every value of the
+/// 16-bit types, the limits, ties and random values of the others.
+#[test]
+fn integers_to_halves_are_correctly_rounded_in_each_direction() {
+    let xs = inputs_int_half();
+    macro_rules! from {
+        ($t:ty, $f:expr, [$rn:ident, $rz:ident, $ru:ident, $rd:ident]) => {
+            let inputs: Vec<$t> = xs.iter().filter_map(|&x| <$t>::try_from(x).ok()).collect();
+            let f = four!($rn, $rz, $ru, $rd);
+            check(
+                stringify!($rn),
+                &inputs,
+                |m, x| f(m, x).to_bits() as i128,
+                |m, x| model_from_int(&$f, x as i128, m) as i128,
+            );
+        };
+    }
+    from!(
+        i32,
+        F16,
+        [int2half_rn, int2half_rz, int2half_ru, int2half_rd]
+    );
+    from!(
+        u32,
+        F16,
+        [uint2half_rn, uint2half_rz, uint2half_ru, uint2half_rd]
+    );
+    from!(
+        i16,
+        F16,
+        [short2half_rn, short2half_rz, short2half_ru, short2half_rd]
+    );
+    from!(
+        u16,
+        F16,
+        [
+            ushort2half_rn,
+            ushort2half_rz,
+            ushort2half_ru,
+            ushort2half_rd
+        ]
+    );
+    from!(i64, F16, [ll2half_rn, ll2half_rz, ll2half_ru, ll2half_rd]);
+    from!(
+        u64,
+        F16,
+        [ull2half_rn, ull2half_rz, ull2half_ru, ull2half_rd]
+    );
+    from!(
+        i32,
+        BF16,
+        [
+            int2bfloat16_rn,
+            int2bfloat16_rz,
+            int2bfloat16_ru,
+            int2bfloat16_rd
+        ]
+    );
+    from!(
+        u32,
+        BF16,
+        [
+            uint2bfloat16_rn,
+            uint2bfloat16_rz,
+            uint2bfloat16_ru,
+            uint2bfloat16_rd
+        ]
+    );
+    from!(
+        i16,
+        BF16,
+        [
+            short2bfloat16_rn,
+            short2bfloat16_rz,
+            short2bfloat16_ru,
+            short2bfloat16_rd
+        ]
+    );
+    from!(
+        u16,
+        BF16,
+        [
+            ushort2bfloat16_rn,
+            ushort2bfloat16_rz,
+            ushort2bfloat16_ru,
+            ushort2bfloat16_rd
+        ]
+    );
+    from!(
+        i64,
+        BF16,
+        [
+            ll2bfloat16_rn,
+            ll2bfloat16_rz,
+            ll2bfloat16_ru,
+            ll2bfloat16_rd
+        ]
+    );
+    from!(
+        u64,
+        BF16,
+        [
+            ull2bfloat16_rn,
+            ull2bfloat16_rz,
+            ull2bfloat16_ru,
+            ull2bfloat16_rd
+        ]
+    );
+    // `_rn` from `i32` and `u32` is `cg_core::half`'s `from_int`, `from_uint`.
+    for &x in &xs {
+        if let Ok(i) = i32::try_from(x) {
+            assert_eq!(int2half_rn(i).to_bits(), f16::from_int(i).to_bits());
+            assert_eq!(int2bfloat16_rn(i).to_bits(), bf16::from_int(i).to_bits());
+        }
+        if let Ok(u) = u32::try_from(x) {
+            assert_eq!(uint2half_rn(u).to_bits(), f16::from_uint(u).to_bits());
+            assert_eq!(uint2bfloat16_rn(u).to_bits(), bf16::from_uint(u).to_bits());
+        }
+    }
 }

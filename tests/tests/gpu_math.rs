@@ -20,7 +20,13 @@
 //!   bit counts there, NaNs' included; and the saturating integer
 //!   conversions (`SATURATING`, libcu++'s `cuda::std::saturating_cast` in
 //!   the twin) on the same 64-bit inputs, each source type taking their
-//!   low bits.
+//!   low bits;
+//! * the conversions between the half types and the integers: every one
+//!   from `__half` and `__nv_bfloat16` (`FROM_HALF`) over all 2^16 bit
+//!   patterns, every one to them (`TO_HALF`) on 2^22 integers (every
+//!   16-bit value, each half type's ties about every power of two and
+//!   their neighbours, the integer limits, random values and ties), each
+//!   source type taking their low bits.
 //!
 //! Each comparison runs under both floating-point contraction settings:
 //! the test kernels built with `FpContract::Off` (the default) against the
@@ -36,18 +42,21 @@
 //! that differ.
 //!
 //! Without a GPU the kernels run on the simulator on a few thousand inputs
-//! and must give what the same functions give on the host (the notice
-//! `GPU TEST ON THE SIMULATOR` says the comparison with nvcc did not run).
+//! (every half for `FROM_HALF`, the specials and 4096 random ones for
+//! `TO_HALF`) and must give what the same functions give on the host (the
+//! notice `GPU TEST ON THE SIMULATOR` says the comparison with nvcc did not
+//! run).
 
 mod common;
 
 use cg_test_kernels::math::{
-    convert32, convert64, f32_binary, f32_unary, f64_binary, f64_unary, saturating, CONVERT32,
-    CONVERT64, F32_BINARY, F32_UNARY, F64_BINARY, F64_UNARY, SATURATING,
+    convert32, convert64, f32_binary, f32_unary, f64_binary, f64_unary, from_half, saturating,
+    to_half, CONVERT32, CONVERT64, F32_BINARY, F32_UNARY, F64_BINARY, F64_UNARY, FROM_HALF,
+    SATURATING, TO_HALF,
 };
 use cg_tests::kernels::{
-    Convert32, Convert64, ConvertSaturating, Kernels, MathF32Binary, MathF32Unary, MathF64Binary,
-    MathF64Unary,
+    Convert32, Convert64, ConvertFromHalf, ConvertSaturating, ConvertToHalf, Kernels,
+    MathF32Binary, MathF32Unary, MathF64Binary, MathF64Unary,
 };
 use cooperative_groups::{DeviceBuffer, Function, Gpu, LaunchConfig, LaunchKind, Module};
 use rand::rngs::StdRng;
@@ -735,6 +744,201 @@ fn conversions_of_64_bit_inputs_equal_nvccs_on_samples() {
                 format!("x = {:#018x}", xs[i])
             });
             results.push((s.label(&format!("saturating {name}")), found));
+        }
+    }
+    report(test, &results);
+}
+
+/// Inputs of the conversions to halves.
+const TO_HALF_SAMPLES: usize = 1 << 22;
+
+/// The special integer inputs of the conversions to halves (bits, each
+/// source type taking the low ones): about each power of two `2^p`, of
+/// both signs, the ties of both half types (`2^p + k 2^(p - 11)` for
+/// `f16`, `2^p + k 2^(p - 8)` for `bf16`, `k` odd) and the values a unit
+/// of the last place on either side, with their neighbours; each integer
+/// type's limits and their neighbours; the `f16` overflow thresholds.
+fn specials_to_half() -> Vec<u64> {
+    let mut v = Vec::new();
+    for p in 0..64u32 {
+        for t in [11u32, 10, 9, 8, 7, 12] {
+            let Some(t) = p.checked_sub(t) else { continue };
+            for k in [0i128, 1, 2, 3, 5, -1, -2, -3] {
+                let x = (1i128 << p) + k * (1i128 << t);
+                for d in [-1i128, 0, 1] {
+                    v.extend([(x + d) as u64, (-(x + d)) as u64]);
+                }
+            }
+        }
+    }
+    for limit in [
+        i16::MIN as i64,
+        i16::MAX as i64,
+        u16::MAX as i64,
+        i32::MIN as i64,
+        i32::MAX as i64,
+        u32::MAX as i64,
+        i64::MIN,
+        i64::MAX,
+        -1,
+        65504,
+        65519,
+        65520,
+        65535,
+    ] {
+        for d in [-1i64, 0, 1] {
+            let x = limit.wrapping_add(d);
+            v.extend([x as u64, x.wrapping_neg() as u64]);
+        }
+    }
+    v
+}
+
+/// `n` integer inputs of the conversions to halves: every 16-bit value
+/// first (0 to 2^16 - 1: all of each 16-bit type), the specials, then in
+/// turn random bit patterns, integers of a random width (signed and
+/// unsigned), and random ties of either half type (a random significand
+/// of 9 or 12 bits ending in 1, shifted, and its neighbours).
+fn inputs_to_half(rng: &mut StdRng, n: usize) -> Vec<u64> {
+    let mut v: Vec<u64> = (0..1 << 16).collect();
+    v.extend(specials_to_half());
+    while v.len() < n {
+        let r: u64 = rng.random();
+        let x = match v.len() % 3 {
+            0 => r,
+            1 => {
+                let shift = rng.random_range(0..64);
+                if rng.random() {
+                    r >> shift
+                } else {
+                    ((r as i64) >> shift) as u64
+                }
+            }
+            _ => {
+                let bits = if rng.random() { 9 } else { 12 };
+                let tie = (r >> (64 - bits)) | 1;
+                let x = tie << rng.random_range(0..=64 - bits);
+                let x = x.wrapping_add(rng.random_range(0..3)).wrapping_sub(1);
+                if rng.random() {
+                    x
+                } else {
+                    x.wrapping_neg()
+                }
+            }
+        };
+        v.push(x);
+    }
+    v
+}
+
+/// Without nvcc's twins: the conversions between halves and integers on
+/// the simulator give the host's, bit for bit (`halves`: every half, each
+/// function to an integer; else the specials of [`inputs_to_half`] and
+/// 4096 random ones, each function to a half).
+fn halves_on_the_simulator(gpu: &Gpu, k: &Kernels, test: &str, halves: bool) {
+    let cfg = LaunchConfig::new(4, 128);
+    let mut compared = 0;
+    if halves {
+        for (op, name) in FROM_HALF.iter().enumerate() {
+            let mut out = gpu.alloc_uninit::<u64>(1 << 16).unwrap();
+            k.convert_from_half
+                .launch(cfg, op as u32, &mut out)
+                .unwrap();
+            for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+                let want = from_half(op as u32, i as u16);
+                assert_eq!(*g, want, "{name}({i:#06x}): {g:#x} != {want:#x}");
+                compared += 1;
+            }
+        }
+    } else {
+        let mut rng = common::rng(test);
+        let n = (1 << 16) + specials_to_half().len() + 4096;
+        let xs: Vec<u64> = inputs_to_half(&mut rng, n)[1 << 16..].to_vec();
+        let dx = gpu.upload(&xs).unwrap();
+        for (op, name) in TO_HALF.iter().enumerate() {
+            let mut out = gpu.alloc_uninit::<u64>(xs.len()).unwrap();
+            k.convert_to_half
+                .launch(cfg, op as u32, &dx, &mut out)
+                .unwrap();
+            for (i, g) in out.to_vec().unwrap().iter().enumerate() {
+                let want = to_half(op as u32, xs[i]);
+                assert_eq!(*g, want, "{name}({:#x}): {g:#x} != {want:#x}", xs[i]);
+                compared += 1;
+            }
+        }
+    }
+    println!("{test}: {compared} results compared with the host's on the simulator");
+}
+
+#[test]
+fn halves_to_integers_equal_nvccs_on_every_half() {
+    let test = "halves_to_integers_equal_nvccs_on_every_half";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    if gpu.is_simulator() {
+        halves_on_the_simulator(&gpu, &k, test, true);
+        return;
+    }
+    let Some(settings) = settings(&gpu, &k, test) else {
+        return;
+    };
+    let mut a = gpu.alloc_uninit::<u64>(1 << 16).unwrap();
+    let mut b = gpu.alloc_uninit::<u64>(1 << 16).unwrap();
+    let mut results = Vec::new();
+    for s in &settings {
+        // SAFETY: as in the f32 test.
+        let (ours, twin) = s.pair(ConvertFromHalf::NAME, |f| unsafe {
+            ConvertFromHalf::from_function(f)
+        });
+        for (op, name) in FROM_HALF.iter().enumerate() {
+            let mut found = Found::default();
+            ours.launch(config(), op as u32, &mut a).unwrap();
+            twin.launch(config(), op as u32, &mut b).unwrap();
+            diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
+                format!("x = {i:#06x}")
+            });
+            results.push((s.label(name), found));
+        }
+    }
+    report(test, &results);
+}
+
+#[test]
+fn integers_to_halves_equal_nvccs_on_samples() {
+    let test = "integers_to_halves_equal_nvccs_on_samples";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    if gpu.is_simulator() {
+        halves_on_the_simulator(&gpu, &k, test, false);
+        return;
+    }
+    let Some(settings) = settings(&gpu, &k, test) else {
+        return;
+    };
+    let mut rng = common::rng(test);
+    let n = if common::quick() {
+        1 << 17
+    } else {
+        TO_HALF_SAMPLES
+    };
+    let xs = inputs_to_half(&mut rng, n);
+    let dx = gpu.upload(&xs).unwrap();
+    let mut a = gpu.alloc_uninit::<u64>(xs.len()).unwrap();
+    let mut b = gpu.alloc_uninit::<u64>(xs.len()).unwrap();
+    let mut results = Vec::new();
+    for s in &settings {
+        // SAFETY: as in the f32 test.
+        let (ours, twin) = s.pair(ConvertToHalf::NAME, |f| unsafe {
+            ConvertToHalf::from_function(f)
+        });
+        for (op, name) in TO_HALF.iter().enumerate() {
+            let mut found = Found::default();
+            ours.launch(config(), op as u32, &dx, &mut a).unwrap();
+            twin.launch(config(), op as u32, &dx, &mut b).unwrap();
+            diff64(&gpu, &k, (&a, &b), false, &mut found, |i| {
+                format!("x = {:#018x}", xs[i])
+            });
+            results.push((s.label(name), found));
         }
     }
     report(test, &results);

@@ -1337,12 +1337,16 @@ fn conversion_instruction(name: &str) -> String {
         "uint" => "u32",
         "ll" => "s64",
         "ull" => "u64",
+        "short" => "s16",
+        "ushort" => "u16",
+        "char" => "s8",
+        "uchar" => "u8",
         "half" => "f16",
         "bfloat16" => "bf16",
         _ => panic!("{name}: no PTX type for `{t}`"),
     };
     let (from, to) = (ptx_type(from), ptx_type(to));
-    let integral = matches!(to, "s32" | "u32" | "s64" | "u64");
+    let integral = to.starts_with('s') || to.starts_with('u');
     let rounding = match rounding {
         "rn" => "rn",
         "rz" => "rz",
@@ -1358,15 +1362,19 @@ fn conversion_instruction(name: &str) -> String {
 /// rounding (or `.sat`, between integers) and nothing else: in the
 /// conversion kernels of the math test
 /// (one `match` arm per function, `brx.idx` to one block per arm, in the
-/// order of `CONVERT32`/`CONVERT64`; under both contraction settings), each
-/// arm's block holds exactly the
+/// order of `CONVERT32`/`CONVERT64`/`SATURATING`/`FROM_HALF`/`TO_HALF`;
+/// under both contraction settings), each arm's block holds exactly the
 /// function's instruction, between the moves that take its operand out of
 /// the input register and widen its result, and no call. On sm_80 the
-/// `bf16` ones without an instruction there (`_ru`, `_rd`, from `f64`)
-/// are nvcc's sequences instead and are left out.
+/// `bf16` ones without an instruction there (`_ru`, `_rd`, from `f64`,
+/// from integers) are nvcc's sequences instead and are left out, and one
+/// from a `bf16` to an integer is the `cvt` from its `f32` (the bits
+/// shifted up). On sm_90 one from a `bf16` to an 8-bit integer goes
+/// through a `.b8` register (ptxas takes no other), and its block holds
+/// the `mov.b16` out of it.
 #[test]
 fn each_conversion_is_one_cvt_with_its_rounding() {
-    use cg_test_kernels::math::{CONVERT32, CONVERT64, SATURATING};
+    use cg_test_kernels::math::{CONVERT32, CONVERT64, FROM_HALF, SATURATING, TO_HALF};
     let moves = [
         "cvt.u32.u64",
         "cvt.u64.u32",
@@ -1378,6 +1386,7 @@ fn each_conversion_is_one_cvt_with_its_rounding() {
         // The widening of an 8- or 16-bit result (its register's other
         // bits unknown to LLVM).
         "and.b64",
+        "and.b16",
         "mov.",
         "bra.uni",
     ];
@@ -1389,6 +1398,8 @@ fn each_conversion_is_one_cvt_with_its_rounding() {
             ("convert_32", &CONVERT32[..]),
             ("convert_64", &CONVERT64[..]),
             ("convert_saturating", &SATURATING[..]),
+            ("convert_from_half", &FROM_HALF[..]),
+            ("convert_to_half", &TO_HALF[..]),
         ] {
             let body = entry(m.source, kernel);
             assert!(!body.contains("call"), "sm_{}: {kernel} calls", m.sm);
@@ -1410,17 +1421,22 @@ fn each_conversion_is_one_cvt_with_its_rounding() {
                     .map(str::trim)
                     .take_while(|l| !l.starts_with("$L__"))
                     .filter(|l| !l.is_empty() && !l.starts_with("//"))
+                    // `cvt_b8`'s scope and register, on the `cvt`'s line.
+                    .map(|l| l.trim_start_matches("{ .reg .b8 t; "))
                     .collect();
                 let bf16_sequence = m.sm < 90
                     && (name.starts_with("float2bfloat16_r")
                         && !name.ends_with("rn")
                         && !name.ends_with("rz")
-                        || *name == "double2bfloat16");
+                        || *name == "double2bfloat16"
+                        || kernel == "convert_to_half" && name.contains("bfloat16"));
                 if bf16_sequence {
                     continue;
                 }
                 let want = if kernel == "convert_saturating" {
                     format!("cvt.sat.{name}")
+                } else if m.sm < 90 && name.starts_with("bfloat162") {
+                    conversion_instruction(name).replace(".bf16", ".f32")
                 } else {
                     conversion_instruction(name)
                 };

@@ -337,6 +337,134 @@ extern "C" __global__ void convert_64(unsigned op, const u64 *in, u64 nin, u64 *
         out[i] = convert64(op, in[i]);
 }
 
+// CUDA's conversions between the half types and the integers (FROM_HALF
+// and TO_HALF in kernels/tests/src/math.rs): the result's bits, an
+// integer's two's complement zero-extended.
+__device__ __forceinline__ u64 from_half(unsigned op, unsigned short x) {
+    __half h = __ushort_as_half(x);
+    __nv_bfloat16 b = __ushort_as_bfloat16(x);
+    switch (op) {
+        case 0: return (unsigned)__half2int_rn(h);
+        case 1: return (unsigned)__half2int_rz(h);
+        case 2: return (unsigned)__half2int_ru(h);
+        case 3: return (unsigned)__half2int_rd(h);
+        case 4: return __half2uint_rn(h);
+        case 5: return __half2uint_rz(h);
+        case 6: return __half2uint_ru(h);
+        case 7: return __half2uint_rd(h);
+        case 8: return (unsigned short)__half2short_rn(h);
+        case 9: return (unsigned short)__half2short_rz(h);
+        case 10: return (unsigned short)__half2short_ru(h);
+        case 11: return (unsigned short)__half2short_rd(h);
+        case 12: return __half2ushort_rn(h);
+        case 13: return __half2ushort_rz(h);
+        case 14: return __half2ushort_ru(h);
+        case 15: return __half2ushort_rd(h);
+        case 16: return (u64)__half2ll_rn(h);
+        case 17: return (u64)__half2ll_rz(h);
+        case 18: return (u64)__half2ll_ru(h);
+        case 19: return (u64)__half2ll_rd(h);
+        case 20: return __half2ull_rn(h);
+        case 21: return __half2ull_rz(h);
+        case 22: return __half2ull_ru(h);
+        case 23: return __half2ull_rd(h);
+        case 24: return (unsigned char)__half2char_rz(h);
+        case 25: return __half2uchar_rz(h);
+        case 26: return (unsigned)__bfloat162int_rn(b);
+        case 27: return (unsigned)__bfloat162int_rz(b);
+        case 28: return (unsigned)__bfloat162int_ru(b);
+        case 29: return (unsigned)__bfloat162int_rd(b);
+        case 30: return __bfloat162uint_rn(b);
+        case 31: return __bfloat162uint_rz(b);
+        case 32: return __bfloat162uint_ru(b);
+        case 33: return __bfloat162uint_rd(b);
+        case 34: return (unsigned short)__bfloat162short_rn(b);
+        case 35: return (unsigned short)__bfloat162short_rz(b);
+        case 36: return (unsigned short)__bfloat162short_ru(b);
+        case 37: return (unsigned short)__bfloat162short_rd(b);
+        case 38: return __bfloat162ushort_rn(b);
+        case 39: return __bfloat162ushort_rz(b);
+        case 40: return __bfloat162ushort_ru(b);
+        case 41: return __bfloat162ushort_rd(b);
+        case 42: return (u64)__bfloat162ll_rn(b);
+        case 43: return (u64)__bfloat162ll_rz(b);
+        case 44: return (u64)__bfloat162ll_ru(b);
+        case 45: return (u64)__bfloat162ll_rd(b);
+        case 46: return __bfloat162ull_rn(b);
+        case 47: return __bfloat162ull_rz(b);
+        case 48: return __bfloat162ull_ru(b);
+        case 49: return __bfloat162ull_rd(b);
+        case 50: return (unsigned char)__bfloat162char_rz(b);
+        case 51: return __bfloat162uchar_rz(b);
+        default: return ~0ull;
+    }
+}
+
+__device__ __forceinline__ u64 to_half(unsigned op, u64 x) {
+    switch (op) {
+        case 0: return __half_as_ushort(__int2half_rn((int)x));
+        case 1: return __half_as_ushort(__int2half_rz((int)x));
+        case 2: return __half_as_ushort(__int2half_ru((int)x));
+        case 3: return __half_as_ushort(__int2half_rd((int)x));
+        case 4: return __half_as_ushort(__uint2half_rn((unsigned)x));
+        case 5: return __half_as_ushort(__uint2half_rz((unsigned)x));
+        case 6: return __half_as_ushort(__uint2half_ru((unsigned)x));
+        case 7: return __half_as_ushort(__uint2half_rd((unsigned)x));
+        case 8: return __half_as_ushort(__short2half_rn((short)x));
+        case 9: return __half_as_ushort(__short2half_rz((short)x));
+        case 10: return __half_as_ushort(__short2half_ru((short)x));
+        case 11: return __half_as_ushort(__short2half_rd((short)x));
+        case 12: return __half_as_ushort(__ushort2half_rn((unsigned short)x));
+        case 13: return __half_as_ushort(__ushort2half_rz((unsigned short)x));
+        case 14: return __half_as_ushort(__ushort2half_ru((unsigned short)x));
+        case 15: return __half_as_ushort(__ushort2half_rd((unsigned short)x));
+        case 16: return __half_as_ushort(__ll2half_rn((long long)x));
+        case 17: return __half_as_ushort(__ll2half_rz((long long)x));
+        case 18: return __half_as_ushort(__ll2half_ru((long long)x));
+        case 19: return __half_as_ushort(__ll2half_rd((long long)x));
+        case 20: return __half_as_ushort(__ull2half_rn(x));
+        case 21: return __half_as_ushort(__ull2half_rz(x));
+        case 22: return __half_as_ushort(__ull2half_ru(x));
+        case 23: return __half_as_ushort(__ull2half_rd(x));
+        case 24: return __bfloat16_as_ushort(__int2bfloat16_rn((int)x));
+        case 25: return __bfloat16_as_ushort(__int2bfloat16_rz((int)x));
+        case 26: return __bfloat16_as_ushort(__int2bfloat16_ru((int)x));
+        case 27: return __bfloat16_as_ushort(__int2bfloat16_rd((int)x));
+        case 28: return __bfloat16_as_ushort(__uint2bfloat16_rn((unsigned)x));
+        case 29: return __bfloat16_as_ushort(__uint2bfloat16_rz((unsigned)x));
+        case 30: return __bfloat16_as_ushort(__uint2bfloat16_ru((unsigned)x));
+        case 31: return __bfloat16_as_ushort(__uint2bfloat16_rd((unsigned)x));
+        case 32: return __bfloat16_as_ushort(__short2bfloat16_rn((short)x));
+        case 33: return __bfloat16_as_ushort(__short2bfloat16_rz((short)x));
+        case 34: return __bfloat16_as_ushort(__short2bfloat16_ru((short)x));
+        case 35: return __bfloat16_as_ushort(__short2bfloat16_rd((short)x));
+        case 36: return __bfloat16_as_ushort(__ushort2bfloat16_rn((unsigned short)x));
+        case 37: return __bfloat16_as_ushort(__ushort2bfloat16_rz((unsigned short)x));
+        case 38: return __bfloat16_as_ushort(__ushort2bfloat16_ru((unsigned short)x));
+        case 39: return __bfloat16_as_ushort(__ushort2bfloat16_rd((unsigned short)x));
+        case 40: return __bfloat16_as_ushort(__ll2bfloat16_rn((long long)x));
+        case 41: return __bfloat16_as_ushort(__ll2bfloat16_rz((long long)x));
+        case 42: return __bfloat16_as_ushort(__ll2bfloat16_ru((long long)x));
+        case 43: return __bfloat16_as_ushort(__ll2bfloat16_rd((long long)x));
+        case 44: return __bfloat16_as_ushort(__ull2bfloat16_rn(x));
+        case 45: return __bfloat16_as_ushort(__ull2bfloat16_rz(x));
+        case 46: return __bfloat16_as_ushort(__ull2bfloat16_ru(x));
+        case 47: return __bfloat16_as_ushort(__ull2bfloat16_rd(x));
+        default: return ~0ull;
+    }
+}
+
+extern "C" __global__ void convert_from_half(unsigned op, u64 *out, u64 n) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        out[i] = from_half(op, (unsigned short)i);
+}
+
+extern "C" __global__ void convert_to_half(unsigned op, const u64 *in, u64 nin, u64 *out, u64 n) {
+    if (nin < n) n = nin;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        out[i] = to_half(op, in[i]);
+}
+
 // libcu++'s saturating integer conversions (SATURATING in
 // kernels/tests/src/math.rs): signed results sign-extended. With a libcu++
 // that has no saturation arithmetic yet (no __cccl_lib_saturation_arithmetic;

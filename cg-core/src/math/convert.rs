@@ -1,9 +1,11 @@
 //! CUDA's type conversions with a chosen rounding ("Type Casting
-//! Intrinsics" of CUDA's math API, and the rounded conversions to `__half`
-//! and `__nv_bfloat16`): `__float2int_rn`, `__double2ull_rd`,
-//! `__ll2float_ru`, `__double2float_rz`, `__float2half_rd`, ... under their
-//! CUDA names without the leading underscores. Each is the one PTX `cvt`
-//! instruction nvcc emits for it (sm_90):
+//! Intrinsics" of CUDA's math API, and the rounded conversions between
+//! `__half` or `__nv_bfloat16` and the floats and integers):
+//! `__float2int_rn`, `__double2ull_rd`, `__ll2float_ru`,
+//! `__double2float_rz`, `__float2half_rd`, `__half2short_ru`,
+//! `__ull2bfloat16_rd`, ... under their CUDA names without the leading
+//! underscores. Each is the one PTX `cvt` instruction nvcc emits for it
+//! (sm_90):
 //!
 //! | CUDA | here | PTX |
 //! |---|---|---|
@@ -25,6 +27,32 @@
 //! | `__ull2double_rn`, ... | [`ull2double_rn`], ... | `cvt.rn.f64.u64`, ... |
 //! | `__float2half`, `__float2half_rn`, `_rz`, `_ru`, `_rd` | [`float2half`], [`float2half_rn`], ... | `cvt.rn.f16.f32`, `cvt.rz`, `cvt.rp`, `cvt.rm` |
 //! | `__float2bfloat16`, `__float2bfloat16_rn`, `_rz`, `_ru`, `_rd` | [`float2bfloat16`], [`float2bfloat16_rn`], ... | `cvt.rn.bf16.f32`, `cvt.rz`, `cvt.rp`, `cvt.rm` (sm_90; below it `_ru` and `_rd` are nvcc's integer sequence on the bits) |
+//! | `__half2int_rn`, `_rz`, `_ru`, `_rd` | [`half2int_rn`], [`half2int_rz`], [`half2int_ru`], [`half2int_rd`] | `cvt.rni.s32.f16`, `cvt.rzi`, `cvt.rpi`, `cvt.rmi` |
+//! | `__half2uint_rn`, ... | [`half2uint_rn`], ... | `cvt.rni.u32.f16`, ... |
+//! | `__half2short_rn`, ... | [`half2short_rn`], ... | `cvt.rni.s16.f16`, ... |
+//! | `__half2ushort_rn`, ... | [`half2ushort_rn`], ... | `cvt.rni.u16.f16`, ... |
+//! | `__half2ll_rn`, ... | [`half2ll_rn`], ... | `cvt.rni.s64.f16`, ... |
+//! | `__half2ull_rn`, ... | [`half2ull_rn`], ... | `cvt.rni.u64.f16`, ... |
+//! | `__half2char_rz`, `__half2uchar_rz` | [`half2char_rz`], [`half2uchar_rz`] | `cvt.rzi.s8.f16`, `cvt.rzi.u8.f16` |
+//! | `__bfloat162int_rn`, `_rz`, `_ru`, `_rd` | [`bfloat162int_rn`], [`bfloat162int_rz`], [`bfloat162int_ru`], [`bfloat162int_rd`] | `cvt.rni.s32.bf16`, `cvt.rzi`, `cvt.rpi`, `cvt.rmi` (below sm_90 the `cvt` of its `f32`, `cvt.rni.s32.f32`, ...) |
+//! | `__bfloat162uint_rn`, ... | [`bfloat162uint_rn`], ... | `cvt.rni.u32.bf16`, ... (as above) |
+//! | `__bfloat162short_rn`, ... | [`bfloat162short_rn`], ... | `cvt.rni.s16.bf16`, ... (as above) |
+//! | `__bfloat162ushort_rn`, ... | [`bfloat162ushort_rn`], ... | `cvt.rni.u16.bf16`, ... (as above) |
+//! | `__bfloat162ll_rn`, ... | [`bfloat162ll_rn`], ... | `cvt.rni.s64.bf16`, ... (as above) |
+//! | `__bfloat162ull_rn`, ... | [`bfloat162ull_rn`], ... | `cvt.rni.u64.bf16`, ... (as above) |
+//! | `__bfloat162char_rz`, `__bfloat162uchar_rz` | [`bfloat162char_rz`], [`bfloat162uchar_rz`] | `cvt.rzi.s8.bf16`, `cvt.rzi.u8.bf16` into a `.b8` register (as above) |
+//! | `__int2half_rn`, `_rz`, `_ru`, `_rd` | [`int2half_rn`], [`int2half_rz`], [`int2half_ru`], [`int2half_rd`] | `cvt.rn.f16.s32`, `cvt.rz`, `cvt.rp`, `cvt.rm` |
+//! | `__uint2half_rn`, ... | [`uint2half_rn`], ... | `cvt.rn.f16.u32`, ... |
+//! | `__short2half_rn`, ... | [`short2half_rn`], ... | `cvt.rn.f16.s16`, ... |
+//! | `__ushort2half_rn`, ... | [`ushort2half_rn`], ... | `cvt.rn.f16.u16`, ... |
+//! | `__ll2half_rn`, ... | [`ll2half_rn`], ... | `cvt.rn.f16.s64`, ... |
+//! | `__ull2half_rn`, ... | [`ull2half_rn`], ... | `cvt.rn.f16.u64`, ... |
+//! | `__int2bfloat16_rn`, `_rz`, `_ru`, `_rd` | [`int2bfloat16_rn`], [`int2bfloat16_rz`], [`int2bfloat16_ru`], [`int2bfloat16_rd`] | `cvt.rn.bf16.s32`, `cvt.rz`, `cvt.rp`, `cvt.rm` (below sm_90 nvcc's sequence through `f32`: the `f32` of the same rounding to `bf16`; for `_rn` the one toward zero rounded to odd, then to nearest) |
+//! | `__uint2bfloat16_rn`, ... | [`uint2bfloat16_rn`], ... | `cvt.rn.bf16.u32`, ... (as above) |
+//! | `__short2bfloat16_rn`, ... | [`short2bfloat16_rn`], ... | `cvt.rn.bf16.s16`, ... (as above) |
+//! | `__ushort2bfloat16_rn`, ... | [`ushort2bfloat16_rn`], ... | `cvt.rn.bf16.u16`, ... (as above) |
+//! | `__ll2bfloat16_rn`, ... | [`ll2bfloat16_rn`], ... | `cvt.rn.bf16.s64`, ... (as above) |
+//! | `__ull2bfloat16_rn`, ... | [`ull2bfloat16_rn`], ... | `cvt.rn.bf16.u64`, ... (as above) |
 //! | `__double2half`, `__double2bfloat16` | [`double2half`], [`double2bfloat16`] | `cvt.rn.f16.f64`, `cvt.rn.bf16.f64` (see [`HalfFloat::from_double`]) |
 //! | `__double2hiint`, `__double2loint`, `__hiloint2double` | [`double2hiint`], [`double2loint`], [`hiloint2double`] | the halves of a 64-bit register (`mov.b64`) |
 //! | `__saturatef` | [`fast::saturatef`](super::fast::saturatef) | `cvt.sat.f32.f32` |
@@ -43,7 +71,13 @@
 //! unsigned types). A NaN gives, as PTX's `cvt` defines it, 0 from an
 //! `f32` into a 32-bit integer, and `1 << (bits - 1)` otherwise
 //! (`0x8000_0000` from an `f64` into `i32` or `u32`, `1 << 63` into `i64`
-//! or `u64`).
+//! or `u64`); from an `f16` or a `bf16` (cuda_fp16.h's and cuda_bf16.h's
+//! documented values), 0 into the 8-, 16- and 32-bit types and `1 << 63`
+//! into `i64` and `u64`.
+//!
+//! `cg_core::half`'s `h.to_int()` and `h.to_uint()` are [`half2int_rz`]
+//! and [`half2uint_rz`] (and the `bf16` ones); `f16::from_int(i)` and
+//! `from_uint(u)` are [`int2half_rn`] and [`uint2half_rn`].
 //!
 //! # Floats from floats and integers
 //!
@@ -63,9 +97,10 @@
 //! # Off the GPU
 //!
 //! The host (the simulator) computes the same bits exactly: the nearest
-//! value first (Rust's `as`, the half types' rounding), then, where the
-//! rounding is directed and the nearest value lies on the wrong side of
-//! the exact one (compared exactly, in `f64` or `i128`), its neighbour.
+//! value first (Rust's `as`, the half types' rounding; an integer's half
+//! from the integer rounded to odd in `f64`), then, where the rounding is
+//! directed and the nearest value lies on the wrong side of the exact one
+//! (compared exactly, in `f64` or `i128`), its neighbour.
 //! Only the payload of an `f32` NaN from an `f64` NaN is the host's (Rust's
 //! `as`: the sign and the top of the payload, quieted).
 
@@ -250,6 +285,236 @@ fn bf16_directed(x: f32, up: bool) -> u16 {
     }
     let away = (bits >> 31 == 0) == up;
     (bits >> 16) as u16 + (away && bits & 0xffff != 0) as u16
+}
+
+/// The `cvt` of rounding `$p` (`"rzi"`) into the integer type `$to` (PTX
+/// type `$ip`, register `$rout`) of the half bits `$a` (PTX type `$hp`);
+/// into an 8-bit type from a `bf16`, through a `.b8` register
+/// (`cvt_b8`). The types are `tt`s, which a
+/// literal in a matcher matches.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! cvt_half {
+    ($p:tt, "s8", "bf16", $a:expr, $to:ty, $rout:ident) => {
+        crate::intrinsics::cvt_b8!(concat!("cvt.", $p, ".s8.bf16"), $a) as $to
+    };
+    ($p:tt, "u8", "bf16", $a:expr, $to:ty, $rout:ident) => {
+        crate::intrinsics::cvt_b8!(concat!("cvt.", $p, ".u8.bf16"), $a) as $to
+    };
+    ($p:tt, $ip:tt, $hp:tt, $a:expr, $to:ty, $rout:ident) => {
+        crate::intrinsics::cvt!(concat!("cvt.", $p, ".", $ip, ".", $hp), $a, u16 => $to,
+                                reg16 => $rout)
+    };
+}
+
+/// The four roundings of a half type `$t` (PTX type `$hp`, host format
+/// `$format`) into the integer type `$to` (PTX type `$ip`, register
+/// `$rout`; `$what` the result in words, `$nan` NaN's result), or one of
+/// them (`@one`); `$native` is where the half type has the instruction
+/// (elsewhere, `bf16` below sm_90: its `f32`, exact, then the `f32`'s
+/// `cvt`, as nvcc does).
+macro_rules! from_half {
+    ($t:ident, $hp:tt, $format:ident, native: $native:meta,
+     $to:ty, $ip:tt, $rout:ident, $what:literal, nan: $nan:expr,
+     [$rn:ident, $rz:ident, $ru:ident, $rd:ident]) => {
+        from_half!(@one $t, $hp, $format, $native, $to, $ip, $rout, $what, $nan,
+                   "rni", Nearest, "to the nearest (ties to even)", $rn);
+        from_half!(@one $t, $hp, $format, $native, $to, $ip, $rout, $what, $nan,
+                   "rzi", Zero, "toward zero", $rz);
+        from_half!(@one $t, $hp, $format, $native, $to, $ip, $rout, $what, $nan,
+                   "rpi", Up, "up (toward +inf)", $ru);
+        from_half!(@one $t, $hp, $format, $native, $to, $ip, $rout, $what, $nan,
+                   "rmi", Down, "down (toward -inf)", $rd);
+    };
+    (@one $t:ident, $hp:tt, $format:ident, $native:meta, $to:ty, $ip:tt,
+     $rout:ident, $what:literal, $nan:expr, $p:tt, $mode:ident, $how:literal,
+     $name:ident) => {
+        #[doc = concat!("`__", stringify!($name), "(x)`: `x` as ", $what, ", rounded ", $how,
+                        ": `cvt.", $p, ".", $ip, ".", $hp, "`.")]
+        #[inline(always)]
+        pub fn $name(x: $t) -> $to {
+            #[cfg(all(target_arch = "nvptx64", $native))]
+            {
+                cvt_half!($p, $ip, $hp, x.to_bits(), $to, $rout)
+            }
+            #[cfg(all(target_arch = "nvptx64", not($native)))]
+            {
+                crate::intrinsics::cvt!(concat!("cvt.", $p, ".", $ip, ".f32"),
+                                        f32::from_bits((x.to_bits() as u32) << 16),
+                                        f32 => $to, reg32 => $rout)
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                let m = Rounding::$mode;
+                match host::from_half::<crate::half::host::$format>(x.to_bits(), m) {
+                    Some(v) => v as $to,
+                    None => $nan,
+                }
+            }
+        }
+    };
+}
+
+from_half!(f16, "f16", F16, native: all(), i32, "s32", reg32,
+    "an `i32` (clamped to its range, NaN to 0)", nan: 0,
+    [half2int_rn, half2int_rz, half2int_ru, half2int_rd]);
+from_half!(f16, "f16", F16, native: all(), u32, "u32", reg32,
+    "a `u32` (clamped to its range, NaN to 0)", nan: 0,
+    [half2uint_rn, half2uint_rz, half2uint_ru, half2uint_rd]);
+from_half!(f16, "f16", F16, native: all(), i16, "s16", reg16,
+    "an `i16` (clamped to its range, NaN to 0)", nan: 0,
+    [half2short_rn, half2short_rz, half2short_ru, half2short_rd]);
+from_half!(f16, "f16", F16, native: all(), u16, "u16", reg16,
+    "a `u16` (clamped to its range, NaN to 0)", nan: 0,
+    [half2ushort_rn, half2ushort_rz, half2ushort_ru, half2ushort_rd]);
+from_half!(f16, "f16", F16, native: all(), i64, "s64", reg64,
+    "an `i64` (clamped to its range, NaN to `i64::MIN`)", nan: i64::MIN,
+    [half2ll_rn, half2ll_rz, half2ll_ru, half2ll_rd]);
+from_half!(f16, "f16", F16, native: all(), u64, "u64", reg64,
+    "a `u64` (clamped to its range, NaN to `1 << 63`)", nan: 1 << 63,
+    [half2ull_rn, half2ull_rz, half2ull_ru, half2ull_rd]);
+from_half!(@one f16, "f16", F16, all(), i8, "s8", reg16,
+    "an `i8` (clamped to its range, NaN to 0)", 0, "rzi", Zero, "toward zero", half2char_rz);
+from_half!(@one f16, "f16", F16, all(), u8, "u8", reg16,
+    "a `u8` (clamped to its range, NaN to 0)", 0, "rzi", Zero, "toward zero", half2uchar_rz);
+
+from_half!(bf16, "bf16", Bf16, native: target_feature = "sm_90", i32, "s32", reg32,
+    "an `i32` (clamped to its range, NaN to 0)", nan: 0,
+    [bfloat162int_rn, bfloat162int_rz, bfloat162int_ru, bfloat162int_rd]);
+from_half!(bf16, "bf16", Bf16, native: target_feature = "sm_90", u32, "u32", reg32,
+    "a `u32` (clamped to its range, NaN to 0)", nan: 0,
+    [bfloat162uint_rn, bfloat162uint_rz, bfloat162uint_ru, bfloat162uint_rd]);
+from_half!(bf16, "bf16", Bf16, native: target_feature = "sm_90", i16, "s16", reg16,
+    "an `i16` (clamped to its range, NaN to 0)", nan: 0,
+    [bfloat162short_rn, bfloat162short_rz, bfloat162short_ru, bfloat162short_rd]);
+from_half!(bf16, "bf16", Bf16, native: target_feature = "sm_90", u16, "u16", reg16,
+    "a `u16` (clamped to its range, NaN to 0)", nan: 0,
+    [bfloat162ushort_rn, bfloat162ushort_rz, bfloat162ushort_ru, bfloat162ushort_rd]);
+from_half!(bf16, "bf16", Bf16, native: target_feature = "sm_90", i64, "s64", reg64,
+    "an `i64` (clamped to its range, NaN to `i64::MIN`)", nan: i64::MIN,
+    [bfloat162ll_rn, bfloat162ll_rz, bfloat162ll_ru, bfloat162ll_rd]);
+from_half!(bf16, "bf16", Bf16, native: target_feature = "sm_90", u64, "u64", reg64,
+    "a `u64` (clamped to its range, NaN to `1 << 63`)", nan: 1 << 63,
+    [bfloat162ull_rn, bfloat162ull_rz, bfloat162ull_ru, bfloat162ull_rd]);
+from_half!(@one bf16, "bf16", Bf16, target_feature = "sm_90", i8, "s8", reg16,
+    "an `i8` (clamped to its range, NaN to 0)", 0, "rzi", Zero, "toward zero",
+    bfloat162char_rz);
+from_half!(@one bf16, "bf16", Bf16, target_feature = "sm_90", u8, "u8", reg16,
+    "a `u8` (clamped to its range, NaN to 0)", 0, "rzi", Zero, "toward zero",
+    bfloat162uchar_rz);
+
+/// The `f32` roundings of the integer `$x` toward zero, up and down: by
+/// the three functions `[$rz, $ru, $rd]` (`__int2float_rz`, ...), or,
+/// `exact` (a 16-bit integer), `$x as f32` all three.
+#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+macro_rules! f32_roundings {
+    ($x:expr, exact) => {{
+        let f = $x as f32;
+        (f, f, f)
+    }};
+    ($x:expr, [$rz:ident, $ru:ident, $rd:ident]) => {{
+        let x = $x;
+        ($rz(x), $ru(x), $rd(x))
+    }};
+}
+
+/// The four roundings of the integer type `$from` (PTX type `$ip`,
+/// register `$rin`) into a half type `$t` (PTX type `$hp`, host format
+/// `$format`); `$native` is where the half type has the instruction.
+/// Elsewhere (`bf16` below sm_90) nvcc's sequence: the integer's `f32`
+/// roundings (`$f32`: see `f32_roundings`) through `bf16_through_f32`.
+macro_rules! to_half_from {
+    ($t:ident, $hp:literal, $format:ident, native: $native:meta,
+     $from:ty, $ip:literal, $rin:ident, f32: $f32:tt,
+     [$rn:ident, $rz:ident, $ru:ident, $rd:ident]) => {
+        to_half_from!(@one $t, $hp, $format, $native, $from, $ip, $rin, $f32,
+                      "rn", Nearest, 0, "to the nearest (ties to even)", $rn);
+        to_half_from!(@one $t, $hp, $format, $native, $from, $ip, $rin, $f32,
+                      "rz", Zero, 1, "toward zero", $rz);
+        to_half_from!(@one $t, $hp, $format, $native, $from, $ip, $rin, $f32,
+                      "rp", Up, 2, "up (toward +inf)", $ru);
+        to_half_from!(@one $t, $hp, $format, $native, $from, $ip, $rin, $f32,
+                      "rm", Down, 3, "down (toward -inf)", $rd);
+    };
+    (@one $t:ident, $hp:literal, $format:ident, $native:meta, $from:ty, $ip:literal,
+     $rin:ident, $f32:tt, $p:literal,
+     $mode:ident, $k:literal, $how:literal, $name:ident) => {
+        #[doc = concat!("`__", stringify!($name), "(x)`: `x` as a `", stringify!($t),
+                        "`, rounded ", $how, ": `cvt.", $p, ".", $hp, ".", $ip, "`.")]
+        #[inline(always)]
+        pub fn $name(x: $from) -> $t {
+            #[cfg(all(target_arch = "nvptx64", $native))]
+            {
+                $t::from_bits(crate::intrinsics::cvt!(concat!("cvt.", $p, ".", $hp, ".", $ip), x,
+                                                      $from => u16, $rin => reg16))
+            }
+            #[cfg(all(target_arch = "nvptx64", not($native)))]
+            {
+                let (rz, ru, rd) = f32_roundings!(x, $f32);
+                bf16_through_f32(rz, ru, rd, $k)
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                $t::from_bits(host::int_to_half::<crate::half::host::$format>(x as i128,
+                                                                              Rounding::$mode))
+            }
+        }
+    };
+}
+
+to_half_from!(f16, "f16", F16, native: all(), i32, "s32", reg32,
+    f32: [int2float_rz, int2float_ru, int2float_rd],
+    [int2half_rn, int2half_rz, int2half_ru, int2half_rd]);
+to_half_from!(f16, "f16", F16, native: all(), u32, "u32", reg32,
+    f32: [uint2float_rz, uint2float_ru, uint2float_rd],
+    [uint2half_rn, uint2half_rz, uint2half_ru, uint2half_rd]);
+to_half_from!(f16, "f16", F16, native: all(), i16, "s16", reg16,
+    f32: exact,
+    [short2half_rn, short2half_rz, short2half_ru, short2half_rd]);
+to_half_from!(f16, "f16", F16, native: all(), u16, "u16", reg16,
+    f32: exact,
+    [ushort2half_rn, ushort2half_rz, ushort2half_ru, ushort2half_rd]);
+to_half_from!(f16, "f16", F16, native: all(), i64, "s64", reg64,
+    f32: [ll2float_rz, ll2float_ru, ll2float_rd],
+    [ll2half_rn, ll2half_rz, ll2half_ru, ll2half_rd]);
+to_half_from!(f16, "f16", F16, native: all(), u64, "u64", reg64,
+    f32: [ull2float_rz, ull2float_ru, ull2float_rd],
+    [ull2half_rn, ull2half_rz, ull2half_ru, ull2half_rd]);
+
+to_half_from!(bf16, "bf16", Bf16, native: target_feature = "sm_90", i32, "s32", reg32,
+    f32: [int2float_rz, int2float_ru, int2float_rd],
+    [int2bfloat16_rn, int2bfloat16_rz, int2bfloat16_ru, int2bfloat16_rd]);
+to_half_from!(bf16, "bf16", Bf16, native: target_feature = "sm_90", u32, "u32", reg32,
+    f32: [uint2float_rz, uint2float_ru, uint2float_rd],
+    [uint2bfloat16_rn, uint2bfloat16_rz, uint2bfloat16_ru, uint2bfloat16_rd]);
+to_half_from!(bf16, "bf16", Bf16, native: target_feature = "sm_90", i16, "s16", reg16,
+    f32: exact,
+    [short2bfloat16_rn, short2bfloat16_rz, short2bfloat16_ru, short2bfloat16_rd]);
+to_half_from!(bf16, "bf16", Bf16, native: target_feature = "sm_90", u16, "u16", reg16,
+    f32: exact,
+    [ushort2bfloat16_rn, ushort2bfloat16_rz, ushort2bfloat16_ru, ushort2bfloat16_rd]);
+to_half_from!(bf16, "bf16", Bf16, native: target_feature = "sm_90", i64, "s64", reg64,
+    f32: [ll2float_rz, ll2float_ru, ll2float_rd],
+    [ll2bfloat16_rn, ll2bfloat16_rz, ll2bfloat16_ru, ll2bfloat16_rd]);
+to_half_from!(bf16, "bf16", Bf16, native: target_feature = "sm_90", u64, "u64", reg64,
+    f32: [ull2float_rz, ull2float_ru, ull2float_rd],
+    [ull2bfloat16_rn, ull2bfloat16_rz, ull2bfloat16_ru, ull2bfloat16_rd]);
+
+/// An integer in `bf16` below sm_90 (no `cvt` into `bf16` from an
+/// integer): from its `f32` roundings toward zero, up and down, nvcc's
+/// sequence for rounding `mode` (0 `_rn`, 1 `_rz`, 2 `_ru`, 3 `_rd`): the
+/// `f32` of the same rounding to `bf16` (a directed rounding twice is
+/// once), and for `_rn` the one toward zero rounded to odd (its last bit
+/// set where the integer is not an `f32`), then to nearest (one rounding
+/// in all, 24 bits being more than 8 + 2).
+#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+#[inline(always)]
+fn bf16_through_f32(rz: f32, ru: f32, rd: f32, mode: u8) -> bf16 {
+    match mode {
+        0 => float2bfloat16_rn(f32::from_bits(rz.to_bits() | (ru != rd) as u32)),
+        1 => float2bfloat16_rz(rz),
+        2 => float2bfloat16_ru(ru),
+        _ => float2bfloat16_rd(rd),
+    }
 }
 
 /// `__float2half(x)`: [`float2half_rn`].

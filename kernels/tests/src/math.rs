@@ -7,8 +7,10 @@
 //! `f32` functions of one argument, run over all 2^32 inputs),
 //! [`F64_UNARY`], [`F32_BINARY`], [`F64_BINARY`], and CUDA's type
 //! conversions (`math::convert`): [`CONVERT32`] (all 2^32 inputs),
-//! [`CONVERT64`] and [`SATURATING`].
+//! [`CONVERT64`], [`SATURATING`], and between the half types and the
+//! integers, [`FROM_HALF`] (all 2^16 halves) and [`TO_HALF`].
 use cg_core::atomic::{AtomicSlice, Ordering};
+use cg_core::half::{bf16, f16};
 use cg_core::math::{convert, fast, FloatMath};
 use cg_core::prelude::*;
 
@@ -566,6 +568,255 @@ pub fn convert_64(op: u32, input: &[u64], mut out: Output<u64>) {
     out.truncate(input.len());
     for (i, y) in out.grid_stride(&grid) {
         *y = convert64(op, input[i]);
+    }
+}
+
+/// CUDA's conversions of a half (`f16`, then `bf16`) to an integer, by
+/// index: run over all 2^16 bit patterns of the half.
+pub const FROM_HALF: [&str; 52] = [
+    "half2int_rn",
+    "half2int_rz",
+    "half2int_ru",
+    "half2int_rd",
+    "half2uint_rn",
+    "half2uint_rz",
+    "half2uint_ru",
+    "half2uint_rd",
+    "half2short_rn",
+    "half2short_rz",
+    "half2short_ru",
+    "half2short_rd",
+    "half2ushort_rn",
+    "half2ushort_rz",
+    "half2ushort_ru",
+    "half2ushort_rd",
+    "half2ll_rn",
+    "half2ll_rz",
+    "half2ll_ru",
+    "half2ll_rd",
+    "half2ull_rn",
+    "half2ull_rz",
+    "half2ull_ru",
+    "half2ull_rd",
+    "half2char_rz",
+    "half2uchar_rz",
+    "bfloat162int_rn",
+    "bfloat162int_rz",
+    "bfloat162int_ru",
+    "bfloat162int_rd",
+    "bfloat162uint_rn",
+    "bfloat162uint_rz",
+    "bfloat162uint_ru",
+    "bfloat162uint_rd",
+    "bfloat162short_rn",
+    "bfloat162short_rz",
+    "bfloat162short_ru",
+    "bfloat162short_rd",
+    "bfloat162ushort_rn",
+    "bfloat162ushort_rz",
+    "bfloat162ushort_ru",
+    "bfloat162ushort_rd",
+    "bfloat162ll_rn",
+    "bfloat162ll_rz",
+    "bfloat162ll_ru",
+    "bfloat162ll_rd",
+    "bfloat162ull_rn",
+    "bfloat162ull_rz",
+    "bfloat162ull_ru",
+    "bfloat162ull_rd",
+    "bfloat162char_rz",
+    "bfloat162uchar_rz",
+];
+
+/// `FROM_HALF[op]` of the half with bits `x`: the result's two's
+/// complement, zero-extended.
+#[inline(always)]
+pub fn from_half(op: u32, x: u16) -> u64 {
+    let (h, b) = (f16::from_bits(x), bf16::from_bits(x));
+    match op {
+        0 => convert::half2int_rn(h) as u32 as u64,
+        1 => convert::half2int_rz(h) as u32 as u64,
+        2 => convert::half2int_ru(h) as u32 as u64,
+        3 => convert::half2int_rd(h) as u32 as u64,
+        4 => convert::half2uint_rn(h) as u64,
+        5 => convert::half2uint_rz(h) as u64,
+        6 => convert::half2uint_ru(h) as u64,
+        7 => convert::half2uint_rd(h) as u64,
+        8 => convert::half2short_rn(h) as u16 as u64,
+        9 => convert::half2short_rz(h) as u16 as u64,
+        10 => convert::half2short_ru(h) as u16 as u64,
+        11 => convert::half2short_rd(h) as u16 as u64,
+        12 => convert::half2ushort_rn(h) as u64,
+        13 => convert::half2ushort_rz(h) as u64,
+        14 => convert::half2ushort_ru(h) as u64,
+        15 => convert::half2ushort_rd(h) as u64,
+        16 => convert::half2ll_rn(h) as u64,
+        17 => convert::half2ll_rz(h) as u64,
+        18 => convert::half2ll_ru(h) as u64,
+        19 => convert::half2ll_rd(h) as u64,
+        20 => convert::half2ull_rn(h),
+        21 => convert::half2ull_rz(h),
+        22 => convert::half2ull_ru(h),
+        23 => convert::half2ull_rd(h),
+        24 => convert::half2char_rz(h) as u8 as u64,
+        25 => convert::half2uchar_rz(h) as u64,
+        26 => convert::bfloat162int_rn(b) as u32 as u64,
+        27 => convert::bfloat162int_rz(b) as u32 as u64,
+        28 => convert::bfloat162int_ru(b) as u32 as u64,
+        29 => convert::bfloat162int_rd(b) as u32 as u64,
+        30 => convert::bfloat162uint_rn(b) as u64,
+        31 => convert::bfloat162uint_rz(b) as u64,
+        32 => convert::bfloat162uint_ru(b) as u64,
+        33 => convert::bfloat162uint_rd(b) as u64,
+        34 => convert::bfloat162short_rn(b) as u16 as u64,
+        35 => convert::bfloat162short_rz(b) as u16 as u64,
+        36 => convert::bfloat162short_ru(b) as u16 as u64,
+        37 => convert::bfloat162short_rd(b) as u16 as u64,
+        38 => convert::bfloat162ushort_rn(b) as u64,
+        39 => convert::bfloat162ushort_rz(b) as u64,
+        40 => convert::bfloat162ushort_ru(b) as u64,
+        41 => convert::bfloat162ushort_rd(b) as u64,
+        42 => convert::bfloat162ll_rn(b) as u64,
+        43 => convert::bfloat162ll_rz(b) as u64,
+        44 => convert::bfloat162ll_ru(b) as u64,
+        45 => convert::bfloat162ll_rd(b) as u64,
+        46 => convert::bfloat162ull_rn(b),
+        47 => convert::bfloat162ull_rz(b),
+        48 => convert::bfloat162ull_ru(b),
+        49 => convert::bfloat162ull_rd(b),
+        50 => convert::bfloat162char_rz(b) as u8 as u64,
+        51 => convert::bfloat162uchar_rz(b) as u64,
+        _ => u64::MAX,
+    }
+}
+
+/// CUDA's conversions of an integer to a half (`f16`, then `bf16`), by
+/// index: run over 64-bit inputs, each source type taking their low bits.
+pub const TO_HALF: [&str; 48] = [
+    "int2half_rn",
+    "int2half_rz",
+    "int2half_ru",
+    "int2half_rd",
+    "uint2half_rn",
+    "uint2half_rz",
+    "uint2half_ru",
+    "uint2half_rd",
+    "short2half_rn",
+    "short2half_rz",
+    "short2half_ru",
+    "short2half_rd",
+    "ushort2half_rn",
+    "ushort2half_rz",
+    "ushort2half_ru",
+    "ushort2half_rd",
+    "ll2half_rn",
+    "ll2half_rz",
+    "ll2half_ru",
+    "ll2half_rd",
+    "ull2half_rn",
+    "ull2half_rz",
+    "ull2half_ru",
+    "ull2half_rd",
+    "int2bfloat16_rn",
+    "int2bfloat16_rz",
+    "int2bfloat16_ru",
+    "int2bfloat16_rd",
+    "uint2bfloat16_rn",
+    "uint2bfloat16_rz",
+    "uint2bfloat16_ru",
+    "uint2bfloat16_rd",
+    "short2bfloat16_rn",
+    "short2bfloat16_rz",
+    "short2bfloat16_ru",
+    "short2bfloat16_rd",
+    "ushort2bfloat16_rn",
+    "ushort2bfloat16_rz",
+    "ushort2bfloat16_ru",
+    "ushort2bfloat16_rd",
+    "ll2bfloat16_rn",
+    "ll2bfloat16_rz",
+    "ll2bfloat16_ru",
+    "ll2bfloat16_rd",
+    "ull2bfloat16_rn",
+    "ull2bfloat16_rz",
+    "ull2bfloat16_ru",
+    "ull2bfloat16_rd",
+];
+
+/// `TO_HALF[op]` of the low bits of `x` (as many as the source type has):
+/// the result's bits.
+#[inline(always)]
+pub fn to_half(op: u32, x: u64) -> u64 {
+    match op {
+        0 => convert::int2half_rn(x as i32).to_bits() as u64,
+        1 => convert::int2half_rz(x as i32).to_bits() as u64,
+        2 => convert::int2half_ru(x as i32).to_bits() as u64,
+        3 => convert::int2half_rd(x as i32).to_bits() as u64,
+        4 => convert::uint2half_rn(x as u32).to_bits() as u64,
+        5 => convert::uint2half_rz(x as u32).to_bits() as u64,
+        6 => convert::uint2half_ru(x as u32).to_bits() as u64,
+        7 => convert::uint2half_rd(x as u32).to_bits() as u64,
+        8 => convert::short2half_rn(x as i16).to_bits() as u64,
+        9 => convert::short2half_rz(x as i16).to_bits() as u64,
+        10 => convert::short2half_ru(x as i16).to_bits() as u64,
+        11 => convert::short2half_rd(x as i16).to_bits() as u64,
+        12 => convert::ushort2half_rn(x as u16).to_bits() as u64,
+        13 => convert::ushort2half_rz(x as u16).to_bits() as u64,
+        14 => convert::ushort2half_ru(x as u16).to_bits() as u64,
+        15 => convert::ushort2half_rd(x as u16).to_bits() as u64,
+        16 => convert::ll2half_rn(x as i64).to_bits() as u64,
+        17 => convert::ll2half_rz(x as i64).to_bits() as u64,
+        18 => convert::ll2half_ru(x as i64).to_bits() as u64,
+        19 => convert::ll2half_rd(x as i64).to_bits() as u64,
+        20 => convert::ull2half_rn(x).to_bits() as u64,
+        21 => convert::ull2half_rz(x).to_bits() as u64,
+        22 => convert::ull2half_ru(x).to_bits() as u64,
+        23 => convert::ull2half_rd(x).to_bits() as u64,
+        24 => convert::int2bfloat16_rn(x as i32).to_bits() as u64,
+        25 => convert::int2bfloat16_rz(x as i32).to_bits() as u64,
+        26 => convert::int2bfloat16_ru(x as i32).to_bits() as u64,
+        27 => convert::int2bfloat16_rd(x as i32).to_bits() as u64,
+        28 => convert::uint2bfloat16_rn(x as u32).to_bits() as u64,
+        29 => convert::uint2bfloat16_rz(x as u32).to_bits() as u64,
+        30 => convert::uint2bfloat16_ru(x as u32).to_bits() as u64,
+        31 => convert::uint2bfloat16_rd(x as u32).to_bits() as u64,
+        32 => convert::short2bfloat16_rn(x as i16).to_bits() as u64,
+        33 => convert::short2bfloat16_rz(x as i16).to_bits() as u64,
+        34 => convert::short2bfloat16_ru(x as i16).to_bits() as u64,
+        35 => convert::short2bfloat16_rd(x as i16).to_bits() as u64,
+        36 => convert::ushort2bfloat16_rn(x as u16).to_bits() as u64,
+        37 => convert::ushort2bfloat16_rz(x as u16).to_bits() as u64,
+        38 => convert::ushort2bfloat16_ru(x as u16).to_bits() as u64,
+        39 => convert::ushort2bfloat16_rd(x as u16).to_bits() as u64,
+        40 => convert::ll2bfloat16_rn(x as i64).to_bits() as u64,
+        41 => convert::ll2bfloat16_rz(x as i64).to_bits() as u64,
+        42 => convert::ll2bfloat16_ru(x as i64).to_bits() as u64,
+        43 => convert::ll2bfloat16_rd(x as i64).to_bits() as u64,
+        44 => convert::ull2bfloat16_rn(x).to_bits() as u64,
+        45 => convert::ull2bfloat16_rz(x).to_bits() as u64,
+        46 => convert::ull2bfloat16_ru(x).to_bits() as u64,
+        47 => convert::ull2bfloat16_rd(x).to_bits() as u64,
+        _ => u64::MAX,
+    }
+}
+
+/// `FROM_HALF[op]` of every half: `out[i]` of the half with bits `i`
+/// (`out` holds 2^16).
+#[kernel]
+pub fn convert_from_half(op: u32, mut out: Output<u64>) {
+    let grid = this_grid();
+    for (i, y) in out.grid_stride(&grid) {
+        *y = from_half(op, i as u16);
+    }
+}
+
+/// `TO_HALF[op]` of each input.
+#[kernel]
+pub fn convert_to_half(op: u32, input: &[u64], mut out: Output<u64>) {
+    let grid = this_grid();
+    out.truncate(input.len());
+    for (i, y) in out.grid_stride(&grid) {
+        *y = to_half(op, input[i]);
     }
 }
 

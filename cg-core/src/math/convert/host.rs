@@ -2,6 +2,12 @@
 //! which rounds to nearest even, or the half types' rounding), then its
 //! neighbour where the rounding is directed and the nearest value is on
 //! the wrong side of the exact one.
+//!
+//! An integer's nearest half value comes from the integer rounded to odd
+//! in `f64` (the truncation, its last bit set where bits were dropped):
+//! one rounding of that to 8 or 11 bits is the exact integer's (Boldo and
+//! Melquiond, 2008: a value rounded to odd in `p + 2` bits or more rounds
+//! to `p` bits as the exact value does), where `as f64` would round twice.
 
 use crate::half::host::{self as half, Format};
 use core::cmp::Ordering;
@@ -151,4 +157,40 @@ pub(crate) fn to_half<F: Format>(x: f32, mode: Rounding) -> u16 {
     let nearest = Half::<F>(half::round::<F>(x), core::marker::PhantomData);
     let order = half::to_f64::<F>(nearest.0).partial_cmp(&x);
     directed(nearest, order, mode).0
+}
+
+/// The value of the half bits `a` (format `F`) rounded to an integer in
+/// `mode`, exactly (every half is an `f64`); `None` for NaN.
+pub(crate) fn from_half<F: Format>(a: u16, mode: Rounding) -> Option<f64> {
+    (!half::is_nan::<F>(a)).then(|| integral(half::to_f64::<F>(a), mode))
+}
+
+/// `x` rounded to odd in `f64`: exact below 2^53, else its top 53 bits
+/// with the last one set where any bit below them is.
+fn odd_f64(x: i128) -> f64 {
+    let m = x.unsigned_abs();
+    let width = 128 - m.leading_zeros();
+    let magnitude = if width <= 53 {
+        m as f64
+    } else {
+        let shift = width - 53;
+        let sticky = m & ((1u128 << shift) - 1) != 0;
+        // Both factors and their product are exact.
+        ((m >> shift) as u64 | sticky as u64) as f64 * (1u128 << shift) as f64
+    };
+    if x < 0 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// The integer `x` rounded to format `F` in `mode`: its bits (an integer
+/// is never a NaN nor a subnormal; 0 is `+0`).
+pub(crate) fn int_to_half<F: Format>(x: i128, mode: Rounding) -> u16 {
+    let nearest = Half::<F>(half::round::<F>(odd_f64(x)), core::marker::PhantomData);
+    // The half's value against `x`, exactly: an integer (or an infinity,
+    // saturated) beside an integer of at most 2^64.
+    let order = (half::to_f64::<F>(nearest.0) as i128).cmp(&x);
+    directed(nearest, Some(order), mode).0
 }
