@@ -502,14 +502,14 @@ impl Ctx {
         self.only.as_deref().is_none_or(|only| name.contains(only))
     }
 
-    /// nvcc with the device's architecture, building `cu` to `out` (PTX, or
-    /// with `shared`, a shared library).
-    fn nvcc(&self, cu: &Path, out: &Path, shared: bool) -> Job {
-        self.nvcc_with(cu, out, shared, &[])
+    /// nvcc with the device's architecture, building `cu` to `out` as
+    /// `kind`.
+    fn nvcc(&self, cu: &Path, out: &Path, kind: NvccOutput) -> Job {
+        self.nvcc_with(cu, out, kind, &[])
     }
 
     /// [`nvcc`](Self::nvcc) with `flags` after `-O3` (named in the job).
-    fn nvcc_with(&self, cu: &Path, out: &Path, shared: bool, flags: &[&str]) -> Job {
+    fn nvcc_with(&self, cu: &Path, out: &Path, kind: NvccOutput, flags: &[&str]) -> Job {
         let mut name = "nvcc ".to_string();
         for f in flags {
             name.push_str(f);
@@ -517,10 +517,10 @@ impl Ctx {
         }
         name.push_str(&relative(cu, &self.bundle.root));
         let arch = format!("-arch={}", self.arch);
-        let kind: &[&str] = if shared {
-            &["-shared", "-Xcompiler", "-fPIC"]
-        } else {
-            &["-ptx"]
+        let kind: &[&str] = match kind {
+            NvccOutput::Ptx => &["-ptx"],
+            NvccOutput::SharedLibrary => &["-shared", "-Xcompiler", "-fPIC"],
+            NvccOutput::Program => &[],
         };
         let mut argv = vec!["nvcc".to_string(), "-O3".to_string()];
         argv.extend(flags.iter().map(|s| s.to_string()));
@@ -528,19 +528,6 @@ impl Ctx {
         argv.extend(kind.iter().map(|s| s.to_string()));
         argv.extend(["-o".to_string(), text(out), text(cu)]);
         Job::new(name, argv).builds(out, cu)
-    }
-
-    /// nvcc's build of a whole program (`cu` with its `main`) into `out`.
-    fn nvcc_program(&self, cu: &Path, out: &Path) -> Job {
-        let argv = [
-            "nvcc".to_string(),
-            "-O3".into(),
-            format!("-arch={}", self.arch),
-            "-o".into(),
-            text(out),
-            text(cu),
-        ];
-        Job::new(format!("nvcc {}", relative(cu, &self.bundle.root)), argv).builds(out, cu)
     }
 
     /// compute-sanitizer's command line for `tool`, reporting any finding by
@@ -556,6 +543,17 @@ impl Ctx {
         .map(String::from)
         .to_vec()
     }
+}
+
+/// What nvcc builds from a `.cu` file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NvccOutput {
+    /// PTX (`-ptx`): the twins the tests and the benchmark load.
+    Ptx,
+    /// A shared library (`-shared`): the benchmark's CUB baselines.
+    SharedLibrary,
+    /// A program with its own `main`: the load of the step `loaded`.
+    Program,
 }
 
 /// A path as text, for a command line.
@@ -590,15 +588,18 @@ fn twins(ctx: &Ctx) -> Result<Vec<Job>> {
     let mut jobs = Vec::new();
     for cu in ctx.bundle.cu_files("bench")? {
         let name = stem(&cu);
-        let shared = name.starts_with("lib_");
-        let out = dir.join(format!("{name}.{}", if shared { "so" } else { "ptx" }));
-        jobs.push(ctx.nvcc(&cu, &out, shared));
+        let (kind, ext) = if name.starts_with("lib_") {
+            (NvccOutput::SharedLibrary, "so")
+        } else {
+            (NvccOutput::Ptx, "ptx")
+        };
+        jobs.push(ctx.nvcc(&cu, &dir.join(format!("{name}.{ext}")), kind));
     }
     for cu in ctx.bundle.cu_files("twins-src")? {
         let name = stem(&cu);
-        jobs.push(ctx.nvcc(&cu, &dir.join(format!("{name}.ptx")), false));
+        jobs.push(ctx.nvcc(&cu, &dir.join(format!("{name}.ptx")), NvccOutput::Ptx));
         let off = dir.join(format!("{name}.fmad-false.ptx"));
-        jobs.push(ctx.nvcc_with(&cu, &off, false, &["-fmad=false"]));
+        jobs.push(ctx.nvcc_with(&cu, &off, NvccOutput::Ptx, &["-fmad=false"]));
     }
     Ok(jobs)
 }
@@ -693,7 +694,7 @@ fn loaded(ctx: &Ctx) -> Result<Vec<Job>> {
     }
     let load = ctx.build.join("gpu_load");
     let cu = PathBuf::from(ctx.bundle.path("load/gpu_load.cu"));
-    let mut jobs = vec![ctx.nvcc_program(&cu, &load)];
+    let mut jobs = vec![ctx.nvcc(&cu, &load, NvccOutput::Program)];
     for t in tests {
         let output = ctx.build.join(format!("{t}.load.txt"));
         jobs.push(
@@ -953,7 +954,7 @@ fn corpus(ctx: &Ctx) -> Result<Vec<Job>> {
     let mut jobs: Vec<Job> = cus
         .iter()
         .zip(&ptx)
-        .map(|(cu, ptx)| ctx.nvcc(cu, ptx, false))
+        .map(|(cu, ptx)| ctx.nvcc(cu, ptx, NvccOutput::Ptx))
         .collect();
     let bin = ctx.bundle.path("corpus/corpus-bench");
     let mut run = vec![bin.clone(), "--cuda".into(), text(&ptx_dir)];
@@ -999,7 +1000,7 @@ fn ports(ctx: &Ctx) -> Result<Vec<Job>> {
         let cu = ctx.bundle.root.join(format!("ports/{file}.cu"));
         let ptx = ctx.build.join(format!("ports/{file}.ptx"));
         let bin = ctx.bundle.path(&format!("ports/{port}"));
-        jobs.push(ctx.nvcc(&cu, &ptx, false));
+        jobs.push(ctx.nvcc(&cu, &ptx, NvccOutput::Ptx));
         let json = text(&ctx.results.join(format!("ports-{port}.json")));
         jobs.push(
             Job::new(
