@@ -718,9 +718,13 @@ pub fn grid_reduce<T: Pod, Op: Operator<T>>(
     )
 }
 
-/// Slice elements a thread has in flight in [`grid_reduce_slice`]'s loop:
-/// one accumulator each.
+/// Accumulators of a thread in [`grid_reduce_slice`].
 const SLICE_LANES: usize = 8;
+
+/// 16-byte groups a thread loads an iteration in [`grid_reduce_slice`]
+/// (4-byte values): 64 bytes in flight, as CUB's `DeviceReduce` (16
+/// values a thread, four vector loads).
+const SLICE_GROUPS: usize = 4;
 
 /// `op` over every element of `input`, returned to every thread (CUB's
 /// `DeviceReduce::Reduce` inside a cooperative kernel; with `Plus`, the
@@ -733,11 +737,22 @@ const SLICE_LANES: usize = 8;
 /// elements are combined in grid-stride order, not index order, so `op`
 /// must be commutative as well as associative (CUB's `DeviceReduce` asks
 /// the same). The order is still fixed, so a float sum has the same bits
-/// on every run: thread `g` of `S` takes elements `g + k S` (with `S`
-/// clamped to the length) and folds the `k`-th into accumulator `k % 8`,
-/// each starting from `identity` (eight loads in flight an iteration);
-/// its value is the pairwise tree `op(op(op(a0, a1), op(a2, a3)),
-/// op(op(a4, a5), op(a6, a7)))`, and [`grid_reduce`] takes it from
+/// on every run. Thread `g` of `S` starts eight accumulators `a0..a7`
+/// from `identity`, and then:
+///
+/// * **4-byte `T`** at a 4-byte aligned address (as every device
+///   buffer is), `input` split at 16-byte boundaries into a head (at
+///   most three elements; none for a device buffer, which starts
+///   aligned), groups of four and a tail (`len % 4` for an aligned
+///   slice): `a0` takes head element `g`; the thread takes groups `g + k
+///   S'` (`S'`, `S` clamped to the number of groups), element `e` of its
+///   `k`-th into `a[4 (k % 2) + e]` (four 16-byte loads in flight an
+///   iteration); then `a4` takes tail element `g`.
+/// * **Any other `T`**: elements `g + k S` (`S` clamped to the length),
+///   the `k`-th into `a[k % 8]` (eight loads in flight).
+///
+/// The thread's value is the pairwise tree `op(op(op(a0, a1), op(a2,
+/// a3)), op(op(a4, a5), op(a6, a7)))`, and [`grid_reduce`] takes it from
 /// there.
 ///
 /// ```ignore
@@ -753,28 +768,80 @@ pub fn grid_reduce_slice<T: Pod, Op: Operator<T>>(
     identity: T,
     op: Op,
 ) -> T {
-    let n = input.len();
-    // A stride of `n` or more hands each thread one element at most, as
-    // the real one does; clamped, `i + 7 * step` is at most 8 times the
-    // length, which does not wrap for any slice a GPU holds, so the loop's
-    // test bounds every load below.
-    let step = (grid.num_threads() as usize).min(n.max(1));
-    let mut i = grid.thread_rank() as usize;
+    let g = grid.thread_rank() as usize;
+    let threads = grid.num_threads() as usize;
     let mut acc = [identity; SLICE_LANES];
-    while i + (SLICE_LANES - 1) * step < n {
-        let mut x = [identity; SLICE_LANES];
-        unrolled(SLICE_LANES, |j| x[j] = input[i + j * step]);
-        unrolled(SLICE_LANES, |j| acc[j] = op.apply(acc[j], x[j]));
-        i += SLICE_LANES * step;
-    }
-    unrolled(SLICE_LANES - 1, |j| {
-        if let Some(&x) = input.get(i + j * step) {
-            acc[j] = op.apply(acc[j], x);
+    let mut fold = |a: usize, x: T| acc[a] = op.apply(acc[a], x);
+    match split_quads(input) {
+        Some((head, groups, tail)) => {
+            if let Some(&x) = head.get(g) {
+                fold(0, x);
+            }
+            // Clamped, `i + 3 * step` is at most 4 times the number of
+            // groups (see below).
+            let step = threads.min(groups.len().max(1));
+            let mut i = g;
+            let mut group = |k: usize, q: Vec4<u32>| {
+                unrolled(4, |e| fold(4 * (k % 2) + e, bytemuck::cast(q.0[e])));
+            };
+            while i + (SLICE_GROUPS - 1) * step < groups.len() {
+                let mut q = [Vec4([0u32; 4]); SLICE_GROUPS];
+                unrolled(SLICE_GROUPS, |k| q[k] = groups[i + k * step]);
+                unrolled(SLICE_GROUPS, |k| group(k, q[k]));
+                i += SLICE_GROUPS * step;
+            }
+            // Iterations take an even number of groups, so the `k`-th
+            // left keeps its parity.
+            unrolled(SLICE_GROUPS - 1, |k| {
+                if let Some(&q) = groups.get(i + k * step) {
+                    group(k, q);
+                }
+            });
+            if let Some(&x) = tail.get(g) {
+                fold(4, x);
+            }
         }
-    });
+        None => {
+            let n = input.len();
+            // A stride of `n` or more hands each thread one element at
+            // most, as the real one does; clamped, `i + 7 * step` is at
+            // most 8 times the length, which does not wrap for any slice a
+            // GPU holds, so the loop's test bounds every load below.
+            let step = threads.min(n.max(1));
+            let mut i = g;
+            while i + (SLICE_LANES - 1) * step < n {
+                let mut x = [identity; SLICE_LANES];
+                unrolled(SLICE_LANES, |j| x[j] = input[i + j * step]);
+                unrolled(SLICE_LANES, |j| fold(j, x[j]));
+                i += SLICE_LANES * step;
+            }
+            unrolled(SLICE_LANES - 1, |j| {
+                if let Some(&x) = input.get(i + j * step) {
+                    fold(j, x);
+                }
+            });
+        }
+    }
     let pair = |a: usize| op.apply(acc[a], acc[a + 1]);
     let own = op.apply(op.apply(pair(0), pair(2)), op.apply(pair(4), pair(6)));
     grid_reduce(grid, scratch, own, op)
+}
+
+/// A slice's head, 16-byte groups and tail ([`split_quads`]).
+type Quads<'a, T> = (&'a [T], &'a [Vec4<u32>], &'a [T]);
+
+/// `input` of 4-byte values split at 16-byte boundaries: the elements
+/// before the first, the 16-byte groups, the elements after the last
+/// (`None` for values of another size).
+#[inline(always)]
+fn split_quads<T: Pod>(input: &[T]) -> Option<Quads<'_, T>> {
+    let words = bytemuck::try_cast_slice::<T, u32>(input).ok()?;
+    let (head, groups, tail) = bytemuck::pod_align_to::<u32, Vec4<u32>>(words);
+    Some((
+        bytemuck::cast_slice(head),
+        groups,
+        bytemuck::cast_slice(tail),
+    ))
 }
 
 /// The elements of `input[at..at + items]` that exist into `x[..items]`
@@ -834,6 +901,130 @@ fn store_items<T: Pod>(run: &mut [T], present: usize, items: usize, y: &[T; MAX_
             run[j] = y[j];
         }
     });
+}
+
+/// How a selection's threads take a tile: warp-striped when every warp
+/// of the block is whole (the block's thread count a multiple of 32, the
+/// same in every thread), so that each of a warp's loads is 32
+/// consecutive elements and so is each of its stores ([`Kept::write`]);
+/// else blocked, each thread `items` consecutive elements, as the scans.
+#[derive(Clone, Copy)]
+struct SelectLayout {
+    striped: bool,
+    /// The block's rank of the thread.
+    rank: usize,
+    /// Elements a thread takes per tile.
+    items: usize,
+}
+
+impl SelectLayout {
+    /// The thread's elements of the tile that starts at `tile`, into
+    /// `x[..items]`, and which exist (a bit each). Striped: lane `l` of
+    /// the warp whose part starts at `at` takes `at + 32 j + l` for
+    /// `j < items`; blocked: [`thread_items`].
+    #[inline(always)]
+    fn load<T: Pod>(self, input: &[T], tile: usize, x: &mut [T; MAX_ITEMS]) -> u32 {
+        let items = self.items;
+        if !self.striped {
+            let present = thread_items(input, tile + self.rank * items, items, x);
+            return (1 << present) - 1;
+        }
+        let lane = self.rank % 32;
+        let at = tile + (self.rank - lane) * items;
+        // A whole part as one bounds check and loads at constant offsets
+        // (the stride a variable, ptxas kept each load's address in
+        // registers: 96 where the selection had 70).
+        if let Some(part) = input.get(at..at.saturating_add(32 * items)) {
+            unrolled(items, |j| x[j] = part[j * 32 + lane]);
+            return (1 << items) - 1;
+        }
+        let mut present = 0;
+        unrolled(items, |j| {
+            if let Some(&v) = input.get(at.saturating_add(j * 32 + lane)) {
+                x[j] = v;
+                present |= 1 << j;
+            }
+        });
+        present
+    }
+}
+
+/// A thread's elements of a selection's tile ([`SelectLayout::load`]),
+/// which of them it keeps (bit `j` for `x[j]`), and where they go.
+struct Kept<'x, T> {
+    x: &'x [T; MAX_ITEMS],
+    keep: u32,
+    items: usize,
+    /// The output's length and first element.
+    room: usize,
+    dst: *mut T,
+    site: Site,
+}
+
+impl<T: Pod> Kept<'_, T> {
+    /// Striped: the kept elements of the caller's (whole) warp to
+    /// consecutive places from `first`, in element order: row `j` (the
+    /// warp's elements `x[j]`, consecutive) after the rows before it,
+    /// each kept element after the kept ones of the lower lanes of its row
+    /// (`ballot`), so that each row's stores are consecutive.
+    #[inline(always)]
+    fn write_rows(&self, warp: &ThreadBlockTile<32>, first: u32) {
+        let mut rows = [0u32; MAX_ITEMS];
+        let mut count = 0u32;
+        unrolled(self.items, |j| {
+            rows[j] = warp.ballot(self.keep & (1 << j) != 0);
+            count += rows[j].count_ones();
+        });
+        // The warp's places: one check for all of them (`first + count`
+        // is at most the selection's count, a `u32`).
+        self.check(first + count);
+        let below = (1u32 << warp.thread_rank()) - 1;
+        let mut to = first;
+        unrolled(self.items, |j| {
+            if self.keep & (1 << j) != 0 {
+                self.put(to + (rows[j] & below).count_ones(), j);
+            }
+            to += rows[j].count_ones();
+        });
+    }
+
+    /// Blocked: the thread's kept elements to consecutive places from
+    /// `first`.
+    #[inline(always)]
+    fn write_run(&self, first: u32) {
+        self.check(first + self.keep.count_ones());
+        let mut to = first;
+        unrolled(self.items, |j| {
+            if self.keep & (1 << j) != 0 {
+                self.put(to, j);
+                to += 1;
+            }
+        });
+    }
+
+    /// Whether the places below `end` are in the output.
+    #[inline(always)]
+    fn check(&self, end: u32) {
+        fault::check(
+            end as usize <= self.room,
+            "grid_select: the output is shorter than the selection",
+        );
+    }
+
+    /// `x[j]` to place `to`, below the end [`check`](Self::check)ed.
+    #[inline(always)]
+    fn put(&self, to: u32, j: usize) {
+        let to = to as usize;
+        self.site.exclusive(self.dst.wrapping_add(to));
+        // SAFETY: `to` is below the end checked, at most `room`, the
+        // output's length, so in its allocation; the places are the kept
+        // elements' ranks in element order (an exclusive scan of the kept
+        // counts), so each is written by one thread once; the output is
+        // this kernel's alone (an `Output` parameter), `&mut` in
+        // `grid_select`, and in the `Selection` pattern, which nothing
+        // else writes.
+        unsafe { self.dst.add(to).write(self.x[j]) };
+    }
 }
 
 /// A tile between its two steps. A block publishes a tile's aggregate
@@ -1032,7 +1223,13 @@ pub const fn grid_select_scratch_words<T>(blocks: u32, block_threads: u32, len: 
 /// scanned with the same decoupled look-back as [`grid_exclusive_scan`]
 /// (`u32` sums, so at most `u32::MAX` elements), over a
 /// [`GridScratch<u32>`] of [`grid_select_scratch_words::<T>`](grid_select_scratch_words)
-/// words. Each thread writes its kept elements straight to their places.
+/// words. Where every warp of the block is whole, a warp takes its part
+/// of a tile warp-striped (each of its loads 32 consecutive elements)
+/// and writes the kept ones of each such row to consecutive places (a
+/// `ballot` a row): rows of consecutive stores, as CUB's shared-memory
+/// exchange gives, without the exchange. Otherwise each thread takes
+/// consecutive elements and writes its kept ones straight to their
+/// places.
 /// Returns the count and the scratch as used: a grid barrier gives it back
 /// and makes `out` readable (`(out, used).sync(&grid)`).
 ///
@@ -1064,6 +1261,11 @@ pub fn grid_select<'a, T: Pod>(
     let first = 2 * ladder_slots(grid.num_blocks() as usize);
     let ladder = Ladder::new(&scratch.words, first, tiles, scratch.scans);
     let rank = block.thread_rank() as usize;
+    let layout = SelectLayout {
+        striped: block.num_threads() % 32 == 0,
+        rank,
+        items,
+    };
     let (room, dst) = (out.len(), out.as_mut_ptr());
     // Each tile in two steps a tile apart, as the scans' (`Lagged`).
     let mut tiles_here = block_tiles(grid, tiles);
@@ -1072,24 +1274,26 @@ pub fn grid_select<'a, T: Pod>(
         // Not a closure: LLVM left these out of line in some kernels.
         let fresh = match tiles_here.next() {
             Some(t) => {
-                let at = t * tile_len + rank * items;
                 // Which of the thread's elements it keeps, a bit each.
                 let mut x = [T::zeroed(); MAX_ITEMS];
-                let present = thread_items(input, at, items, &mut x);
+                let present = layout.load(input, t * tile_len, &mut x);
                 let (mut kept, mut own) = (0u32, 0u32);
                 unrolled(items, |j| {
-                    if j < present && keep(&x[j]) {
+                    if present & (1 << j) != 0 && keep(&x[j]) {
                         kept |= 1 << j;
                         own += 1;
                     }
                 });
+                // Threads in rank order, so a warp's first lane's
+                // `before` is its warp's first place in the tile (striped),
+                // and each thread's its own (blocked).
                 let (before, total) =
                     block_exclusive_scan_with_total(&block, &scratch.block, own, RankOrder(&Plus));
                 publish_tile(&block, &ladder, t, total);
                 close_window(&block, &ladder, t, total, &Plus);
                 Some(Lagged {
                     t,
-                    before,
+                    before: if rank > 0 { before } else { 0 },
                     total,
                     keep: kept,
                 })
@@ -1101,31 +1305,24 @@ pub fn grid_select<'a, T: Pod>(
             let prefix = tile_prefix_to_block(&block, &ladder, slots, count, l.t, l.total, &Plus);
             // The elements again (from L2).
             let mut x = [T::zeroed(); MAX_ITEMS];
-            thread_items(input, l.t * tile_len + rank * items, items, &mut x);
+            layout.load(input, l.t * tile_len, &mut x);
             // In `u32`: every place is below the count, at most
             // `u32::MAX` (checked above).
-            let mut to = prefix.unwrap_or(0) + if rank > 0 { l.before } else { 0 };
-            // The thread's kept elements go to consecutive places: one
-            // check for all of them.
-            fault::check(
-                (to + l.keep.count_ones()) as usize <= room,
-                "grid_select: the output is shorter than the selection",
-            );
-            unrolled(items, |j| {
-                if l.keep & (1 << j) != 0 {
-                    site.exclusive(dst.wrapping_add(to as usize));
-                    // SAFETY: `to` is below the thread's first place plus
-                    // its count of kept elements, at most `room`, the
-                    // output's length (checked), so in its allocation; the
-                    // places are an exclusive scan of the kept counts in
-                    // element order, so each is written by one thread once;
-                    // the output is this kernel's alone (an `Output`
-                    // parameter), `&mut` here, and in the `Selection`
-                    // pattern, which nothing else writes.
-                    unsafe { dst.add(to as usize).write(x[j]) };
-                    to += 1;
-                }
-            });
+            let first = prefix.unwrap_or(0);
+            let kept = Kept {
+                x: &x,
+                keep: l.keep,
+                items,
+                room,
+                dst,
+                site,
+            };
+            if layout.striped {
+                let warp = tiled_partition::<32>(&block);
+                kept.write_rows(&warp, first + warp.shfl(l.before, 0));
+            } else {
+                kept.write_run(first + l.before);
+            }
         }
         match fresh {
             Some(f) => lagged = Some(f),

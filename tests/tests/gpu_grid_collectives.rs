@@ -789,11 +789,14 @@ fn select_sizes<T>(threads: u32) -> Vec<usize> {
     s
 }
 
-/// `grid_reduce_slice`'s order: thread `g` of `s` folds its grid-stride
-/// elements into eight accumulators from `identity` (the `k`-th into
-/// `k % 8`), combines them as the pairwise tree
-/// `op(op(op(a0, a1), op(a2, a3)), op(op(a4, a5), op(a6, a7)))`, and
-/// `grid_reduce` takes the threads' values.
+/// `grid_reduce_slice`'s order (its docs): thread `g` of `s` folds its
+/// elements into eight accumulators from `identity`: for 4-byte `T` (a
+/// device buffer, so no unaligned head) its grid-stride groups of four,
+/// element `e` of the `k`-th into `4 (k % 2) + e`, then tail element `g`
+/// into the fifth; for other `T` its grid-stride elements, the `k`-th
+/// into `k % 8`. It combines them as the pairwise tree `op(op(op(a0,
+/// a1), op(a2, a3)), op(op(a4, a5), op(a6, a7)))`, and `grid_reduce`
+/// takes the threads' values.
 fn model_reduce_slice<T: Copy>(
     op: &impl Op<T>,
     input: &[T],
@@ -802,12 +805,24 @@ fn model_reduce_slice<T: Copy>(
     threads: u32,
 ) -> T {
     let s = (blocks * threads) as usize;
-    let step = s.min(input.len().max(1));
     let values: Vec<T> = (0..s)
         .map(|g| {
             let mut acc = [identity; 8];
-            for (k, &x) in input.iter().skip(g).step_by(step).enumerate() {
-                if g < input.len() {
+            if std::mem::size_of::<T>() == 4 {
+                let groups = input.len() / 4;
+                let step = s.min(groups.max(1));
+                for (k, q) in (g..groups).step_by(step).enumerate() {
+                    for e in 0..4 {
+                        let a = 4 * (k % 2) + e;
+                        acc[a] = op(acc[a], input[4 * q + e]);
+                    }
+                }
+                if let Some(&x) = input[4 * groups..].get(g) {
+                    acc[4] = op(acc[4], x);
+                }
+            } else {
+                let step = s.min(input.len().max(1));
+                for (k, &x) in input.iter().skip(g).step_by(step).enumerate() {
                     acc[k % 8] = op(acc[k % 8], x);
                 }
             }
