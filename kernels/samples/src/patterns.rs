@@ -269,8 +269,11 @@ pub fn grid_prefix_sum(
 /// [`grid_inclusive_scan`] (tiles with decoupled look-back, no grid
 /// barrier). `words` is its scratch, [`grid_scratch_words::<u32>`]`(blocks,
 /// 256, input.len())` words zeroed before the launch; `out` is at least as
-/// long as `input`. Launch blocks of 256 threads.
-#[kernel(cooperative, grid_1d)]
+/// long as `input`. Launch blocks of 256 threads: the kernel is held to
+/// 64 registers (`launch_bounds(256, 4)`), four blocks an SM, since the
+/// scan keeps a tile a block in flight and its speed follows the blocks
+/// resident (66 registers free: three).
+#[kernel(cooperative, grid_1d, launch_bounds(256, 4))]
 pub fn grid_prefix_sum_one_pass(
     input: &[u32],
     mut out: Output<u32, Chunks<Runs>>,
