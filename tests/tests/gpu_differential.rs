@@ -691,6 +691,10 @@ impl Probes<'_> {
 // ---------------------------------------------------------------- queries
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn group_queries_agree_with_cuda() {
     let test = "group_queries_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -754,6 +758,10 @@ fn group_queries_agree_with_cuda() {
 // --------------------------------------------------------------- shuffles
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn shuffles_agree_with_cuda() {
     let test = "shuffles_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -849,6 +857,10 @@ fn shuffles_agree_with_cuda() {
 // ---------------------------------------------------------- votes, matches
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn votes_and_matches_agree_with_cuda() {
     let test = "votes_and_matches_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1008,6 +1020,10 @@ const FLOAT_OPS: [(u32, &str); 4] = [
 const CLOSURE: u32 = 6;
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn reduce_and_scans_agree_with_cuda_for_integers() {
     let test = "reduce_and_scans_agree_with_cuda_for_integers";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1066,6 +1082,10 @@ fn reduce_and_scans_agree_with_cuda_for_integers() {
 }
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn reduce_and_scans_agree_with_cuda_for_floats() {
     let test = "reduce_and_scans_agree_with_cuda_for_floats";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1136,6 +1156,10 @@ fn reduce_and_scans_agree_with_cuda_for_floats() {
 }
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn reduce_and_scans_agree_with_cuda_for_structs() {
     let test = "reduce_and_scans_agree_with_cuda_for_structs";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1188,6 +1212,10 @@ fn tickets_as_groups(out: &[u32]) -> Vec<u32> {
 }
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn invoke_one_agrees_with_cuda() {
     let test = "invoke_one_agrees_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1259,6 +1287,10 @@ fn invoke_one_agrees_with_cuda() {
 // ---------------------------------------------------------- full-warp ops
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn full_warp_operations_agree_with_cuda() {
     let test = "full_warp_operations_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1334,6 +1366,10 @@ fn full_warp_operations_agree_with_cuda() {
 // ------------------------------------------------------- multi-warp tiles
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn multi_warp_tiles_agree_with_cuda() {
     let test = "multi_warp_tiles_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1425,6 +1461,10 @@ fn multi_warp_tiles_agree_with_cuda() {
 // ------------------------------------------- grid queries, split barriers
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn grid_queries_and_split_barriers_agree_with_cuda() {
     let test = "grid_queries_and_split_barriers_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
