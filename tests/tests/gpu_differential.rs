@@ -16,9 +16,10 @@
 //! counted. Each test prints, per kernel and in all, `compared N values, M
 //! differences, excluded K (by rule: ...)` (past the harness's capture),
 //! and fails on any difference, naming the kernel, group, operator, shape,
-//! thread, both values and the inputs involved. Without the twins (no
-//! `CG_TWINS_DIR`, or no `api.ptx` in it) each test says `GPU TEST NOT RUN:
-//! ...` and returns; with `CG_REQUIRE_GPU=1` that is a failure.
+//! thread, both values and the inputs involved. Without a GPU or the twins
+//! (no `CG_TWINS_DIR`, or no `api.ptx` in it) when cg-tests was built, the
+//! tests are ignored (`needs a GPU and the CUDA twins`); built with them
+//! (or with `CG_REQUIRE_GPU=1`) and run without, each fails.
 
 mod common;
 

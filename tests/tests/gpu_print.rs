@@ -18,7 +18,7 @@
 //! synchronises, so the GPU tests run the launch in a child process (this
 //! test binary, its test `child_process`, with `CG_PRINT_CHILD` naming the
 //! kernel), which prints the text between two marker lines, and read its
-//! standard output. Without a GPU the GPU tests say GPU TEST NOT RUN.
+//! standard output. Without a GPU the GPU tests are ignored.
 
 mod common;
 
