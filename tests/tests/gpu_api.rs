@@ -1164,21 +1164,18 @@ fn grid_barrier_holds_for_every_shape_one_after_another() {
 /// parameter); then back at the place chosen. On a GPU the place was timed
 /// when the module loaded, unless `CG_GRID_BARRIER_SLOT` fixed it.
 #[test]
+#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: the grid barrier's places in L2")]
 fn grid_barrier_holds_at_every_place() {
     use cg_core::grid::layout::SLOTS;
     use cooperative_groups::testing::set_grid_barrier_slot;
     use cooperative_groups::PlaceChoice;
-    let gpu = gpu_or_return!("grid_barrier_holds_at_every_place");
-    let k = Kernels::load(&gpu).unwrap();
-    if gpu.is_simulator() {
-        assert_eq!(gpu.grid_barrier_place(), None);
-        eprintln!(
-            "{}: grid barrier places: the simulator's counters are each launch's own, with no \
-             L2 slices to choose between; run on a GPU",
-            cooperative_groups::testing::NOT_RUN_NOTICE
-        );
+    // The simulator's counters are each launch's own, with no L2 slices to
+    // choose between (host_errors' the_simulator_says_what_it_cannot_do).
+    let what = "the grid barrier's places in L2";
+    let Some(gpu) = common::real_gpu("grid_barrier_holds_at_every_place", what) else {
         return;
-    }
+    };
+    let k = Kernels::load(&gpu).unwrap();
     let place = gpu
         .grid_barrier_place()
         .expect("a module with grid barriers loaded: a place chosen");

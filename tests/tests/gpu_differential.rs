@@ -16,9 +16,10 @@
 //! counted. Each test prints, per kernel and in all, `compared N values, M
 //! differences, excluded K (by rule: ...)` (past the harness's capture),
 //! and fails on any difference, naming the kernel, group, operator, shape,
-//! thread, both values and the inputs involved. Without the twins (no
-//! `CG_TWINS_DIR`, or no `api.ptx` in it) each test says `GPU TEST NOT RUN:
-//! ...` and returns; with `CG_REQUIRE_GPU=1` that is a failure.
+//! thread, both values and the inputs involved. Without a GPU or the twins
+//! (no `CG_TWINS_DIR`, or no `api.ptx` in it) when cg-tests was built, the
+//! tests are ignored (`needs a GPU and the CUDA twins`); built with them
+//! (or with `CG_REQUIRE_GPU=1`) and run without, each fails.
 
 mod common;
 
@@ -691,6 +692,10 @@ impl Probes<'_> {
 // ---------------------------------------------------------------- queries
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn group_queries_agree_with_cuda() {
     let test = "group_queries_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -754,6 +759,10 @@ fn group_queries_agree_with_cuda() {
 // --------------------------------------------------------------- shuffles
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn shuffles_agree_with_cuda() {
     let test = "shuffles_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -849,6 +858,10 @@ fn shuffles_agree_with_cuda() {
 // ---------------------------------------------------------- votes, matches
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn votes_and_matches_agree_with_cuda() {
     let test = "votes_and_matches_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1008,6 +1021,10 @@ const FLOAT_OPS: [(u32, &str); 4] = [
 const CLOSURE: u32 = 6;
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn reduce_and_scans_agree_with_cuda_for_integers() {
     let test = "reduce_and_scans_agree_with_cuda_for_integers";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1066,6 +1083,10 @@ fn reduce_and_scans_agree_with_cuda_for_integers() {
 }
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn reduce_and_scans_agree_with_cuda_for_floats() {
     let test = "reduce_and_scans_agree_with_cuda_for_floats";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1136,6 +1157,10 @@ fn reduce_and_scans_agree_with_cuda_for_floats() {
 }
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn reduce_and_scans_agree_with_cuda_for_structs() {
     let test = "reduce_and_scans_agree_with_cuda_for_structs";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1188,6 +1213,10 @@ fn tickets_as_groups(out: &[u32]) -> Vec<u32> {
 }
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn invoke_one_agrees_with_cuda() {
     let test = "invoke_one_agrees_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1259,6 +1288,10 @@ fn invoke_one_agrees_with_cuda() {
 // ---------------------------------------------------------- full-warp ops
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn full_warp_operations_agree_with_cuda() {
     let test = "full_warp_operations_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1334,6 +1367,10 @@ fn full_warp_operations_agree_with_cuda() {
 // ------------------------------------------------------- multi-warp tiles
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn multi_warp_tiles_agree_with_cuda() {
     let test = "multi_warp_tiles_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);
@@ -1425,6 +1462,10 @@ fn multi_warp_tiles_agree_with_cuda() {
 // ------------------------------------------- grid queries, split barriers
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with CUDA"
+)]
 fn grid_queries_and_split_barriers_agree_with_cuda() {
     let test = "grid_queries_and_split_barriers_agree_with_cuda";
     let (gpu, k, twins) = open_or_return!(test);

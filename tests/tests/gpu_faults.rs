@@ -73,6 +73,10 @@ fn run_child(parent: &str, child: &str) {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn a_bounds_check_panic_names_file_line_block_and_thread() {
     run_child(
         "a_bounds_check_panic_names_file_line_block_and_thread",
@@ -81,6 +85,10 @@ fn a_bounds_check_panic_names_file_line_block_and_thread() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn a_reset_of_a_working_context_invalidates_the_old_handles_and_runs_kernels() {
     run_child(
         "a_reset_of_a_working_context_invalidates_the_old_handles_and_runs_kernels",
@@ -89,6 +97,10 @@ fn a_reset_of_a_working_context_invalidates_the_old_handles_and_runs_kernels() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn an_unwrap_of_none_names_its_line_and_thread() {
     run_child(
         "an_unwrap_of_none_names_its_line_and_thread",
@@ -97,11 +109,19 @@ fn an_unwrap_of_none_names_its_line_and_thread() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn a_failed_assert_names_its_line_and_thread() {
     run_child("a_failed_assert_names_its_line_and_thread", "child_assert");
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn when_many_threads_panic_one_whole_record_comes_back_every_time() {
     for _ in 0..3 {
         run_child(
@@ -112,11 +132,19 @@ fn when_many_threads_panic_one_whole_record_comes_back_every_time() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn a_wild_write_is_an_illegal_address() {
     run_child("a_wild_write_is_an_illegal_address", "child_wild_write");
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn a_bad_run_time_tile_size_names_the_check() {
     run_child(
         "a_bad_run_time_tile_size_names_the_check",
@@ -125,6 +153,10 @@ fn a_bad_run_time_tile_size_names_the_check() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn a_pipeline_protocol_error_names_the_check_and_the_callers_line() {
     run_child(
         "a_pipeline_protocol_error_names_the_check_and_the_callers_line",
@@ -133,6 +165,10 @@ fn a_pipeline_protocol_error_names_the_check_and_the_callers_line() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn a_short_input_for_block_rounds_reading_names_the_check() {
     run_child(
         "a_short_input_for_block_rounds_reading_names_the_check",
@@ -141,6 +177,10 @@ fn a_short_input_for_block_rounds_reading_names_the_check() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn a_reset_is_refused_while_a_kernel_still_runs() {
     run_child(
         "a_reset_is_refused_while_a_kernel_still_runs",
@@ -149,6 +189,10 @@ fn a_reset_is_refused_while_a_kernel_still_runs() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn running_out_of_device_memory_names_the_size_asked_and_the_memory_free() {
     run_child(
         "running_out_of_device_memory_names_the_size_asked_and_the_memory_free",
@@ -157,6 +201,10 @@ fn running_out_of_device_memory_names_the_size_asked_and_the_memory_free() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a kernel fault's record, the lost context, resets"
+)]
 fn ptx_the_driver_rejects_is_blamed_on_the_ptx_with_the_compilers_log() {
     run_child(
         "ptx_the_driver_rejects_is_blamed_on_the_ptx_with_the_compilers_log",

@@ -727,13 +727,12 @@ fn grid_scans_cross_the_1024_tile_level() {
 /// model). No timing: correctness at sizes where thousands of tiles wait
 /// on each other at once.
 #[test]
+#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: millions of elements")]
 fn grid_scans_of_millions_on_the_gpu() {
     let test = "grid_scans_of_millions_on_the_gpu";
-    let gpu = gpu_or_return!(test);
-    if gpu.is_simulator() {
-        eprintln!("GPU TEST NOT RUN ON THE SIMULATOR: {test}: sizes for a GPU");
+    let Some(gpu) = common::real_gpu(test, "millions of elements, sizes for a GPU") else {
         return;
-    }
+    };
     let k = Kernels::load(&gpu).unwrap();
     let mut rng = common::rng(test);
     let cfg = k
@@ -1078,13 +1077,12 @@ fn grid_histogram_counts_as_the_model() {
 /// at 2^24 (bit for bit with the model), and the `u32` and `f32`
 /// histograms at 2^24 on the same grid.
 #[test]
+#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: millions of elements")]
 fn grid_select_reduce_and_histogram_of_millions_on_the_gpu() {
     let test = "grid_select_reduce_and_histogram_of_millions_on_the_gpu";
-    let gpu = gpu_or_return!(test);
-    if gpu.is_simulator() {
-        eprintln!("GPU TEST NOT RUN ON THE SIMULATOR: {test}: sizes for a GPU");
+    let Some(gpu) = common::real_gpu(test, "millions of elements, sizes for a GPU") else {
         return;
-    }
+    };
     let k = Kernels::load(&gpu).unwrap();
     let mut rng = common::rng(test);
     // One grid for every kernel launched here: the fewest blocks any of

@@ -62,6 +62,9 @@ use cooperative_groups::{DeviceBuffer, Function, Gpu, LaunchConfig, LaunchKind, 
 use rand::rngs::StdRng;
 use rand::Rng;
 
+/// What the tests without a simulator side need a GPU for.
+const NVCC: &str = "a comparison with nvcc's math functions on the GPU";
+
 /// Inputs per launch of the exhaustive sweep.
 const CHUNK: usize = 1 << 28;
 /// Inputs of the sampled tests.
@@ -504,6 +507,10 @@ impl Setting {
 }
 
 #[test]
+#[cfg_attr(
+    all(not(cg_no_gpu), cg_no_twins),
+    ignore = "needs the CUDA twins on a GPU: a comparison with nvcc's functions"
+)]
 fn f32_functions_of_one_argument_equal_nvccs_on_every_input() {
     let test = "f32_functions_of_one_argument_equal_nvccs_on_every_input";
     let gpu = gpu_or_return!(test);
@@ -542,13 +549,16 @@ fn f32_functions_of_one_argument_equal_nvccs_on_every_input() {
 }
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with nvcc's functions"
+)]
 fn f64_functions_of_one_argument_equal_nvccs_on_samples() {
     let test = "f64_functions_of_one_argument_equal_nvccs_on_samples";
-    let gpu = gpu_or_return!(test);
-    if gpu.is_simulator() {
-        // The simulator's run is in the f32 test.
+    // The simulator's run is in the f32 test.
+    let Some(gpu) = common::real_gpu(test, NVCC) else {
         return;
-    }
+    };
     let k = Kernels::load(&gpu).unwrap();
     let Some(settings) = settings(&gpu, &k, test) else {
         return;
@@ -599,13 +609,16 @@ fn pairs<T: Copy>(
 }
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with nvcc's functions"
+)]
 fn functions_of_two_arguments_equal_nvccs_on_samples() {
     let test = "functions_of_two_arguments_equal_nvccs_on_samples";
-    let gpu = gpu_or_return!(test);
-    if gpu.is_simulator() {
-        // The simulator's run is in the f32 test.
+    // The simulator's run is in the f32 test.
+    let Some(gpu) = common::real_gpu(test, NVCC) else {
         return;
-    }
+    };
     let k = Kernels::load(&gpu).unwrap();
     let Some(settings) = settings(&gpu, &k, test) else {
         return;
@@ -667,13 +680,16 @@ fn functions_of_two_arguments_equal_nvccs_on_samples() {
 }
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with nvcc's functions"
+)]
 fn conversions_of_32_bit_inputs_equal_nvccs_on_every_input() {
     let test = "conversions_of_32_bit_inputs_equal_nvccs_on_every_input";
-    let gpu = gpu_or_return!(test);
-    if gpu.is_simulator() {
-        // The simulator's run is in the f32 test.
+    // The simulator's run is in the f32 test.
+    let Some(gpu) = common::real_gpu(test, NVCC) else {
         return;
-    }
+    };
     let k = Kernels::load(&gpu).unwrap();
     let Some(settings) = settings(&gpu, &k, test) else {
         return;
@@ -702,13 +718,16 @@ fn conversions_of_32_bit_inputs_equal_nvccs_on_every_input() {
 }
 
 #[test]
+#[cfg_attr(
+    any(cg_no_gpu, cg_no_twins),
+    ignore = "needs a GPU and the CUDA twins: a comparison with nvcc's functions"
+)]
 fn conversions_of_64_bit_inputs_equal_nvccs_on_samples() {
     let test = "conversions_of_64_bit_inputs_equal_nvccs_on_samples";
-    let gpu = gpu_or_return!(test);
-    if gpu.is_simulator() {
-        // The simulator's run is in the f32 test.
+    // The simulator's run is in the f32 test.
+    let Some(gpu) = common::real_gpu(test, NVCC) else {
         return;
-    }
+    };
     let k = Kernels::load(&gpu).unwrap();
     let Some(settings) = settings(&gpu, &k, test) else {
         return;
@@ -871,6 +890,10 @@ fn halves_on_the_simulator(gpu: &Gpu, k: &Kernels, test: &str, halves: bool) {
 }
 
 #[test]
+#[cfg_attr(
+    all(not(cg_no_gpu), cg_no_twins),
+    ignore = "needs the CUDA twins on a GPU: a comparison with nvcc's functions"
+)]
 fn halves_to_integers_equal_nvccs_on_every_half() {
     let test = "halves_to_integers_equal_nvccs_on_every_half";
     let gpu = gpu_or_return!(test);
@@ -904,6 +927,10 @@ fn halves_to_integers_equal_nvccs_on_every_half() {
 }
 
 #[test]
+#[cfg_attr(
+    all(not(cg_no_gpu), cg_no_twins),
+    ignore = "needs the CUDA twins on a GPU: a comparison with nvcc's functions"
+)]
 fn integers_to_halves_equal_nvccs_on_samples() {
     let test = "integers_to_halves_equal_nvccs_on_samples";
     let gpu = gpu_or_return!(test);

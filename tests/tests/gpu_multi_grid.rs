@@ -136,6 +136,7 @@ fn ranks_and_markers(test: &str, n: usize) {
 }
 
 #[test]
+#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: a multi-grid launch")]
 fn a_multi_grid_of_one_gpu_has_its_ranks_and_orders_its_markers() {
     ranks_and_markers(
         "a_multi_grid_of_one_gpu_has_its_ranks_and_orders_its_markers",
@@ -144,6 +145,10 @@ fn a_multi_grid_of_one_gpu_has_its_ranks_and_orders_its_markers() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_second_gpu,
+    ignore = "needs two GPUs: a multi-grid launch across GPUs"
+)]
 fn two_gpus_see_each_others_markers_after_every_barrier() {
     ranks_and_markers("two_gpus_see_each_others_markers_after_every_barrier", 2);
 }
@@ -296,6 +301,7 @@ fn buffers_dropped_in_the_closure(test: &str, n: usize) {
 }
 
 #[test]
+#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: a multi-grid launch")]
 fn a_buffer_dropped_after_it_is_given_to_a_grid_outlives_the_grid() {
     buffers_dropped_in_the_closure(
         "a_buffer_dropped_after_it_is_given_to_a_grid_outlives_the_grid",
@@ -304,6 +310,10 @@ fn a_buffer_dropped_after_it_is_given_to_a_grid_outlives_the_grid() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_second_gpu,
+    ignore = "needs two GPUs: a multi-grid launch across GPUs"
+)]
 fn buffers_dropped_after_they_are_given_to_two_grids_outlive_the_grids() {
     buffers_dropped_in_the_closure(
         "buffers_dropped_after_they_are_given_to_two_grids_outlive_the_grids",
@@ -312,6 +322,7 @@ fn buffers_dropped_after_they_are_given_to_two_grids_outlive_the_grids() {
 }
 
 #[test]
+#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: a multi-grid launch")]
 fn a_set_refuses_a_bad_multi_grid_launch_before_any_grid_starts() {
     refusals(
         "a_set_refuses_a_bad_multi_grid_launch_before_any_grid_starts",
@@ -320,6 +331,10 @@ fn a_set_refuses_a_bad_multi_grid_launch_before_any_grid_starts() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_second_gpu,
+    ignore = "needs two GPUs: a multi-grid launch across GPUs"
+)]
 fn a_set_of_two_refuses_mismatched_grids() {
     refusals("a_set_of_two_refuses_mismatched_grids", 2);
 }

@@ -12,6 +12,7 @@ use cooperative_groups::{Error, Gpu, GpuSet, LaunchConfig};
 const POISON: u32 = 0xDEAD_BEEF;
 
 #[test]
+#[cfg_attr(cg_no_second_gpu, ignore = "needs two GPUs: peer access")]
 fn a_buffer_of_another_gpu_is_refused_until_a_set_enables_peer_access() {
     let test = "a_buffer_of_another_gpu_is_refused_until_a_set_enables_peer_access";
     if !has_gpus_for_test(test, 2) {

@@ -55,6 +55,7 @@ fn gpu0(set: &GpuSet) -> &Gpu {
 }
 
 #[test]
+#[cfg_attr(cg_no_second_gpu, ignore = "needs two GPUs: waits across GPUs")]
 fn to_vec_waits_for_another_gpus_kernel_that_writes_the_buffer() {
     let Some((set, k)) = open("to_vec_waits_for_another_gpus_kernel_that_writes_the_buffer") else {
         return;
@@ -76,6 +77,7 @@ fn to_vec_waits_for_another_gpus_kernel_that_writes_the_buffer() {
 }
 
 #[test]
+#[cfg_attr(cg_no_second_gpu, ignore = "needs two GPUs: waits across GPUs")]
 fn host_writes_wait_for_another_gpus_kernel_that_writes_the_buffer() {
     let Some((set, k)) = open("host_writes_wait_for_another_gpus_kernel_that_writes_the_buffer")
     else {
@@ -96,6 +98,7 @@ fn host_writes_wait_for_another_gpus_kernel_that_writes_the_buffer() {
 }
 
 #[test]
+#[cfg_attr(cg_no_second_gpu, ignore = "needs two GPUs: waits across GPUs")]
 fn a_kernel_reads_a_buffer_after_another_gpus_kernel_wrote_it() {
     let Some((set, k)) = open("a_kernel_reads_a_buffer_after_another_gpus_kernel_wrote_it") else {
         return;
@@ -119,6 +122,7 @@ fn a_kernel_reads_a_buffer_after_another_gpus_kernel_wrote_it() {
 }
 
 #[test]
+#[cfg_attr(cg_no_second_gpu, ignore = "needs two GPUs: waits across GPUs")]
 fn a_buffer_dropped_under_another_gpus_kernel_is_freed_after_it() {
     let Some((set, k)) = open("a_buffer_dropped_under_another_gpus_kernel_is_freed_after_it")
     else {

@@ -26,6 +26,7 @@ fn no_driver_is_a_clear_error() {
 }
 
 #[test]
+#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: the CUDA driver's answers")]
 fn a_device_ordinal_past_the_last_is_refused() {
     let Some(_gpu) = common::real_gpu("a_device_ordinal_past_the_last_is_refused", DRIVER) else {
         return;
@@ -49,6 +50,7 @@ fn child_no_visible_device() {
 }
 
 #[test]
+#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: the CUDA driver's answers")]
 fn no_visible_device_is_a_clear_error() {
     let Some(_gpu) = common::real_gpu("no_visible_device_is_a_clear_error", DRIVER) else {
         return;
@@ -77,6 +79,7 @@ static NEWER_ONLY: PtxSet = PtxSet::new(&[Ptx {
 }]);
 
 #[test]
+#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: the CUDA driver's answers")]
 fn ptx_for_a_newer_architecture_is_refused() {
     let Some(gpu) = common::real_gpu("ptx_for_a_newer_architecture_is_refused", DRIVER) else {
         return;
@@ -96,6 +99,7 @@ fn ptx_for_a_newer_architecture_is_refused() {
 }
 
 #[test]
+#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: the CUDA driver's answers")]
 fn a_ptx_isa_newer_than_the_driver_is_a_clear_error() {
     let Some(gpu) = common::real_gpu("a_ptx_isa_newer_than_the_driver_is_a_clear_error", DRIVER)
     else {
@@ -124,8 +128,8 @@ fn a_ptx_isa_newer_than_the_driver_is_a_clear_error() {
     assert!(e.to_string().contains("needs a newer driver"), "{e}");
 }
 
-/// The simulator refuses what only a GPU has, a kernel crate that is not
-/// linked in, a buffer of another device and a cooperative grid past its
+/// The simulator refuses what only a GPU has (and has no place of the grid
+/// barrier's counters to choose), a kernel crate that is not linked in, a buffer of another device and a cooperative grid past its
 /// SMs, each naming the cause and what to do; a kernel fault leaves it
 /// usable.
 #[test]
@@ -139,6 +143,10 @@ fn the_simulator_says_what_it_cannot_do() {
     assert!(e.to_string().contains("needs a CUDA device"), "{e}");
     let e = sim.capture(|| Ok(())).err().expect("no graphs");
     assert!(matches!(e, Error::NeedsGpu { .. }), "{e}");
+    // No place of the grid barrier's counters to choose, even with grid
+    // barriers loaded: the simulator's counters are each launch's own.
+    let _kernels = cg_tests::kernels::Kernels::load(&sim).unwrap();
+    assert_eq!(sim.grid_barrier_place(), None);
 
     // A set naming a kernel crate this program does not link.
     let elsewhere = PtxSet::of_crate("not_linked_kernels", PTX.modules());
@@ -207,7 +215,7 @@ fn the_simulator_says_what_it_cannot_do() {
 #[test]
 fn a_grid_1d_kernel_refuses_a_grid_of_several_rows() {
     let mut gpus = vec![Gpu::simulator()];
-    if let Some(gpu) = common::real_gpu("a_grid_1d_kernel_refuses_a_grid_of_several_rows", DRIVER) {
+    if let Some(gpu) = common::gpu_part("a_grid_1d_kernel_refuses_a_grid_of_several_rows", DRIVER) {
         gpus.push(gpu);
     }
     for gpu in gpus {
@@ -247,7 +255,7 @@ fn a_kernel_with_a_block_size_refuses_every_other_block() {
     assert_eq!(ProbeBlockSize::BLOCK_SHAPE, Some([16, 4, 2]));
     assert_eq!(cg_tests::kernels::ProbeGroups::BLOCK_SHAPE, None);
     let mut gpus = vec![Gpu::simulator()];
-    if let Some(gpu) = common::real_gpu(
+    if let Some(gpu) = common::gpu_part(
         "a_kernel_with_a_block_size_refuses_every_other_block",
         DRIVER,
     ) {
@@ -322,7 +330,7 @@ fn a_kernel_with_launch_bounds_refuses_larger_blocks() {
     assert_eq!(ProbeLaunchBounds::MAX_BLOCK_THREADS, Some(96));
     assert_eq!(cg_tests::kernels::ProbeGroups::MAX_BLOCK_THREADS, None);
     let mut gpus = vec![Gpu::simulator()];
-    if let Some(gpu) = common::real_gpu("a_kernel_with_launch_bounds_refuses_larger_blocks", DRIVER)
+    if let Some(gpu) = common::gpu_part("a_kernel_with_launch_bounds_refuses_larger_blocks", DRIVER)
     {
         gpus.push(gpu);
     }

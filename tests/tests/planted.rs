@@ -86,6 +86,10 @@ fn child_planted_deadlock() {
 }
 
 #[test]
+#[cfg_attr(
+    cg_no_gpu,
+    ignore = "needs a GPU: a hung kernel caught by the host's deadline"
+)]
 fn a_planted_deadlock_is_caught_by_the_deadline() {
     // The kernel spins on a plain volatile load, which the simulator cannot
     // tell from work (it would spin for ever there).

@@ -33,13 +33,56 @@ fn with_deadline(g: Gpu) -> Option<Gpu> {
     Some(g)
 }
 
+/// Whether the build found a GPU (or `CG_REQUIRE_GPU=1` asked for one):
+/// then the tests that need a GPU are not ignored (`tests/skips.rs`), and
+/// none may pass without one.
+pub const BUILT_FOR_A_GPU: bool = !cfg!(cg_no_gpu);
+
+/// Whether the build found the CUDA twins too (or was asked for them), so
+/// that the tests that compare with them are not ignored.
+pub const BUILT_FOR_TWINS: bool = BUILT_FOR_A_GPU && !cfg!(cg_no_twins);
+
 /// The GPU for a test of what only a GPU has (`what`: the fault record and
 /// the lost context, the driver's answers, a comparison with the
-/// simulator), never the simulator: `None` after the notice `GPU TEST NOT
-/// RUN` where there is no GPU.
+/// simulator), never the simulator. Such a test is ignored where the
+/// build found no GPU (`#[cfg_attr(cg_no_gpu, ignore = "needs a GPU: ..")]`);
+/// run without one all the same, it fails, unless `CG_DEVICE=sim` asks
+/// for the simulator: then `None` after the notice `GPU TEST NOT RUN`.
 pub fn real_gpu(test: &str, what: &str) -> Option<Gpu> {
-    let g = cooperative_groups::testing::gpu_only_for_test(test, what)?;
-    with_deadline(g)
+    match cooperative_groups::testing::gpu_only_for_test(test, what) {
+        Some(g) => with_deadline(g),
+        None => {
+            assert!(
+                !BUILT_FOR_A_GPU || simulator_asked(),
+                "`{test}` was built where there was a GPU (or with {REQUIRE_GPU_VAR}=1), so it \
+                 is not ignored, but there is none now: build it again here (cargo test \
+                 probes again when {REQUIRE_GPU_VAR}, CG_DEVICE or CUDA_VISIBLE_DEVICES \
+                 changes), or set CG_DEVICE=sim"
+            );
+            None
+        }
+    }
+}
+
+/// The GPU for the part of a test that compares with the GPU (`what`),
+/// where the rest runs on the simulator: as [`real_gpu`] where the build
+/// found a GPU; where it found none, `None` after the notice `GPU TEST ON
+/// THE SIMULATOR` (the test ran on the simulator alone).
+pub fn gpu_part(test: &str, what: &str) -> Option<Gpu> {
+    if BUILT_FOR_A_GPU {
+        return real_gpu(test, what);
+    }
+    let line = format!(
+        "{}: {test}: on the simulator alone, without its GPU part ({what})\n",
+        cooperative_groups::testing::ON_SIMULATOR_NOTICE
+    );
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    None
+}
+
+/// Whether `CG_DEVICE=sim` asks for the simulator.
+fn simulator_asked() -> bool {
+    std::env::var(cooperative_groups::testing::DEVICE_VAR).as_deref() == Ok("sim")
 }
 
 /// The default deadline of every wait in a GPU test (sanitizers make
@@ -75,9 +118,10 @@ macro_rules! gpu_or_return {
 /// `$CG_TWINS_DIR/{file}`, the nvcc-built CUDA C++ twins (gpu-run's twins
 /// step builds tests/twins/*.cu there), or `None` after the line
 /// `{notice}: {test}: no CUDA twins (...)` on stderr; with
-/// `CG_REQUIRE_GPU=1` missing twins fail the test, since CUDA is the judge.
-/// `notice` says what the test does without them (`GPU TEST NOT RUN` when
-/// it returns).
+/// `CG_REQUIRE_GPU=1`, or where the build found the twins (the tests that
+/// need them are then not ignored), missing twins fail the test, since
+/// CUDA is the judge. `notice` says what the test does without them (`GPU
+/// TEST NOT RUN` when it returns).
 pub fn twins_path(test: &str, file: &str, notice: &str) -> Option<std::path::PathBuf> {
     let found = std::env::var_os("CG_TWINS_DIR")
         .map(|dir| std::path::Path::new(&dir).join(file))
@@ -90,6 +134,12 @@ pub fn twins_path(test: &str, file: &str, notice: &str) -> Option<std::path::Pat
         );
         if std::env::var(REQUIRE_GPU_VAR).as_deref() == Ok("1") {
             panic!("{REQUIRE_GPU_VAR}=1 but {why}");
+        }
+        if BUILT_FOR_TWINS {
+            panic!(
+                "built where there were twins (or with {REQUIRE_GPU_VAR}=1), but {why}: build \
+                 again with CG_TWINS_DIR as it is now"
+            );
         }
         // One write of the whole line, which scripts count.
         let _ = std::io::stderr().write_all(format!("{notice}: {why}\n").as_bytes());
