@@ -925,26 +925,26 @@ impl SelectLayout {
     #[inline(always)]
     fn load<T: Pod>(self, input: &[T], tile: usize, x: &mut [T; MAX_ITEMS]) -> u32 {
         let items = self.items;
-        if !self.striped {
-            let present = thread_items(input, tile + self.rank * items, items, x);
-            return (1 << present) - 1;
-        }
-        let lane = self.rank % 32;
-        let at = tile + (self.rank - lane) * items;
-        // A whole part as one bounds check and loads at constant offsets
-        // (the stride a variable, ptxas kept each load's address in
-        // registers: 96 where the selection had 70).
-        if let Some(part) = input.get(at..at.saturating_add(32 * items)) {
-            unrolled(items, |j| x[j] = part[j * 32 + lane]);
-            return (1 << items) - 1;
-        }
         let mut present = 0;
-        unrolled(items, |j| {
-            if let Some(&v) = input.get(at.saturating_add(j * 32 + lane)) {
+        let mut take = |j: usize, i: usize| {
+            if let Some(&v) = input.get(i) {
                 x[j] = v;
                 present |= 1 << j;
             }
-        });
+        };
+        // Each path's loads at constant offsets from one address (with
+        // the stride a variable, ptxas kept each load's address in
+        // registers: 96 where the selection had 70), and each load
+        // checked alone, so that the two paths together stay within the
+        // kernels' 64 registers.
+        if self.striped {
+            let lane = self.rank % 32;
+            let at = tile + (self.rank - lane) * items + lane;
+            unrolled(items, |j| take(j, at.saturating_add(32 * j)));
+        } else {
+            let at = tile + self.rank * items;
+            unrolled(items, |j| take(j, at.saturating_add(j)));
+        }
         present
     }
 }
@@ -955,8 +955,7 @@ struct Kept<'x, T> {
     x: &'x [T; MAX_ITEMS],
     keep: u32,
     items: usize,
-    /// The output's length and first element.
-    room: usize,
+    /// The output's first element.
     dst: *mut T,
     site: Site,
 }
@@ -969,22 +968,15 @@ impl<T: Pod> Kept<'_, T> {
     /// (`ballot`), so that each row's stores are consecutive.
     #[inline(always)]
     fn write_rows(&self, warp: &ThreadBlockTile<32>, first: u32) {
-        let mut rows = [0u32; MAX_ITEMS];
-        let mut count = 0u32;
-        unrolled(self.items, |j| {
-            rows[j] = warp.ballot(self.keep & (1 << j) != 0);
-            count += rows[j].count_ones();
-        });
-        // The warp's places: one check for all of them (`first + count`
-        // is at most the selection's count, a `u32`).
-        self.check(first + count);
         let below = (1u32 << warp.thread_rank()) - 1;
         let mut to = first;
         unrolled(self.items, |j| {
-            if self.keep & (1 << j) != 0 {
-                self.put(to + (rows[j] & below).count_ones(), j);
+            let kept = self.keep & (1 << j) != 0;
+            let row = warp.ballot(kept);
+            if kept {
+                self.put(to + (row & below).count_ones(), j);
             }
-            to += rows[j].count_ones();
+            to += row.count_ones();
         });
     }
 
@@ -992,7 +984,6 @@ impl<T: Pod> Kept<'_, T> {
     /// `first`.
     #[inline(always)]
     fn write_run(&self, first: u32) {
-        self.check(first + self.keep.count_ones());
         let mut to = first;
         unrolled(self.items, |j| {
             if self.keep & (1 << j) != 0 {
@@ -1002,22 +993,16 @@ impl<T: Pod> Kept<'_, T> {
         });
     }
 
-    /// Whether the places below `end` are in the output.
-    #[inline(always)]
-    fn check(&self, end: u32) {
-        fault::check(
-            end as usize <= self.room,
-            "grid_select: the output is shorter than the selection",
-        );
-    }
-
-    /// `x[j]` to place `to`, below the end [`check`](Self::check)ed.
+    /// `x[j]` to place `to`, one of the tile's places, which
+    /// `grid_select` checked are below `room`.
     #[inline(always)]
     fn put(&self, to: u32, j: usize) {
         let to = to as usize;
         self.site.exclusive(self.dst.wrapping_add(to));
-        // SAFETY: `to` is below the end checked, at most `room`, the
-        // output's length, so in its allocation; the places are the kept
+        // SAFETY: `to` is one of the tile's places, below the tile's
+        // prefix plus its count, at most `room` (checked in
+        // `grid_select`), the output's length, so in its allocation; the
+        // places are the kept
         // elements' ranks in element order (an exclusive scan of the kept
         // counts), so each is written by one thread once; the output is
         // this kernel's alone (an `Output` parameter), `&mut` in
@@ -1309,11 +1294,16 @@ pub fn grid_select<'a, T: Pod>(
             // In `u32`: every place is below the count, at most
             // `u32::MAX` (checked above).
             let first = prefix.unwrap_or(0);
+            // The tile's places, `first..first + total`: one check for
+            // all of them, the same in every thread.
+            fault::check(
+                (first + l.total) as usize <= room,
+                "grid_select: the output is shorter than the selection",
+            );
             let kept = Kept {
                 x: &x,
                 keep: l.keep,
                 items,
-                room,
                 dst,
                 site,
             };

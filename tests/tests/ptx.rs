@@ -572,7 +572,7 @@ fn launch_kinds_follow_the_kernel_declarations() {
 /// every module, and `#[kernel(block_size(16, 4, 2))]` as `.reqntid 16, 4,
 /// 2`; no other entry point of any module has a bound but the Jacobi
 /// sample that sweeps in shared memory (`launch_bounds(1024, 1)`), the
-/// primitives' scans and the one-pass prefix-sum sample
+/// primitives' scans and selections and the one-pass prefix-sum sample
 /// (`launch_bounds(256, 4)`: four blocks an SM) and the samples' block
 /// reductions for blocks of 256
 /// (`block_size(256)`: all but the seed's three).
@@ -590,11 +590,13 @@ fn launch_bounds_are_ptx_directives_of_their_entry_point_only() {
         let module = Module::parse(m.source);
         for e in module.entries() {
             // The probe, the Jacobi sample in shared memory, the one-pass
-            // prefix sum and the primitives' scans declare both bounds.
+            // prefix sum and the primitives' scans and selections declare
+            // both bounds.
             let both = matches!(
                 e.name,
                 "probe_launch_bounds" | "jacobi_in_shared" | "grid_prefix_sum_one_pass"
-            ) || (is_primitives(m) && e.name.starts_with("exclusive_sum_"));
+            ) || (is_primitives(m)
+                && (e.name.starts_with("exclusive_sum_") || e.name.starts_with("select_")));
             let want: &[&str] = match e.name {
                 _ if both => &[".maxntid", ".minnctapersm"],
                 "probe_block_size" => &[".reqntid"],

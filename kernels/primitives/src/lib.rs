@@ -58,11 +58,9 @@ macro_rules! sum {
 macro_rules! select {
     ($name:ident, $t:ty) => {
         #[doc = concat!("Stream compaction of `", stringify!($t), "` values by a comparison.")]
-        // No register bound: held to 64 (four blocks an SM, as the
-        // scans), ptxas spills one (the block's rank, across the tile
-        // loop), which the offline `ptx` test refuses. Free, it takes 70:
-        // three blocks an SM.
-        #[kernel(cooperative)]
+        // At most 64 registers, four blocks of 256 an SM, as the scans
+        // (free, it took 70 to 80: three).
+        #[kernel(cooperative, launch_bounds(256, 4))]
         pub fn $name(
             input: &[$t],
             mut out: Output<$t, Selection>,
