@@ -52,7 +52,9 @@
 //! compute them (the tests do). It is not CUB's order, which depends on
 //! timing. A tile waits only for the aggregates of its own windows and for
 //! one `Q`, so the chain of waits that crosses the array has one link per
-//! 1024 tiles.
+//! 1024 tiles. Warp 0 polls all of a tile's slots in one loop (each lane
+//! its slot of level 0 and of level 1, lane 31 `Q`), so a look-back whose
+//! slots are all there costs one round trip to L2, not one a level.
 //!
 //! The scans take each tile in two steps, one of the block's tiles apart:
 //! a step reads a tile and publishes its aggregate (and, for a tile
@@ -422,7 +424,13 @@ impl<'s, 'a, T: Pod> Ladder<'s, 'a, T> {
     /// Slot `i` of `level`, when this call has published it.
     #[inline(always)]
     fn poll(&self, level: usize, i: usize) -> Option<T> {
-        let at = self.slot(level, i);
+        self.poll_at(self.slot(level, i))
+    }
+
+    /// The slot whose first word is `at`, when this call has published
+    /// it.
+    #[inline(always)]
+    fn poll_at(&self, at: usize) -> Option<T> {
         let mut value = T::zeroed();
         if packed::<T>() {
             let word = self.words.at(at).load(Ordering::Relaxed);
@@ -519,6 +527,73 @@ fn window_scan<T: Pod, Op: Operator<T>>(
     (Some(before), through)
 }
 
+/// The slots a look-back reads, each by its own lane of warp 0, all
+/// polled in one loop: level 0's slots `32 w + lane` for lanes below
+/// `n`, level 1's `32 k + lane` for lanes below `m`, and `Q[k - 1]` in
+/// lane 31 (which has no slot of level 1: `m < 32`) when `k > 0`, for
+/// the tile at `p` (`n` is `l`, or `l + 1` for a total through it).
+/// When every slot is there, that is one round trip to L2, where waiting
+/// level by level took one a level. Every lane; a lane without a slot of
+/// a level gets `None` there.
+#[inline(always)]
+fn gather<T: Pod>(
+    warp: &ThreadBlockTile<32>,
+    ladder: &Ladder<'_, '_, T>,
+    p: Place,
+    n: usize,
+) -> [Option<T>; 2] {
+    let lane = warp.thread_rank() as usize;
+    let q = lane == WINDOW - 1;
+    let (want0, want1) = (lane < n, lane < p.m || (q && p.k > 0));
+    // The word, not the level, chosen: a level chosen at run time is
+    // a variable index into the ladder's `levels`, which ptxas put in
+    // local memory.
+    let at1 = if q {
+        ladder.slot(2, p.k.wrapping_sub(1))
+    } else {
+        ladder.slot(1, p.k * WINDOW + lane)
+    };
+    let (mut got0, mut got1) = (None, None);
+    loop {
+        if want0 && got0.is_none() {
+            got0 = ladder.poll(0, p.w * WINDOW + lane);
+        }
+        if want1 && got1.is_none() {
+            got1 = ladder.poll_at(at1);
+        }
+        if (!want0 || got0.is_some()) && (!want1 || got1.is_some()) {
+            return [got0, got1];
+        }
+    }
+}
+
+/// [`window_scan`] of slots already [`gather`]ed (`got`, lanes below
+/// `n`).
+#[inline(always)]
+fn scan_window<T: Pod, Op: Operator<T>>(
+    warp: &ThreadBlockTile<32>,
+    got: Option<T>,
+    n: usize,
+    own: Option<T>,
+    op: &Op,
+) -> (Option<T>, Option<T>) {
+    if n == 0 {
+        return (None, own);
+    }
+    let lane = warp.thread_rank() as usize;
+    let v = if lane < n { got } else { own }.unwrap_or_else(T::zeroed);
+    let scan = inclusive_scan(warp, v, RankOrder(op));
+    let before = warp.shfl(scan, (n - 1) as u32);
+    let through = own.map(|_| warp.shfl(scan, n as u32));
+    (Some(before), through)
+}
+
+/// `Q[k - 1]` from lane 31's [`gather`] to every lane, when `k > 0`.
+#[inline(always)]
+fn q_before<T: Pod>(warp: &ThreadBlockTile<32>, k: usize, got: Option<T>) -> Option<T> {
+    (k > 0).then(|| warp.shfl(got.unwrap_or_else(T::zeroed), WINDOW as u32 - 1))
+}
+
 /// Tile `t = 1024 k + 32 m + l` split into its places in the windows.
 #[derive(Clone, Copy)]
 struct Place {
@@ -541,13 +616,6 @@ impl Place {
     }
 }
 
-/// `Q[k - 1]`, the prefix through the 1024-tile windows before `k`, when
-/// `k > 0`.
-#[inline(always)]
-fn prefix_before<T: Pod>(ladder: &Ladder<'_, '_, T>, k: usize) -> Option<T> {
-    (k > 0).then(|| ladder.wait(2, k - 1))
-}
-
 /// Tile `t`'s exclusive prefix (`None` for tile 0), after its aggregate
 /// `agg` is published, with its duties: the tile closing a window of 32
 /// publishes the window's aggregate (unless `window_published`: done by
@@ -566,13 +634,14 @@ fn tile_prefix<T: Pod, Op: Operator<T>>(
     let lead = warp.thread_rank() == 0;
     let closes_32 = l == WINDOW - 1;
     let closes_1024 = closes_32 && m == WINDOW - 1;
-    let (s1, a1) = window_scan(warp, ladder, 0, w, l, closes_32.then_some(agg), op);
+    let [g0, g1] = gather(warp, ladder, Place { l, w, m, k }, l);
+    let (s1, a1) = scan_window(warp, g0, l, closes_32.then_some(agg), op);
     if let (Some(a1), true, false) = (a1, lead, window_published) {
         ladder.publish(1, w, a1);
     }
     let own = if closes_1024 { a1 } else { None };
-    let (s2, a2) = window_scan(warp, ladder, 1, k, m, own, op);
-    let q = prefix_before(ladder, k);
+    let (s2, a2) = scan_window(warp, g1, m, own, op);
+    let q = q_before(warp, k, g1);
     if let (Some(a2), true) = (a2, lead) {
         ladder.publish(2, k, then(op, q, Some(a2)).unwrap_or(a2));
     }
@@ -615,10 +684,11 @@ fn ladder_total<T: Pod, Op: Operator<T>>(
     tiles: usize,
     op: &Op,
 ) -> T {
-    let Place { l, w, m, k } = Place::of(tiles - 1);
-    let (s1, _) = window_scan(warp, ladder, 0, w, l + 1, None, op);
-    let (s2, _) = window_scan(warp, ladder, 1, k, m, None, op);
-    let q = prefix_before(ladder, k);
+    let p = Place::of(tiles - 1);
+    let [g0, g1] = gather(warp, ladder, p, p.l + 1);
+    let (s1, _) = scan_window(warp, g0, p.l + 1, None, op);
+    let (s2, _) = scan_window(warp, g1, p.m, None, op);
+    let q = q_before(warp, p.k, g1);
     let total = then(op, then(op, q, s2), s1);
     // `s1` is there: the window scan covers at least the last tile.
     total.unwrap_or_else(T::zeroed)
