@@ -137,7 +137,7 @@ use crate::shared::SharedArray;
 use crate::tile::{tiled_partition, ThreadBlockTile};
 use crate::uniform::Uniform;
 use crate::unrolled::unrolled;
-use crate::vector::{quads, quads_mut, Vec4};
+use crate::vector::{quads, quads_mut, split_quads, Vec4};
 use bytemuck::Pod;
 use core::marker::PhantomData;
 use core::mem::size_of;
@@ -895,23 +895,6 @@ pub fn grid_reduce_slice<T: Pod, Op: Operator<T>>(
     let pair = |a: usize| op.apply(acc[a], acc[a + 1]);
     let own = op.apply(op.apply(pair(0), pair(2)), op.apply(pair(4), pair(6)));
     grid_reduce(grid, scratch, own, op)
-}
-
-/// A slice's head, 16-byte groups and tail ([`split_quads`]).
-type Quads<'a, T> = (&'a [T], &'a [Vec4<u32>], &'a [T]);
-
-/// `input` of 4-byte values split at 16-byte boundaries: the elements
-/// before the first, the 16-byte groups, the elements after the last
-/// (`None` for values of another size).
-#[inline(always)]
-fn split_quads<T: Pod>(input: &[T]) -> Option<Quads<'_, T>> {
-    let words = bytemuck::try_cast_slice::<T, u32>(input).ok()?;
-    let (head, groups, tail) = bytemuck::pod_align_to::<u32, Vec4<u32>>(words);
-    Some((
-        bytemuck::cast_slice(head),
-        groups,
-        bytemuck::cast_slice(tail),
-    ))
 }
 
 /// The elements of `input[at..at + items]` that exist into `x[..items]`

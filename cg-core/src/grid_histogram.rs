@@ -22,9 +22,12 @@ use crate::fault;
 use crate::grid::GridGroup;
 use crate::group::GroupSync;
 use crate::shared::SharedSlice;
+use crate::vector::{split_quads, Vec4};
 use bytemuck::Pod;
 
-/// Samples a thread loads before it counts them: loads in flight.
+/// Loads a thread has in flight before it counts their samples: four
+/// samples, or for 4-byte samples four 16-byte groups of four (64 bytes,
+/// as CUB's `DeviceHistogram`).
 const IN_FLIGHT: usize = 4;
 
 /// `bins` bins of equal width over `[lower, upper)` (CUB's `num_levels`
@@ -207,24 +210,27 @@ pub fn grid_histogram<T: Sample>(
             unsafe { block_bins.atomic_unchecked(b as usize) }.add(1, Ordering::Relaxed);
         }
     };
-    let n = input.len();
-    // Clamped, `i + 3 * step` cannot wrap, so the loop's test bounds every
-    // load (a stride of `n` or more gives each thread one sample at most).
-    let step = (grid.num_threads() as usize).min(n.max(1));
-    let mut i = grid.thread_rank() as usize;
-    while i + (IN_FLIGHT - 1) * step < n {
-        let x = [
-            input[i],
-            input[i + step],
-            input[i + 2 * step],
-            input[i + 3 * step],
-        ];
-        x.into_iter().for_each(count);
-        i += IN_FLIGHT * step;
-    }
-    while i < n {
-        count(input[i]);
-        i += step;
+    let (g, threads) = (grid.thread_rank() as usize, grid.num_threads() as usize);
+    match split_quads(input) {
+        Some((head, groups, tail)) => {
+            if let Some(&x) = head.get(g) {
+                count(x);
+            }
+            let group = |q: Vec4<u32>| {
+                // Each word by name: an array iterator over the group (or
+                // over the loads) kept them in local memory for `u32`.
+                let [a, b, c, d] = q.0;
+                count(bytemuck::cast(a));
+                count(bytemuck::cast(b));
+                count(bytemuck::cast(c));
+                count(bytemuck::cast(d));
+            };
+            grid_stride_in_flight(groups, g, threads, group);
+            if let Some(&x) = tail.get(g) {
+                count(x);
+            }
+        }
+        None => grid_stride_in_flight(input, g, threads, count),
     }
     block.sync();
     for b in block.stride(nbins) {
@@ -232,6 +238,35 @@ pub fn grid_histogram<T: Sample>(
         if c != 0 {
             bins.at(b).add(c, Ordering::Relaxed);
         }
+    }
+}
+
+/// `f` of every element `g + k S` of `values` (`S`, `threads`
+/// clamped to the length), [`IN_FLIGHT`] loads at a time.
+#[inline(always)]
+fn grid_stride_in_flight<V: Copy>(values: &[V], g: usize, threads: usize, f: impl Fn(V)) {
+    let n = values.len();
+    // Clamped, `i + 3 * step` cannot wrap, so the loop's test bounds every
+    // load (a stride of `n` or more gives each thread one value at most).
+    let step = threads.min(n.max(1));
+    let mut i = g;
+    while i + (IN_FLIGHT - 1) * step < n {
+        let x = [
+            values[i],
+            values[i + step],
+            values[i + 2 * step],
+            values[i + 3 * step],
+        ];
+        let [a, b, c, d] = x;
+        f(a);
+        f(b);
+        f(c);
+        f(d);
+        i += IN_FLIGHT * step;
+    }
+    while i < n {
+        f(values[i]);
+        i += step;
     }
 }
 

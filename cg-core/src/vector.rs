@@ -91,6 +91,27 @@ pub(crate) fn quads_mut<T: Pod>(run: &mut [T]) -> Option<&mut [Vec4<u32>]> {
     bytemuck::try_cast_slice_mut(bytemuck::try_cast_slice_mut::<T, u32>(run).ok()?).ok()
 }
 
+/// A slice's head, 16-byte groups and tail ([`split_quads`]).
+pub(crate) type Quads<'a, T> = (&'a [T], &'a [Vec4<u32>], &'a [T]);
+
+/// `input` of 4-byte values split at 16-byte boundaries: the elements
+/// before the first, the 16-byte groups, the elements after the last
+/// (`None` for values of another size).
+#[inline(always)]
+pub(crate) fn split_quads<T: Pod>(input: &[T]) -> Option<Quads<'_, T>> {
+    // Not a cast alone: a slice of 8-byte values casts to one of `u32`.
+    if core::mem::size_of::<T>() != 4 {
+        return None;
+    }
+    let words = bytemuck::try_cast_slice::<T, u32>(input).ok()?;
+    let (head, groups, tail) = bytemuck::pod_align_to::<u32, Vec4<u32>>(words);
+    Some((
+        bytemuck::cast_slice(head),
+        groups,
+        bytemuck::cast_slice(tail),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,5 +158,28 @@ mod tests {
         assert!(quads(&[0u64; 2]).is_none(), "8-byte values");
         quads_mut(&mut flat[8..12]).unwrap()[0].0[3] = 7;
         assert_eq!(flat[11].to_bits(), 7);
+    }
+
+    #[test]
+    fn split_quads_covers_every_element_once_in_order() {
+        let v: [Vec4<u32>; 4] =
+            core::array::from_fn(|i| Vec4(core::array::from_fn(|j| (4 * i + j) as u32)));
+        let flat: &[i32] = bytemuck::cast_slice(&v);
+        for start in 0..4 {
+            for end in start..=16 {
+                let s = &flat[start..end];
+                let (head, groups, tail) = split_quads(s).unwrap();
+                let all: Vec<i32> = head
+                    .iter()
+                    .copied()
+                    .chain(groups.iter().flat_map(|g| g.0.map(|w| w as i32)))
+                    .chain(tail.iter().copied())
+                    .collect();
+                assert_eq!(all, s, "{start}..{end}");
+                assert!(head.len() < 4 && tail.len() < 4);
+            }
+        }
+        assert!(split_quads(&[0u64; 4]).is_none(), "8-byte values");
+        assert!(split_quads(&[0u16; 8]).is_none(), "2-byte values");
     }
 }

@@ -832,6 +832,41 @@ fn model_reduce_slice<T: Copy>(
     model_reduce(op, &values, threads as usize)
 }
 
+/// `grid_reduce_slice` of `f64` (8-byte values: the element-wise order):
+/// the sum bit for bit with the model's.
+#[test]
+fn grid_reduce_slice_f64_matches_the_model_bit_for_bit() {
+    let test = "grid_reduce_slice_f64_matches_the_model_bit_for_bit";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng(test);
+    for (blocks, threads) in GRIDS.into_iter().chain([(100, 40)]) {
+        let g = (blocks * threads) as usize;
+        for n in select_sizes::<f64>(threads) {
+            let input: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let din = gpu.upload(&input).unwrap();
+            let poison = f64::from_bits(u64::from_ne_bytes([POISON; 8]));
+            let mut sums = gpu.filled(g, poison).unwrap();
+            let words = grid_scratch_words::<f64>(blocks, threads, 0);
+            let mut words = gpu.filled(words, 0u64).unwrap();
+            let cfg = LaunchConfig::new(blocks, threads);
+            k.grid_reduce_slice_f64
+                .launch(cfg, &din, &mut sums, &mut words)
+                .unwrap();
+            gpu.synchronize().unwrap();
+            let sum = model_reduce_slice(&|a: f64, b: f64| a + b, &input, 0.0, blocks, threads);
+            for (t, got) in sums.to_vec().unwrap().into_iter().enumerate() {
+                assert_eq!(
+                    got.to_bits(),
+                    sum.to_bits(),
+                    "grid_reduce_slice f64 sum of {n} on {blocks} x {threads}, thread {t}: \
+                     {got} against the model's {sum}"
+                );
+            }
+        }
+    }
+}
+
 /// A selection's output against the kept elements of `input`: the kept
 /// ones in order, the rest of the buffer still poisoned, and every
 /// thread's count.

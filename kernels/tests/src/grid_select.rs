@@ -73,6 +73,16 @@ pub fn grid_reduce_slice_f32(
     maxes.for_thread(&grid, |o| *o = max);
 }
 
+/// The `f64` sum of `input` to `sums[g]`: values of 8 bytes, which take
+/// the element-wise order (no 16-byte groups).
+#[kernel(cooperative)]
+pub fn grid_reduce_slice_f64(input: &[f64], mut sums: Output<f64>, words: AtomicSlice<u64>) {
+    let grid = this_grid();
+    let mut scratch = grid_scratch!(f64, words);
+    let sum = grid_reduce_slice(&grid, &mut scratch, input, 0.0, Plus);
+    sums.for_thread(&grid, |o| *o = sum);
+}
+
 /// The histogram of `input` in `nbins` (at most 256) even bins over
 /// `[lower, upper)`, added to `bins`. An ordinary launch.
 #[kernel]
