@@ -617,10 +617,10 @@ impl Place {
 }
 
 /// Tile `t`'s exclusive prefix (`None` for tile 0), after its aggregate
-/// `agg` is published, with its duties: the tile closing a window of 32
-/// publishes the window's aggregate (unless `window_published`: done by
-/// [`close_window`] before), the tile closing a window of 1024 the prefix
-/// through it. Warp 0 of the tile's block, every lane.
+/// `agg` is published and, for a tile closing a window of 32, the
+/// window's aggregate ([`publish_window`]), with its last duty: the tile
+/// closing a window of 1024 publishes the prefix through it. Warp 0 of
+/// the tile's block, every lane.
 #[inline(always)]
 fn tile_prefix<T: Pod, Op: Operator<T>>(
     warp: &ThreadBlockTile<32>,
@@ -628,17 +628,14 @@ fn tile_prefix<T: Pod, Op: Operator<T>>(
     t: usize,
     agg: T,
     op: &Op,
-    window_published: bool,
 ) -> Option<T> {
-    let Place { l, w, m, k } = Place::of(t);
+    let p = Place::of(t);
+    let Place { l, m, k, .. } = p;
     let lead = warp.thread_rank() == 0;
     let closes_32 = l == WINDOW - 1;
     let closes_1024 = closes_32 && m == WINDOW - 1;
-    let [g0, g1] = gather(warp, ladder, Place { l, w, m, k }, l);
+    let [g0, g1] = gather(warp, ladder, p, l);
     let (s1, a1) = scan_window(warp, g0, l, closes_32.then_some(agg), op);
-    if let (Some(a1), true, false) = (a1, lead, window_published) {
-        ladder.publish(1, w, a1);
-    }
     let own = if closes_1024 { a1 } else { None };
     let (s2, a2) = scan_window(warp, g1, m, own, op);
     let q = q_before(warp, k, g1);
@@ -664,13 +661,28 @@ fn close_window<T: Pod, Op: Operator<T>>(
     agg: T,
     op: &Op,
 ) {
+    if Place::of(t).l == WINDOW - 1 && block.thread_rank() < WINDOW as u32 {
+        publish_window(&tiled_partition::<32>(block), ladder, t, agg, op);
+    }
+}
+
+/// [`close_window`]'s work, for tile `t` closing a window of 32: the
+/// window's aggregate `A1` from its level-0 slots and `agg`, published
+/// before anything else is waited for (a wait for the windows before it
+/// first, as the look-back's, would chain the windows' publications one
+/// after the other). Warp 0, every lane.
+#[inline(always)]
+fn publish_window<T: Pod, Op: Operator<T>>(
+    warp: &ThreadBlockTile<32>,
+    ladder: &Ladder<'_, '_, T>,
+    t: usize,
+    agg: T,
+    op: &Op,
+) {
     let Place { l, w, .. } = Place::of(t);
-    if l == WINDOW - 1 && block.thread_rank() < WINDOW as u32 {
-        let warp = tiled_partition::<32>(block);
-        let (_, a1) = window_scan(&warp, ladder, 0, w, l, Some(agg), op);
-        if let (Some(a1), 0) = (a1, warp.thread_rank()) {
-            ladder.publish(1, w, a1);
-        }
+    let (_, a1) = window_scan(warp, ladder, 0, w, l, Some(agg), op);
+    if let (Some(a1), 0) = (a1, warp.thread_rank()) {
+        ladder.publish(1, w, a1);
     }
 }
 
@@ -723,7 +735,7 @@ fn tile_prefix_to_block<T: Pod, Op: Operator<T>>(
     let mut found = T::zeroed();
     if rank < WINDOW as u32 {
         let warp = tiled_partition::<32>(block);
-        found = tile_prefix(&warp, ladder, t, tile_total, op, true).unwrap_or(found);
+        found = tile_prefix(&warp, ladder, t, tile_total, op).unwrap_or(found);
     }
     Some(broadcast(block, slots, count, found, rank == 0))
 }
@@ -773,8 +785,13 @@ pub fn grid_reduce<T: Pod, Op: Operator<T>>(
     let mut total = T::zeroed();
     if block.thread_rank() < WINDOW as u32 {
         let warp = tiled_partition::<32>(&block);
+        // The block's duties as a tile (its prefix is not needed): a
+        // window of 32's aggregate, and a window of 1024's prefix `Q`.
         if b % WINDOW == WINDOW - 1 {
-            tile_prefix(&warp, &ladder, b, agg, &op, false);
+            publish_window(&warp, &ladder, b, agg, &op);
+            if Place::of(b).m == WINDOW - 1 {
+                tile_prefix(&warp, &ladder, b, agg, &op);
+            }
         }
         total = ladder_total(&warp, &ladder, blocks, &op);
     }
