@@ -134,6 +134,7 @@ use crate::grid::GridGroup;
 use crate::group::{GroupSync, ThreadGroup, WarpGroup};
 use crate::output::{phase, Chunks, Output, Runs, Selection};
 use crate::shared::SharedArray;
+use crate::stride::strided_batches;
 use crate::tile::{tiled_partition, ThreadBlockTile};
 use crate::uniform::Uniform;
 use crate::unrolled::unrolled;
@@ -512,19 +513,9 @@ fn window_scan<T: Pod, Op: Operator<T>>(
     own: Option<T>,
     op: &Op,
 ) -> (Option<T>, Option<T>) {
-    if n == 0 {
-        return (None, own);
-    }
     let lane = warp.thread_rank() as usize;
-    let v = if lane < n {
-        ladder.wait(level, window * WINDOW + lane)
-    } else {
-        own.unwrap_or_else(T::zeroed)
-    };
-    let scan = inclusive_scan(warp, v, RankOrder(op));
-    let before = warp.shfl(scan, (n - 1) as u32);
-    let through = own.map(|_| warp.shfl(scan, n as u32));
-    (Some(before), through)
+    let got = (lane < n).then(|| ladder.wait(level, window * WINDOW + lane));
+    scan_window(warp, got, n, own, op)
 }
 
 /// The slots a look-back reads, each by its own lane of warp 0, all
@@ -864,50 +855,16 @@ pub fn grid_reduce_slice<T: Pod, Op: Operator<T>>(
             if let Some(&x) = head.get(g) {
                 fold(0, x);
             }
-            // Clamped, `i + 3 * step` is at most 4 times the number of
-            // groups (see below).
-            let step = threads.min(groups.len().max(1));
-            let mut i = g;
-            let mut group = |k: usize, q: Vec4<u32>| {
+            // Batches of an even number of groups, so the `k`-th of a
+            // batch is the thread's group of that parity.
+            strided_batches::<_, SLICE_GROUPS>(groups, g, threads, |k, q| {
                 unrolled(4, |e| fold(4 * (k % 2) + e, bytemuck::cast(q.0[e])));
-            };
-            while i + (SLICE_GROUPS - 1) * step < groups.len() {
-                let mut q = [Vec4([0u32; 4]); SLICE_GROUPS];
-                unrolled(SLICE_GROUPS, |k| q[k] = groups[i + k * step]);
-                unrolled(SLICE_GROUPS, |k| group(k, q[k]));
-                i += SLICE_GROUPS * step;
-            }
-            // Iterations take an even number of groups, so the `k`-th
-            // left keeps its parity.
-            unrolled(SLICE_GROUPS - 1, |k| {
-                if let Some(&q) = groups.get(i + k * step) {
-                    group(k, q);
-                }
             });
             if let Some(&x) = tail.get(g) {
                 fold(4, x);
             }
         }
-        None => {
-            let n = input.len();
-            // A stride of `n` or more hands each thread one element at
-            // most, as the real one does; clamped, `i + 7 * step` is at
-            // most 8 times the length, which does not wrap for any slice a
-            // GPU holds, so the loop's test bounds every load below.
-            let step = threads.min(n.max(1));
-            let mut i = g;
-            while i + (SLICE_LANES - 1) * step < n {
-                let mut x = [identity; SLICE_LANES];
-                unrolled(SLICE_LANES, |j| x[j] = input[i + j * step]);
-                unrolled(SLICE_LANES, |j| fold(j, x[j]));
-                i += SLICE_LANES * step;
-            }
-            unrolled(SLICE_LANES - 1, |j| {
-                if let Some(&x) = input.get(i + j * step) {
-                    fold(j, x);
-                }
-            });
-        }
+        None => strided_batches::<_, SLICE_LANES>(input, g, threads, &mut fold),
     }
     let pair = |a: usize| op.apply(acc[a], acc[a + 1]);
     let own = op.apply(op.apply(pair(0), pair(2)), op.apply(pair(4), pair(6)));

@@ -80,3 +80,37 @@ impl Iterator for Stride {
         (n, Some(n))
     }
 }
+
+/// `f(k, values[i])` for each of one thread's elements of a strided pass
+/// over `values` (`first`, then every `step`, with `step` clamped to the
+/// length), their loads issued `N` at a time before any `f` of theirs:
+/// `k` is the element's place in its batch of `N` (at most
+/// [`unrolled`](crate::unrolled::unrolled)'s count), the last batch, of
+/// fewer, keeping the places. For sums kept in `N` accumulators and loads
+/// in flight.
+#[inline(always)]
+pub(crate) fn strided_batches<V: bytemuck::Pod, const N: usize>(
+    values: &[V],
+    first: usize,
+    step: usize,
+    mut f: impl FnMut(usize, V),
+) {
+    let n = values.len();
+    // A stride of `n` or more hands each thread one element at most, as
+    // the real one does; clamped, `i + (N - 1) * step` is at most `N` times
+    // the length, which does not wrap for any slice a GPU holds, so the
+    // loop's test bounds every load.
+    let step = step.min(n.max(1));
+    let mut i = first;
+    while i + (N - 1) * step < n {
+        let mut x = [V::zeroed(); N];
+        crate::unrolled::unrolled(N, |k| x[k] = values[i + k * step]);
+        crate::unrolled::unrolled(N, |k| f(k, x[k]));
+        i += N * step;
+    }
+    crate::unrolled::unrolled(N - 1, |k| {
+        if let Some(&v) = values.get(i + k * step) {
+            f(k, v);
+        }
+    });
+}
