@@ -538,7 +538,8 @@ fn gather<T: Pod>(
     let (want0, want1) = (lane < n, lane < p.m || (q && p.k > 0));
     // The word, not the level, chosen: a level chosen at run time is
     // a variable index into the ladder's `levels`, which ptxas put in
-    // local memory.
+    // local memory. With `k == 0` lane 31 polls nothing, so its word,
+    // wrapped, is never read (`saturating_sub` cost 8 instructions).
     let at1 = if q {
         ladder.slot(2, p.k.wrapping_sub(1))
     } else {
@@ -933,7 +934,7 @@ fn store_items<T: Pod>(run: &mut [T], present: usize, items: usize, y: &[T; MAX_
 /// How a selection's threads take a tile: warp-striped when every warp
 /// of the block is whole (the block's thread count a multiple of 32, the
 /// same in every thread), so that each of a warp's loads is 32
-/// consecutive elements and so is each of its stores ([`Kept::write`]);
+/// consecutive elements and so is each of its stores ([`Kept::write_rows`]);
 /// else blocked, each thread `items` consecutive elements, as the scans.
 #[derive(Clone, Copy)]
 struct SelectLayout {
@@ -948,7 +949,7 @@ impl SelectLayout {
     /// The thread's elements of the tile that starts at `tile`, into
     /// `x[..items]`, and which exist (a bit each). Striped: lane `l` of
     /// the warp whose part starts at `at` takes `at + 32 j + l` for
-    /// `j < items`; blocked: [`thread_items`].
+    /// `j < items`; blocked: thread `r` takes `tile + r items + j`.
     #[inline(always)]
     fn load<T: Pod>(self, input: &[T], tile: usize, x: &mut [T; MAX_ITEMS]) -> u32 {
         let items = self.items;
@@ -1029,12 +1030,11 @@ impl<T: Pod> Kept<'_, T> {
         // SAFETY: `to` is one of the tile's places, below the tile's
         // prefix plus its count, at most `room` (checked in
         // `grid_select`), the output's length, so in its allocation; the
-        // places are the kept
-        // elements' ranks in element order (an exclusive scan of the kept
-        // counts), so each is written by one thread once; the output is
-        // this kernel's alone (an `Output` parameter), `&mut` in
-        // `grid_select`, and in the `Selection` pattern, which nothing
-        // else writes.
+        // places are the kept elements' ranks in element order (an
+        // exclusive scan of the kept counts), so each is written by one
+        // thread once; the output is this kernel's alone (an `Output`
+        // parameter), `&mut` in `grid_select`, and in the `Selection`
+        // pattern, which nothing else writes.
         unsafe { self.dst.add(to).write(self.x[j]) };
     }
 }
