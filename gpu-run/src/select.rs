@@ -101,6 +101,7 @@ mod tests {
                 "twins",
                 "preflight",
                 "multi-gpu",
+                "multi-cuda",
                 "one-gpu",
                 "gpu-tests",
                 "sim-tests",

@@ -79,6 +79,38 @@ const MULTI_GPU_TESTS: [&str; 3] = [
     "gpu_peer_waits-test",
 ];
 
+/// The CUDA C++ multi-GPU Jacobi programs (bundle folder `multi/`, from
+/// kernels/cuda/multi/): each the Python package whose headers and
+/// libraries it builds against, and nvcc's flags for them (`PKG`: that
+/// package's folder, found on the device by python3). NVSHMEM's device
+/// functions link statically, hence `-rdc=true` and `-lnvshmem_device`; the
+/// shared libraries are found through the rpath at run time.
+const MULTI_CUDA: [(&str, &str, &str); 2] = [
+    (
+        "jacobi_nccl",
+        "nccl",
+        "-I$PKG/include -L$PKG/lib -l:libnccl.so.2 -Xlinker -rpath=$PKG/lib",
+    ),
+    (
+        "jacobi_nvshmem",
+        "nvshmem",
+        "-rdc=true -I$PKG/include -L$PKG/lib -l:libnvshmem_host.so.3 -lnvshmem_device \
+         -Xlinker -rpath=$PKG/lib",
+    ),
+];
+
+/// The shell around the build of one [`MULTI_CUDA`] program: `$1` the
+/// package (`nccl`), `$2` the source, `$3` the program, `$4` the
+/// architecture, `$5` the flags (with `$PKG`). Fails, saying why, when the
+/// package is missing; nvcc's messages go to the job's log.
+const MULTI_CUDA_BUILD: &str = r#"set -eu
+PKG=$(python3 -c "import nvidia.$1 as p; print(list(p.__path__)[0])") || {
+    echo "no Python package nvidia.$1 (pip install nvidia-$1-cu13)"; exit 1; }
+echo "nvidia.$1 at $PKG"
+flags=${5//\$PKG/$PKG}
+set -x
+nvcc -O3 -arch="$4" $flags -o "$3" "$2""#;
+
 /// One planted bug per tool (tests/tests/planted.rs, `--ignored`): the
 /// tool, the test, and the texts one of which its report must hold.
 const PLANTED: [(&str, &str, &[&str]); 4] = [
@@ -284,6 +316,16 @@ pub const STEPS: &[Step] = &[
         gate: Gate::No,
         always: false,
         plan: multi_gpu,
+    },
+    Step {
+        name: "multi-cuda",
+        group: Some("tests"),
+        about: "the CUDA C++ multi-GPU Jacobi (NCCL overlapped + graph, NVSHMEM persistent), one process per GPU",
+        needs_twins: false,
+        gpus: Gpus::AtLeast(2),
+        gate: Gate::No,
+        always: false,
+        plan: multi_cuda,
     },
     Step {
         name: "one-gpu",
@@ -642,6 +684,56 @@ fn multi_gpu(ctx: &Ctx) -> Result<Vec<Job>> {
         .ranks(ctx.gpus, ctx.build.join("nccl-id")),
     );
     Ok(jobs)
+}
+
+/// The CUDA C++ multi-GPU Jacobi programs: each built with nvcc against
+/// its Python package, then run `--quick` on 2 GPUs, then at full size on
+/// 2 GPUs and, on a machine of 4 or more, on 4; one process per GPU.
+fn multi_cuda(ctx: &Ctx) -> Result<Vec<Job>> {
+    let mut builds = Vec::new();
+    let mut runs = Vec::new();
+    let mut sizes = vec![(2, true), (2, false)];
+    if ctx.gpus >= 4 {
+        sizes.push((4, false));
+    }
+    for (name, package, flags) in MULTI_CUDA {
+        let cu = ctx.bundle.root.join(format!("multi/{name}.cu"));
+        let bin = ctx.build.join("multi").join(name);
+        builds.push(
+            Job::new(
+                format!("nvcc multi/{name}.cu"),
+                [
+                    "bash".to_string(),
+                    "-c".into(),
+                    MULTI_CUDA_BUILD.into(),
+                    "multi-cuda".into(),
+                    package.into(),
+                    text(&cu),
+                    text(&bin),
+                    ctx.arch.clone(),
+                    flags.into(),
+                ],
+            )
+            .builds(&bin, &cu)
+            .limit(300),
+        );
+        for &(n, quick) in &sizes {
+            let mut argv = vec![text(&bin)];
+            let mut label = format!("{name} x {n}");
+            if quick {
+                argv.push("--quick".into());
+                label = format!("{name} --quick x {n}");
+            }
+            runs.push(
+                Job::new(format!("multi-cuda {label}"), argv)
+                    .ranks(n, ctx.build.join(format!("{name}-id")))
+                    .needs_file(&bin)
+                    .limit(300),
+            );
+        }
+    }
+    builds.extend(runs);
+    Ok(builds)
 }
 
 fn one_gpu(ctx: &Ctx) -> Result<Vec<Job>> {
@@ -1071,6 +1163,63 @@ mod tests {
         "planted-test",
         "cg_core-lib",
     ];
+
+    #[test]
+    fn the_cuda_multi_gpu_programs_build_first_then_run_one_process_per_gpu() {
+        let mut two = ctx(&BUNDLE, None, false);
+        two.gpus = 2;
+        let jobs = multi_cuda(&two).unwrap();
+        assert_eq!(
+            names(&jobs),
+            [
+                "nvcc multi/jacobi_nccl.cu",
+                "nvcc multi/jacobi_nvshmem.cu",
+                "multi-cuda jacobi_nccl --quick x 2",
+                "multi-cuda jacobi_nccl x 2",
+                "multi-cuda jacobi_nvshmem --quick x 2",
+                "multi-cuda jacobi_nvshmem x 2",
+            ]
+        );
+        let nvshmem = &jobs[1];
+        assert_eq!(
+            nvshmem.builds.as_deref(),
+            Some(Path::new("/o/build/multi/jacobi_nvshmem"))
+        );
+        assert_eq!(nvshmem.argv[..2], ["bash", "-c"]);
+        assert_eq!(nvshmem.argv[4], "nvshmem");
+        assert!(nvshmem.argv[8].contains("-rdc=true"));
+        let quick = &jobs[2];
+        assert_eq!(quick.argv, ["/o/build/multi/jacobi_nccl", "--quick"]);
+        assert_eq!(quick.ranks.as_ref().map(|r| r.n), Some(2));
+        assert_eq!(
+            quick.needs_files,
+            [PathBuf::from("/o/build/multi/jacobi_nccl")]
+        );
+        let mut four = two;
+        four.gpus = 4;
+        let names4: Vec<String> = multi_cuda(&four)
+            .unwrap()
+            .into_iter()
+            .map(|j| j.name)
+            .collect();
+        assert!(names4.contains(&"multi-cuda jacobi_nvshmem x 4".to_string()));
+        assert_eq!(names4.len(), 8);
+    }
+
+    #[test]
+    fn the_twins_leave_the_multi_gpu_programs_out() {
+        let dir = std::env::temp_dir().join(format!("gpu-run-multi-{}", std::process::id()));
+        for sub in ["bench", "multi", "tests"] {
+            std::fs::create_dir_all(dir.join(sub)).unwrap();
+        }
+        std::fs::write(dir.join("bench/kernels.cu"), "").unwrap();
+        std::fs::write(dir.join("multi/jacobi_nccl.cu"), "").unwrap();
+        let mut c = ctx(&BUNDLE, None, false);
+        c.bundle.root = dir.clone();
+        let jobs = twins(&c).unwrap();
+        assert_eq!(names(&jobs), ["nvcc bench/kernels.cu"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn the_look_back_tests_run_beside_a_load_that_nvcc_builds_first() {

@@ -92,8 +92,8 @@ inline Place place_from_env(const char* prefix) {
         std::string own = std::string(prefix) + what, nccl = std::string("CG_NCCL_") + what;
         const char* v = first_env({own.c_str(), nccl.c_str()});
         if (!v)
-            die(std::string("neither ") + own + " nor " + nccl +
-                " is set: each process needs CG_NCCL_RANK, CG_NCCL_RANKS and CG_NCCL_ID_FILE");
+            die((own == nccl ? nccl : own + " nor " + nccl) +
+                " is not set: each process needs CG_NCCL_RANK, CG_NCCL_RANKS and CG_NCCL_ID_FILE");
         return std::string(v);
     };
     Place p{atoi(get("RANK").c_str()), atoi(get("RANKS").c_str()), get("ID_FILE")};
