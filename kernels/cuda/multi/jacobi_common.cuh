@@ -277,9 +277,13 @@ struct Whole {
         CUDA_CHECK(cudaMalloc(&b, n * sizeof(float)));
         reset(init);
     }
+    /// Both buffers back to `init`, complete before anything else runs (a
+    /// copy from pageable memory may return before its last DMA, and our
+    /// streams do not wait for the legacy one).
     void reset(const std::vector<float>& init) {
         CUDA_CHECK(cudaMemcpy(a, init.data(), n * sizeof(float), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(b, init.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaDeviceSynchronize());
     }
     /// The buffer holding the field after `sweeps` sweeps from `a`.
     float* result(unsigned sweeps) const { return sweeps % 2 ? b : a; }

@@ -55,11 +55,13 @@ struct Band {
 
     size_t len() const { return (size_t)rows.rows() * nx; }
 
-    /// The band's rows of `init` in both buffers.
+    /// The band's rows of `init` in both buffers, complete (see
+    /// `Whole::reset`).
     void reset(const std::vector<float>& init) {
         const float* from = &init[(size_t)(rows.first - 1) * nx];
         CUDA_CHECK(cudaMemcpy(a, from, len() * sizeof(float), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(b, from, len() * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaDeviceSynchronize());
     }
 
     /// One sweep from `src` into `dst`, issued on the two streams.
@@ -120,6 +122,8 @@ int main(int argc, char** argv) {
     bool want_graph = !has_flag(argc, argv, "--streams");
     bool want_streams = !has_flag(argc, argv, "--graph");
     Place place = place_from_env("CG_NCCL_");
+    // NVLink multicast stays off (no cuMulticastCreate).
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
     int gpu = pick_gpu(place.rank);
 
     ncclUniqueId id;
