@@ -272,8 +272,8 @@ int main(int argc, char** argv) {
         all_verified = all_verified && mismatch.empty();
         Timing t = wall_time(p.runs, run, wait, barrier);
         print_line(place, gpu, p,
-                   "persistent " + std::to_string(grid.x) + "x" + std::to_string(threads) +
-                       ", NVSHMEM put_signal + neighbour signal waits + grid.sync",
+                   "NVSHMEM persistent " + std::to_string(grid.x) + "x" + std::to_string(threads) +
+                       " (put_signal, neighbour signals, grid.sync)",
                    t, mismatch, place.rank == 0 ? single_ms / t.ms : 0.0);
     }
 
