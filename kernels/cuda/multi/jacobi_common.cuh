@@ -348,16 +348,20 @@ inline std::vector<float> to_host(const float* d, size_t n) {
 /// One result line, in the form of the Rust `jacobi --nccl-process` lines:
 /// `rank R of N (GPU g): Jacobi NX x NY, S sweeps, FORM: X ms (spread Y%),
 /// Z sweeps/s, verified`; `mismatch` empty when verified; `speedup` > 0
-/// appended (rank 0).
+/// appended (rank 0); `reference` for the run the others are checked
+/// against, which says so instead of "verified".
 inline void print_line(const Place& place, int gpu, const Problem& p, const std::string& form,
-                       Timing t, const std::string& mismatch, double speedup) {
+                       Timing t, const std::string& mismatch, double speedup,
+                       bool reference = false) {
     char extra[64] = "";
     if (speedup > 0) snprintf(extra, sizeof extra, ", %.2fx over 1 GPU", speedup);
     printf("rank %d of %d (GPU %d): Jacobi %u x %u, %u sweeps, %s: %.2f ms (spread %.1f%%), %.0f "
            "sweeps/s, %s%s\n",
            place.rank, place.ranks, gpu, p.nx, p.ny, p.sweeps, form.c_str(), t.ms,
            100.0 * t.spread, p.sweeps / (t.ms * 1e-3),
-           mismatch.empty() ? "verified" : ("FAILED: differs from one GPU at " + mismatch).c_str(),
+           reference          ? "the reference"
+           : mismatch.empty() ? "verified"
+                              : ("FAILED: differs from one GPU at " + mismatch).c_str(),
            extra);
     fflush(stdout);
 }

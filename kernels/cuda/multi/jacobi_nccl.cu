@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
         if (place.rank == 0) {
             Timing t = wall_time(p.runs, [&] { single_gpu_sweeps(w, p, band.compute); }, wait);
             single_ms = t.ms;
-            print_line(place, gpu, p, "1 GPU, launch per sweep (no NCCL)", t, "", 0);
+            print_line(place, gpu, p, "1 GPU, launch per sweep (no NCCL)", t, "", 0, true);
         }
     }
 

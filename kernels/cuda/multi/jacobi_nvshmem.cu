@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
         if (place.rank == 0) {
             Timing t = wall_time(p.runs, [&] { single_gpu_sweeps(w, p, stream); }, wait);
             single_ms = t.ms;
-            print_line(place, gpu, p, "1 GPU, launch per sweep", t, "", 0);
+            print_line(place, gpu, p, "1 GPU, launch per sweep", t, "", 0, true);
             for (auto shape : {std::pair{full, 256u}, std::pair{lean, 1024u}}) {
                 dim3 grid = shape.first;
                 unsigned threads = shape.second;
