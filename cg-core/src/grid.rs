@@ -459,7 +459,7 @@ impl GridGroup {
     /// reach a grid barrier (they must be `#[kernel(cooperative)]`).
     #[inline(always)]
     #[track_caller]
-    fn check_barrier(&self) {
+    pub(crate) fn check_barrier(&self) {
         intrinsics::grid_sync_marker("grid.sync()");
         if intrinsics::computed_in_place(self.plan) & plan::RUNS == 0 {
             barrier_refused();
@@ -486,6 +486,13 @@ impl GridGroup {
         }
     }
 
+    /// Whether this thread is in its block's first warp, the one that
+    /// arrives and polls.
+    #[inline(always)]
+    pub(crate) fn in_first_warp(&self) -> bool {
+        self.plan & plan::FIRST_WARP != 0
+    }
+
     /// This thread's counter (meaningful where its plan says it polls),
     /// from the place's address and the plan's offset.
     #[inline(always)]
@@ -497,7 +504,7 @@ impl GridGroup {
     /// the arriving lane adds the block's arrival to its counter; every
     /// lane gets the phase byte the counters had before it.
     #[inline(always)]
-    fn arrive_in_first_warp(&self) -> u32 {
+    pub(crate) fn arrive_in_first_warp(&self) -> u32 {
         let plan = intrinsics::computed_in_place(self.plan);
         let mut old = 0;
         if plan & plan::ARRIVES != 0 {
@@ -529,7 +536,7 @@ impl GridGroup {
     /// until its phase byte differs from `phase`; the warp leaves when
     /// every lane's has.
     #[inline(always)]
-    fn wait_in_first_warp(&self, phase: u32) {
+    pub(crate) fn wait_in_first_warp(&self, phase: u32) {
         let plan = intrinsics::computed_in_place(self.plan);
         let mask = intrinsics::first_warp_mask_in_place();
         let mut done = plan & plan::POLLS == 0;
@@ -638,21 +645,6 @@ fn barrier_refused() -> ! {
         "grid.sync(): the module's grid barrier counters were never set (cg_grid_barrier is 0); \
          load the module and launch the kernel through cooperative-groups' Gpu, which sets them",
     )
-}
-
-/// The barrier word of the driver's workspace of a cooperative launch
-/// (`{u32 size; u32 barrier}` at `{%envreg2, %envreg1}`), the word CUDA's
-/// own `grid.sync()` arrives on; `multi_grid.sync()` arrives there. Stops
-/// the kernel (a failed check naming the caller's line) where the launch
-/// is not cooperative.
-#[inline(always)]
-#[track_caller]
-pub(crate) fn driver_barrier_word() -> *mut u32 {
-    let workspace = intrinsics::grid_workspace();
-    if workspace == 0 {
-        fault::check_failed(NOT_COOPERATIVE);
-    }
-    (workspace + 4) as *mut u32
 }
 
 sealed_groups!([] GridGroup);

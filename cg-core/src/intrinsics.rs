@@ -647,13 +647,17 @@ pub(crate) fn grid_sync_marker(what: &'static str) {
 }
 
 // The multi-grid workspace, the module global `cg_multi_grid` the host
-// sets before a multi-grid launch: the address of the counter every GPU
-// of the set arrives on (0: not a multi-grid launch), and this grid's
-// rank (low word) and the number of grids (high word).
+// sets before a multi-grid launch: the address of this GPU's barrier
+// counter (0: not a multi-grid launch); this grid's rank (low word) and
+// the number of grids (high word); then the address of every grid's
+// counter, in rank order (`crate::multi_grid::MAX_GRIDS` of them).
 #[cfg(target_arch = "nvptx64")]
-core::arch::global_asm!(".visible .global .align 16 .u64 cg_multi_grid[2] = {{0, 0}};");
+core::arch::global_asm!(
+    ".visible .global .align 16 .u64 cg_multi_grid[10] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};"
+);
 
-/// `ld.global.v2.u64` of `cg_multi_grid`: constant for the whole launch.
+/// `ld.global.v2.u64` of `cg_multi_grid`'s first two words: constant for
+/// the whole launch.
 #[inline(always)]
 pub(crate) fn multi_grid_workspace() -> [u64; 2] {
     device!("ld.global.v2.u64 [cg_multi_grid]", {
@@ -666,6 +670,32 @@ pub(crate) fn multi_grid_workspace() -> [u64; 2] {
         };
         [a, b]
     }, sim: { [0, 0] })
+}
+
+/// The address of grid `rank`'s barrier counter, from `cg_multi_grid`
+/// (`rank` below `crate::multi_grid::MAX_GRIDS`): read where it is used,
+/// through the non-coherent path (constant for the launch).
+#[inline(always)]
+pub(crate) fn multi_grid_counter_of(rank: u32) -> u64 {
+    device!("ld.global.nc.u64 [cg_multi_grid + 16 + 8 * rank]", {
+        let a: u64;
+        // SAFETY: the module global declared above, 80 bytes; the offset
+        // is below 80 for `rank < MAX_GRIDS` (this function's contract);
+        // the host writes it only between launches.
+        unsafe {
+            asm!(
+                "{{",
+                ".reg .u64 %cg_w;",
+                "mov.u64 %cg_w, cg_multi_grid;",
+                "mad.wide.u32 %cg_w, {r}, 8, %cg_w;",
+                "ld.global.nc.u64 {a}, [%cg_w+16];",
+                "}}",
+                a = out(reg64) a, r = in(reg32) rank,
+                options(nostack, pure, readonly)
+            )
+        };
+        a
+    }, sim: { let _ = rank; 0 })
 }
 
 /// The comment `// cg-core: multi_grid.sync` in the PTX, where a

@@ -7,26 +7,32 @@
 //! driver still offers: each GPU of the set runs the kernel as an ordinary
 //! cooperative launch (its own grid barrier), and the host hands every grid
 //! a workspace, the module global `cg_multi_grid`: its rank, the number of
-//! grids, and a counter in the first GPU's memory that every GPU of the set
-//! reaches through peer access. Kernels that use it are declared
+//! grids, and the addresses of the barrier's counters, one in each GPU's
+//! memory, which every GPU of the set reaches through peer access. Kernels that use it are declared
 //! `#[kernel(multi_grid)]` and launched through the host's `GpuSet`;
 //! `cg-builder` refuses to build a kernel that reaches `multi_grid.sync()`
 //! without that declaration.
 //!
-//! The barrier: each block arrives on its grid's barrier word of the
-//! driver's workspace (the one CUDA's own `grid.sync()` uses; cg-core's
-//! `grid.sync()` spreads its arrivals over counters of its own instead);
-//! block 0 waits until every
-//! other block of its grid has arrived, then arrives for the whole grid on
-//! the set's counter (`atom.add.release.sys`: grid 0 adds
-//! `0x80000000 - (grids - 1)`, the others 1, so that the last arrival flips
-//! bit 31) and spins (`ld.acquire.sys`) until the bit flips; then it
-//! releases its grid (the flip of the grid's own barrier word that the
-//! other blocks spin on). One grid barrier's worth of work per GPU plus
-//! one round trip between GPUs. Memory written before `sync()` by any
-//! thread of any grid (to its own GPU's memory or to a peer's) is visible
-//! to every thread after it: each step is a release/acquire pair, and PTX's
-//! releases are cumulative.
+//! The barrier: each GPU has a counter of the set's, and the module
+//! global gives every grid the addresses of all of them. A block arrives
+//! on its grid's barrier as `grid.sync()` does (its first warp adds the
+//! block's arrival to one of 16 counters, `atom.add.release.gpu`); block 0
+//! alone waits until its grid's blocks have all arrived, then arrives for
+//! the whole grid on every GPU's counter at once: one `fence.acq_rel.sys`
+//! and one `red.relaxed.sys.add` a GPU, posted (nothing waits for the
+//! round trip). Grid `r` adds `0x80000000 - (grids - 1)` to counter `r`
+//! and 1 to the others, so the last arrival flips bit 31 of each. Every
+//! block's thread 0 then polls its own GPU's counter (`ld.acquire.sys`,
+//! memory next to it) until the bit flips. One grid barrier's arrival,
+//! one fence and one one-way trip over the link. Memory written before
+//! `sync()` by any thread of any grid (to its own GPU's memory or to a
+//! peer's) is visible to every thread after it: each step is a
+//! release/acquire pair, and PTX's releases are cumulative.
+//!
+//! The counters are never reset: a barrier leaves each one with its low
+//! 31 bits as it found them, so a launch finds them ready whatever ran
+//! before, as long as every grid of every earlier launch passed the same
+//! number of barriers (`multi_grid.sync()` is collective).
 
 use crate::grid::{this_grid, GridGroup};
 use crate::group::{sealed_groups, GroupSync};
@@ -64,9 +70,13 @@ pub fn this_multi_grid() -> MultiGridGroup {
     }
 }
 
+/// The most GPUs a multi-grid launch spans: the module global holds
+/// every grid's counter address.
+pub const MAX_GRIDS: u32 = 8;
+
 /// What [`MultiGridGroup::barrier_arrive`] returns and
-/// [`MultiGridGroup::barrier_wait`] consumes: the set's counter as this
-/// grid's arrival found it (meaningful in block 0's thread 0 only).
+/// [`MultiGridGroup::barrier_wait`] consumes: this GPU's counter as the
+/// block found it before arriving (meaningful in the block's thread 0).
 #[must_use = "a multi-grid arrival must be completed with barrier_wait"]
 pub struct MultiGridArrivalToken {
     old: u32,
@@ -113,7 +123,7 @@ impl MultiGridGroup {
     }
 
     /// Stops the kernel (a failed check the host reports) unless it was
-    /// launched as a multi-grid launch; returns the set's counter. The
+    /// launched as a multi-grid launch; returns this GPU's counter. The
     /// marker lets cg-builder find kernels that reach a multi-grid barrier.
     #[inline(always)]
     #[track_caller]
@@ -128,10 +138,11 @@ impl MultiGridGroup {
         self.counter
     }
 
-    /// The first half of a split multi-grid barrier. Every block arrives on
-    /// its grid's barrier word; block 0 waits for its grid's other blocks
-    /// and then arrives for the grid on the set's counter. Work that
-    /// depends on no other thread can go before [`barrier_wait`](Self::barrier_wait).
+    /// The first half of a split multi-grid barrier. Every block arrives
+    /// on its grid's barrier; block 0 waits until its grid's blocks have
+    /// all arrived and then arrives for the grid on every GPU's counter.
+    /// Work that depends on no other thread can go before
+    /// [`barrier_wait`](Self::barrier_wait).
     ///
     /// Every thread of every grid must arrive, then wait with its token,
     /// before arriving again. Traps when the kernel was not launched as a
@@ -140,75 +151,80 @@ impl MultiGridGroup {
     #[track_caller]
     pub fn barrier_arrive(&self) -> MultiGridArrivalToken {
         let counter = self.counter();
+        self.grid.check_barrier();
         crate::checks::Site::here().grid_barrier();
-        let word = crate::grid::driver_barrier_word();
         // SAFETY: the barrier is collective: every thread of every block
         // arrives (this method's contract).
         unsafe { intrinsics::bar_sync() };
-        let t = intrinsics::thread_idx();
-        let b = intrinsics::block_idx();
         let mut old = 0;
-        if t[0] | t[1] | t[2] == 0 {
-            let others = self.grid.num_blocks() - 1;
-            // SAFETY: `word` is the barrier word of the driver's workspace
-            // (`driver_barrier_word` stops the kernel where there is none) and
-            // `counter` the set's counter the host allocated, readable and
-            // writable by every GPU of the set; both 4-byte aligned and only
-            // accessed atomically.
+        if self.grid.in_first_warp() {
+            let t = intrinsics::thread_idx();
+            let first_thread = t[0] | t[1] | t[2] == 0;
+            // SAFETY: `counter` is this GPU's counter of the set, a 4-byte
+            // aligned word the host allocated, only accessed atomically.
+            // It cannot flip before this block arrives below; the warp
+            // barrier orders the read before the arriving lane's atomic.
             unsafe {
-                if b[0] | b[1] | b[2] == 0 {
-                    // Between barriers the word's low 31 bits are 0; each
-                    // other block adds 1.
-                    let w = Place::Global(word as u64);
-                    while atom::ld_b32(w, Sem::Acquire, Scope::Gpu) & 0x7fff_ffff != others {}
-                    let add = if self.rank == 0 {
-                        0x8000_0000u32.wrapping_sub(self.grids - 1)
-                    } else {
-                        1
-                    };
-                    old = atom::atom_add_u32(Place::Global(counter), add, Sem::Release, Scope::Sys);
-                } else {
-                    old =
-                        atom::atom_add_u32(Place::Global(word as u64), 1, Sem::Release, Scope::Gpu);
+                if first_thread {
+                    old = atom::ld_b32(Place::Global(counter), Sem::Relaxed, Scope::Sys);
+                }
+                intrinsics::bar_warp_sync(intrinsics::first_warp_mask_in_place());
+            }
+            let phase = self.grid.arrive_in_first_warp();
+            let b = intrinsics::block_idx();
+            if b[0] | b[1] | b[2] == 0 {
+                self.grid.wait_in_first_warp(phase);
+                // SAFETY: the first warp, every lane of it (the mask).
+                // Orders what the polling lanes acquired before thread 0's
+                // fence.
+                unsafe { intrinsics::bar_warp_sync(intrinsics::first_warp_mask_in_place()) };
+                if first_thread {
+                    self.arrive_for_the_grid();
                 }
             }
         }
         MultiGridArrivalToken { old }
     }
 
-    /// The second half of a split multi-grid barrier: block 0's thread 0
-    /// spins until the last grid's arrival flips the set's counter, then
-    /// releases its grid; the other blocks' thread 0 spin until it does.
-    /// Then each block synchronizes (`bar.sync`).
+    /// Block 0's thread 0, once its grid has arrived: the grid's arrival on
+    /// every GPU's counter, released at system scope.
+    #[inline(always)]
+    fn arrive_for_the_grid(&self) {
+        atom::fence_acq_rel(Scope::Sys);
+        // `grids` is at most MAX_GRIDS (the host refuses larger sets). The
+        // bound is read through an opaque move each round, so that the
+        // loop stays one load and one reduction a GPU, not unrolled into
+        // registers the kernel's other code would pay for.
+        let mut r = 0;
+        while r < intrinsics::computed_in_place(self.grids) {
+            let add = if r == self.rank {
+                0x8000_0000u32.wrapping_sub(self.grids - 1)
+            } else {
+                1
+            };
+            let c = Place::Global(intrinsics::multi_grid_counter_of(r));
+            // SAFETY: the host set every grid's counter address (a word of
+            // a GPU of the set, reachable through peer access) for each
+            // rank below `grids`; only accessed atomically.
+            unsafe { atom::red_add_u32(c, add, Sem::Relaxed, Scope::Sys) };
+            r += 1;
+        }
+    }
+
+    /// The second half of a split multi-grid barrier: each block's thread 0
+    /// polls its GPU's counter until the last grid's arrival flips it; then
+    /// the block synchronizes (`bar.sync`).
     #[inline(always)]
     #[track_caller]
     pub fn barrier_wait(&self, token: MultiGridArrivalToken) {
-        let counter = self.counter();
-        let word = crate::grid::driver_barrier_word();
+        let counter = Place::Global(self.counter());
         let t = intrinsics::thread_idx();
         if t[0] | t[1] | t[2] == 0 {
-            let b = intrinsics::block_idx();
-            let w = Place::Global(word as u64);
             // SAFETY: as in `barrier_arrive`.
             unsafe {
-                if b[0] | b[1] | b[2] == 0 {
-                    let c = Place::Global(counter);
-                    while (token.old ^ atom::ld_b32(c, Sem::Acquire, Scope::Sys)) & 0x8000_0000 == 0
-                    {
-                    }
-                    // Flips bit 31 and clears the other blocks' arrivals.
-                    let others = self.grid.num_blocks() - 1;
-                    let _ = atom::atom_add_u32(
-                        w,
-                        0x8000_0000u32.wrapping_sub(others),
-                        Sem::Release,
-                        Scope::Gpu,
-                    );
-                } else {
-                    while (token.old ^ atom::ld_b32(w, Sem::Acquire, Scope::Gpu)) & 0x8000_0000 == 0
-                    {
-                    }
-                }
+                while (token.old ^ atom::ld_b32(counter, Sem::Acquire, Scope::Sys)) & 0x8000_0000
+                    == 0
+                {}
             }
         }
         // SAFETY: every thread of the block waits with its token (this

@@ -7,14 +7,14 @@
 //! and `multi_grid_group` is gone from its headers). A [`GpuSet`] builds
 //! one from what the driver has: it checks every grid before it launches
 //! any (same kernel, same shape, co-resident on its GPU), writes each
-//! module's multi-grid workspace (the set's counter, the grid's rank, the
-//! number of grids), then launches one cooperative grid per GPU, in rank
+//! module's multi-grid workspace (its GPU's barrier counter, the grid's
+//! rank, the number of grids, every GPU's counter), then launches one cooperative grid per GPU, in rank
 //! order, under one process-wide lock so that two multi-grid launches
 //! never interleave their grids.
 
 use crate::error::Error;
 use crate::launch::{LaunchConfig, LaunchKind};
-use crate::module::Function;
+use crate::module::{Function, MultiGridWorkspace, MULTI_GRID_WORDS};
 use crate::uses::{cross_stream_lock, Uses};
 use crate::{DeviceBuffer, Gpu};
 use cudarc::driver::sys::{self, CUdevice_P2PAttribute as P2P};
@@ -141,14 +141,15 @@ pub(crate) fn check_set(
 
 /// GPUs of one machine that kernels use together: peer access between
 /// every pair (a kernel on one may take another's buffers as parameters),
-/// and [`GpuSet::launch`] for `#[kernel(multi_grid)]` kernels. The first
-/// GPU holds the counter of the multi-grid barrier.
+/// and [`GpuSet::launch`] for `#[kernel(multi_grid)]` kernels (on at most
+/// eight GPUs). Each GPU holds a counter of the multi-grid barrier, which
+/// every GPU's grids update.
 ///
 /// A buffer used by a kernel on another GPU of the set is waited for
 /// before the host reads, writes or frees it, and before a kernel on a
 /// third GPU uses it in a way that conflicts (see [`DeviceBuffer`]).
 /// Dropping the set waits for all of its GPUs, since every GPU's grids
-/// read the counter on the first.
+/// update the counters on the others.
 ///
 /// Every GPU of the machine, where they can work together; without a
 /// driver, or with GPUs that lack peer access, the error says why:
@@ -166,7 +167,9 @@ pub(crate) fn check_set(
 /// ```
 pub struct GpuSet {
     gpus: Vec<Gpu>,
-    counter: DeviceBuffer<u32>,
+    /// The multi-grid barrier's counters, one on each GPU, in rank order:
+    /// a 128-byte line each, so that nothing else shares the polled line.
+    counters: Vec<DeviceBuffer<u32>>,
 }
 
 impl GpuSet {
@@ -211,10 +214,16 @@ impl GpuSet {
                 }
             }
         }
-        let mut counter = DeviceBuffer::uninit(&gpus[0], 1)?;
-        counter.zero()?;
-        gpus[0].synchronize()?;
-        Ok(Self { gpus, counter })
+        let counters = gpus
+            .iter()
+            .map(|g| {
+                let mut c = DeviceBuffer::uninit(g, 32)?;
+                c.zero()?;
+                g.synchronize()?;
+                Ok(c)
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(Self { gpus, counters })
     }
 
     /// The GPUs, in rank order.
@@ -364,8 +373,19 @@ impl GpuSet {
                 .collect();
             check_shared(&args)?;
         }
-        let counter = self.counter.launch_address()?;
-        let grids = self.gpus.len() as u64;
+        if self.gpus.len() > cg_core::multi_grid::MAX_GRIDS as usize {
+            return Err(refused(format!(
+                "a multi-grid launch spans at most {} GPUs (the barrier's workspace holds every \
+                 GPU's counter); this set has {}",
+                cg_core::multi_grid::MAX_GRIDS,
+                self.gpus.len()
+            )));
+        }
+        let counters = self
+            .counters
+            .iter()
+            .map(DeviceBuffer::launch_address)
+            .collect::<Result<Vec<_>, _>>()?;
         // Released before `members`, whose buffer records may free memory
         // (which takes this lock).
         let _one_at_a_time = cross_stream_lock();
@@ -376,7 +396,7 @@ impl GpuSet {
                 b.uses.order(gpu, b.write)?;
             }
         }
-        let queued = queue(&mut members, plans, &config, [counter, grids]);
+        let queued = queue(&mut members, plans, &config, &counters);
         // Queued together, the grids are recorded only after all of them
         // (a grid queued only in part counts as queued).
         for (m, gpu) in members.iter().zip(&self.gpus) {
@@ -388,19 +408,30 @@ impl GpuSet {
     }
 }
 
-/// Queues each member's grid as `plans` say, in rank order, with the
-/// multi-grid workspace (`[counter address, number of grids]`).
+/// The multi-grid workspace of grid `rank` of a launch over the GPUs
+/// whose barrier counters lie at `counters` (in rank order): its own
+/// counter, its rank and the number of grids, every grid's counter.
+fn workspace(rank: usize, counters: &[u64]) -> MultiGridWorkspace {
+    let mut w = [0u64; MULTI_GRID_WORDS];
+    w[0] = counters[rank];
+    w[1] = rank as u64 | (counters.len() as u64) << 32;
+    w[2..2 + counters.len()].copy_from_slice(counters);
+    w
+}
+
+/// Queues each member's grid as `plans` say, in rank order, with its
+/// multi-grid [`workspace`].
 fn queue(
     members: &mut [MultiGridMember],
     plans: Vec<crate::module::LaunchPlan>,
     config: &LaunchConfig,
-    [counter, grids]: [u64; 2],
+    counters: &[u64],
 ) -> Result<(), Error> {
     for (m, plan) in members.iter_mut().zip(plans) {
         let g = m.grid.as_mut().expect("checked above");
         let mut params: Vec<*mut c_void> =
             g.params.iter_mut().map(|p| p.as_mut_ptr().cast()).collect();
-        let workspace = [counter, m.rank as u64 | grids << 32];
+        let workspace = workspace(m.rank, counters);
         // SAFETY: the parameters come from the kernel's typed handle
         // (`MultiGridMember::set_grid`'s contract); every grid was
         // checked above and the others are queued right after this one.
@@ -424,8 +455,8 @@ fn queue(
 
 impl Drop for GpuSet {
     fn drop(&mut self) {
-        // The counter lives on the first GPU and is freed on its stream;
-        // the other GPUs' grids may still read it. A wait that fails (a
+        // Each counter is freed on its own GPU's stream; the other GPUs'
+        // grids may still update it. A wait that fails (a
         // lost context) leaves nothing to protect.
         let _ = self.synchronize();
     }
@@ -705,6 +736,20 @@ mod tests {
         access: true,
         native_atomics: true,
     };
+
+    #[test]
+    fn each_grid_gets_its_counter_its_rank_and_every_counter() {
+        let counters = [0x1000, 0x2000, 0x3000];
+        for rank in 0..3 {
+            let w = workspace(rank, &counters);
+            assert_eq!(w[0], counters[rank]);
+            assert_eq!(w[1], rank as u64 | 3 << 32);
+            assert_eq!(&w[2..5], &counters);
+            assert!(w[5..].iter().all(|&a| a == 0), "{w:?}");
+        }
+        let eight: Vec<u64> = (1..=8).collect();
+        assert_eq!(&workspace(7, &eight)[2..], &eight[..]);
+    }
 
     /// Rank `rank`'s grid (on GPU `rank`) given bytes `range` of a buffer
     /// of GPU 0 as `param`.

@@ -15,9 +15,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The module global a multi-grid kernel reads its workspace from
-/// (`cg_core::multi_grid`): the set's counter address, then the grid's
-/// rank and the number of grids.
+/// (`cg_core::multi_grid`): its GPU's counter address; the grid's rank and
+/// the number of grids; every grid's counter address.
 const MULTI_GRID_SYMBOL: &str = "cg_multi_grid";
+
+/// The words of the multi-grid workspace.
+pub(crate) const MULTI_GRID_WORDS: usize = 2 + cg_core::multi_grid::MAX_GRIDS as usize;
+
+/// What a multi-grid launch writes to the module's `cg_multi_grid`.
+pub(crate) type MultiGridWorkspace = [u64; MULTI_GRID_WORDS];
 
 /// The module word that holds the address of the grid barrier's counters.
 const GRID_BARRIER_SYMBOL: &str = cg_core::grid::layout::SYMBOL;
@@ -103,7 +109,7 @@ struct ModuleInner {
     strings: Option<Arc<ModuleStrings>>,
     /// Whether the module has the multi-grid workspace (`cg_multi_grid`),
     /// and what was last written to it.
-    multi_grid: Option<Mutex<Option<[u64; 2]>>>,
+    multi_grid: Option<Mutex<Option<MultiGridWorkspace>>>,
     /// The entry points whose last parameter is the grid barrier's place
     /// (cg-builder appends it: `cg_ptx::Function::takes_grid_barrier_place`).
     taking_grid_barrier_place: BTreeSet<String>,
@@ -808,7 +814,7 @@ impl Function {
         &self,
         plan: LaunchPlan,
         config: &LaunchConfig,
-        workspace: [u64; 2],
+        workspace: MultiGridWorkspace,
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
         let gpu = self.gpu();
@@ -817,12 +823,12 @@ impl Function {
         if let Some(last) = &self.module.multi_grid {
             let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
             if *last != Some(workspace) {
-                let bytes: [u8; 16] = bytemuck::cast(workspace);
+                let bytes: &[u8] = bytemuck::cast_slice(&workspace);
                 write_module_global(
                     gpu,
                     module,
                     MULTI_GRID_SYMBOL,
-                    &bytes,
+                    bytes,
                     "multi-grid workspace",
                 )?;
                 *last = Some(workspace);
