@@ -24,11 +24,25 @@
 //! ([`UniqueId::to_hex`]) to the others (a file on a shared file system,
 //! an environment variable set by the job launcher); every process then
 //! calls [`Communicator::for_rank`] with its rank and the number of ranks.
+//!
+//! Transfers that overlap kernels: a communicator made with
+//! [`Communicator::for_set_overlapping`] or
+//! [`Communicator::for_rank_overlapping`] queues on a stream of its own,
+//! and its transfers go through an [`Overlap`] (see [`overlap`]): they
+//! start after the work queued on the GPU so far, the GPU's next kernels
+//! run beside them, and [`InFlight::finish`] orders the GPU's later work
+//! after them. The buffers stay borrowed until then, so no kernel can
+//! touch them meanwhile.
 
 use crate::error::Error;
 use crate::{DeviceBuffer, Gpu, GpuSet};
+use cudarc::driver::CudaStream;
 use cudarc::nccl::{result::NcclError, sys, Comm, Id};
 use std::ops::Range;
+use std::sync::Arc;
+
+pub mod overlap;
+pub use overlap::{InFlight, Overlap};
 
 /// Whether `libnccl.so` can be loaded on this machine.
 pub fn nccl_present() -> bool {
@@ -112,23 +126,48 @@ impl UniqueId {
     }
 }
 
-/// One rank of an NCCL communicator: a GPU, and its stream (the GPU's
-/// stream, so that transfers and kernels run in the order issued).
+/// One rank of an NCCL communicator: a GPU, and the stream its transfers
+/// are queued on: the GPU's own (transfers and kernels run in the order
+/// issued), or, for an overlapping communicator, a stream of the
+/// communicator's (transfers run beside the GPU's kernels; see
+/// [`Overlap`]).
 pub struct Communicator {
     comm: Comm,
     gpu: Gpu,
+    /// Whether the communicator's stream is its own, not the GPU's.
+    overlapping: bool,
 }
 
 impl Communicator {
     /// One communicator per GPU of `set`, in rank order, in this process
-    /// (`ncclCommInitAll`).
+    /// (`ncclCommInitAll`), queuing on each GPU's stream.
     pub fn for_set(set: &GpuSet) -> Result<Vec<Self>, Error> {
-        require("creating NCCL communicators")?;
         let streams = set
             .gpus()
             .iter()
             .map(|g| g.stream().cloned())
             .collect::<Result<Vec<_>, _>>()?;
+        Self::for_set_on(set, streams, false)
+    }
+
+    /// [`Communicator::for_set`], each communicator on a stream of its own
+    /// beside its GPU's: its transfers go through [`Overlap`], beside the
+    /// GPU's kernels.
+    pub fn for_set_overlapping(set: &GpuSet) -> Result<Vec<Self>, Error> {
+        let streams = set
+            .gpus()
+            .iter()
+            .map(own_stream)
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::for_set_on(set, streams, true)
+    }
+
+    fn for_set_on(
+        set: &GpuSet,
+        streams: Vec<Arc<CudaStream>>,
+        overlapping: bool,
+    ) -> Result<Vec<Self>, Error> {
+        require("creating NCCL communicators")?;
         let comms = Comm::from_devices(streams).map_err(|e| {
             nccl_error(
                 format!("creating NCCL communicators for {} GPUs", set.len()),
@@ -141,14 +180,37 @@ impl Communicator {
             .map(|(comm, gpu)| Communicator {
                 comm,
                 gpu: gpu.clone(),
+                overlapping,
             })
             .collect())
     }
 
     /// This process's rank `rank` of `ranks`, on `gpu`, joining the group
     /// that `id` names (`ncclCommInitRank`: waits until every rank has
-    /// joined).
+    /// joined), queuing on the GPU's stream.
     pub fn for_rank(gpu: &Gpu, rank: usize, ranks: usize, id: &UniqueId) -> Result<Self, Error> {
+        Self::for_rank_on(gpu, rank, ranks, id, false)
+    }
+
+    /// [`Communicator::for_rank`] on a stream of the communicator's own
+    /// beside the GPU's: its transfers go through [`Overlap`], beside the
+    /// GPU's kernels.
+    pub fn for_rank_overlapping(
+        gpu: &Gpu,
+        rank: usize,
+        ranks: usize,
+        id: &UniqueId,
+    ) -> Result<Self, Error> {
+        Self::for_rank_on(gpu, rank, ranks, id, true)
+    }
+
+    fn for_rank_on(
+        gpu: &Gpu,
+        rank: usize,
+        ranks: usize,
+        id: &UniqueId,
+        overlapping: bool,
+    ) -> Result<Self, Error> {
         require("joining an NCCL communicator")?;
         if rank >= ranks {
             return Err(Error::Nccl {
@@ -156,7 +218,12 @@ impl Communicator {
                 message: format!("rank {rank} of {ranks}: ranks are 0..{ranks}"),
             });
         }
-        let comm = Comm::from_rank(gpu.stream()?.clone(), rank, ranks, id.0).map_err(|e| {
+        let stream = if overlapping {
+            own_stream(gpu)?
+        } else {
+            gpu.stream()?.clone()
+        };
+        let comm = Comm::from_rank(stream, rank, ranks, id.0).map_err(|e| {
             nccl_error(
                 format!(
                     "joining an NCCL communicator as rank {rank} of {ranks} on GPU {}",
@@ -168,6 +235,27 @@ impl Communicator {
         Ok(Communicator {
             comm,
             gpu: gpu.clone(),
+            overlapping,
+        })
+    }
+
+    /// Whether the communicator queues on a stream of its own, its
+    /// transfers going through [`Overlap`].
+    pub fn is_overlapping(&self) -> bool {
+        self.overlapping
+    }
+
+    /// [`Error::Nccl`] for a plain transfer on an overlapping communicator.
+    fn plain(&self, what: &str) -> Result<(), Error> {
+        if !self.overlapping {
+            return Ok(());
+        }
+        Err(Error::Nccl {
+            context: format!("{what} of rank {}", self.rank()),
+            message: "the communicator queues on a stream of its own (made by a *_overlapping \
+                      constructor): issue its transfers through Communicator::overlap, which \
+                      orders them with the GPU's kernels"
+                .into(),
         })
     }
 
@@ -208,6 +296,7 @@ impl Communicator {
         range: Range<usize>,
         peer: usize,
     ) -> Result<(), Error> {
+        self.plain("a send")?;
         self.check_gpu(buf)?;
         // After the other GPUs' kernels that write it (before entering the
         // device, as every ordering of a buffer's uses).
@@ -232,6 +321,7 @@ impl Communicator {
         range: Range<usize>,
         peer: usize,
     ) -> Result<(), Error> {
+        self.plain("a receive")?;
         self.check_gpu(buf)?;
         // After every other GPU's kernel that uses it.
         buf.uses().used_by(&self.gpu, true)?;
@@ -248,6 +338,18 @@ impl Communicator {
                 )
             })
     }
+}
+
+/// A new stream on `gpu`'s context, for an overlapping communicator: of
+/// the highest priority, so that the transfers' kernels get
+/// multiprocessors as soon as they can run, not after the blocks of the
+/// GPU's kernels beside them.
+fn own_stream(gpu: &Gpu) -> Result<Arc<CudaStream>, Error> {
+    let ctx = gpu.context()?;
+    let what = || "creating a stream for an overlapping NCCL communicator".to_string();
+    gpu.driver(ctx.bind_to_thread(), what)?;
+    let (_, greatest) = gpu.driver(cudarc::driver::result::stream::get_priority_range(), what)?;
+    gpu.driver(ctx.new_stream_with_priority(greatest), what)
 }
 
 /// Runs `f` between `ncclGroupStart` and `ncclGroupEnd`: the transfers it

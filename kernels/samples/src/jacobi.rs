@@ -206,6 +206,61 @@ pub fn jacobi_sweep(u: &[f32], mut u_new: Output<f32, Points>, nx: Uniform<u32>,
     sweep(&this_grid(), u, &mut u_new, nx, ny);
 }
 
+/// The first and last rows of one GPU's band of the field, swept: `src`
+/// holds the band's `rows` rows (`nx` wide) and `above` and `below` the
+/// rows beside it (the neighbouring GPUs' edge rows, or the field's
+/// boundary). Writes rows 0 and `rows - 1` of `dst`, and the same values
+/// into `up` and `down` (one row each: what the neighbours receive as
+/// halo rows). With [`jacobi_sweep`] over the band (its rows 1 to
+/// `rows - 2`) it makes one sweep, bit for bit what one GPU computes; and
+/// `jacobi_sweep` can run while `up` and `down` are sent: the overlapped
+/// NCCL halo exchange. Columns 0 and `nx - 1` are boundary values, left as
+/// they are.
+#[allow(clippy::too_many_arguments)]
+#[kernel(grid_1d)]
+pub fn jacobi_edges(
+    above: &[f32],
+    src: &[f32],
+    below: &[f32],
+    mut dst: Output<f32, Points>,
+    mut up: Output<f32, Points>,
+    mut down: Output<f32, Points>,
+    nx: Uniform<u32>,
+    rows: Uniform<u32>,
+) {
+    if rows.get() == 0 {
+        return;
+    }
+    let grid = this_grid();
+    let w = nx.get() as usize;
+    let last = rows - Const::<1>;
+    let row = |r: usize| &src[r * w..(r + 1) * w];
+    let north = |r: usize| if r == 0 { above } else { row(r - 1) };
+    let south = |r: usize| {
+        if r == last.get() as usize {
+            below
+        } else {
+            row(r + 1)
+        }
+    };
+    // The mean of the four neighbours, added as `mean` adds them.
+    let value = |r: usize, x: usize| {
+        let here = row(r);
+        0.25 * (((here[x - 1] + here[x + 1]) + north(r)[x]) + south(r)[x])
+    };
+    let inner = || Const::<1>.into_uniform()..nx.saturating_sub(Const::<1>);
+    let first = Const::<0>.into_uniform()..Const::<1>.into_uniform();
+    let edges = [(first.clone(), 0), (last..rows, last.get() as usize)];
+    for (y, r) in edges {
+        dst.grid_stride_window(&grid, Window::new(nx, inner(), y))
+            .for_each(|(p, x)| *x = value(r, p.x as usize));
+    }
+    up.grid_stride_window(&grid, Window::new(nx, inner(), first.clone()))
+        .for_each(|(p, x)| *x = value(0, p.x as usize));
+    down.grid_stride_window(&grid, Window::new(nx, inner(), first))
+        .for_each(|(p, x)| *x = value(last.get() as usize, p.x as usize));
+}
+
 /// Copies row `from` of `band` (`nx` wide) into row `to` of `halo`, a
 /// neighbouring GPU's band: grid-stride over the row.
 #[inline(always)]
