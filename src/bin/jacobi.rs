@@ -13,7 +13,7 @@
 //! ```
 
 use cg_samples::bench::{self, Options};
-use cg_samples::experiments::{jacobi, jacobi_multi};
+use cg_samples::experiments::{jacobi, jacobi_multi, jacobi_nccl};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -29,7 +29,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         None if args.iter().any(|a| a == "--nccl-process") => {
-            Some(jacobi_multi::nccl_process(&Options::from_args()))
+            Some(jacobi_nccl::nccl_process(&Options::from_args()))
         }
         None => None,
     };

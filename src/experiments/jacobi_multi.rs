@@ -7,10 +7,10 @@
 //!   per GPU (`jacobi_multi_gpu`); after each sweep every GPU writes its
 //!   first and last rows straight into its neighbours' halo rows and all
 //!   cross one `multi_grid.sync()`;
-//! - **NCCL**: one launch per sweep per GPU (`jacobi_sweep`), then the
-//!   halo rows exchanged with `ncclSend`/`ncclRecv` on each GPU's stream.
-//!   The same exchange runs with one process per GPU ([`nccl_process`]),
-//!   the way it runs across machines;
+//! - **NCCL**: one launch per sweep per GPU, the halo rows exchanged with
+//!   `ncclSend`/`ncclRecv`, in turn with the sweep or overlapped with it
+//!   ([`jacobi_nccl`](super::jacobi_nccl), which also runs them with one
+//!   process per GPU, the way they run across machines);
 //! - **one GPU**: the single-GPU persistent kernel over the whole field.
 //!
 //! Times are wall-clock over whole runs of all sweeps (each run is tens of
@@ -20,22 +20,23 @@
 
 use crate::bench::{self, Options};
 use crate::experiments::jacobi::{fresh, holding, persistent_grids, PersistentGrids, PingPong};
+use crate::experiments::jacobi_nccl::{self, SplitBand};
 use crate::kernels::Kernels;
 use crate::results::Timing;
-use cooperative_groups::nccl::{self, Communicator, UniqueId};
+use cooperative_groups::nccl::{self, Communicator};
 use cooperative_groups::{DeviceBuffer, Error, Gpu, GpuSet, LaunchConfig};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Instant;
 
 /// One GPU's band: rows `first - 1 ..= first + interior` of the field (the
 /// interior rows and a halo row on each side), in two ping-pong buffers.
-struct Band {
-    a: DeviceBuffer<f32>,
-    b: DeviceBuffer<f32>,
+pub(super) struct Band {
+    pub(super) a: DeviceBuffer<f32>,
+    pub(super) b: DeviceBuffer<f32>,
     /// The field's row of the band's first interior row.
     first: usize,
     /// Rows in the buffers: interior + 2.
-    rows: u32,
+    pub(super) rows: u32,
 }
 
 /// The interior rows `1..ny - 1` split into `parts` contiguous bands as
@@ -53,7 +54,7 @@ pub fn bands(ny: usize, parts: usize) -> Vec<(usize, usize)> {
 }
 
 impl Band {
-    fn new(
+    pub(super) fn new(
         gpu: &Gpu,
         init: &[f32],
         nx: usize,
@@ -70,7 +71,7 @@ impl Band {
     }
 
     /// The buffer holding the field after `sweeps` sweeps.
-    fn result(&self, sweeps: u32) -> &DeviceBuffer<f32> {
+    pub(super) fn result(&self, sweeps: u32) -> &DeviceBuffer<f32> {
         holding(&self.a, &self.b, sweeps)
     }
 
@@ -92,57 +93,6 @@ impl Band {
         field[at + from * nx..at + to * nx].copy_from_slice(&v[from * nx..to * nx]);
         Ok(())
     }
-}
-
-/// The NCCL halo exchange of one band after a sweep into `dst` (the band's
-/// buffer just written): its first and last interior rows to the
-/// neighbours, their rows into its halo rows.
-fn exchange(
-    comm: &Communicator,
-    dst: &mut DeviceBuffer<f32>,
-    rows: usize,
-    nx: usize,
-) -> Result<(), Error> {
-    let (rank, ranks) = (comm.rank(), comm.ranks());
-    if rank > 0 {
-        comm.send(dst, nx..2 * nx, rank - 1)?;
-        comm.recv(dst, 0..nx, rank - 1)?;
-    }
-    if rank + 1 < ranks {
-        comm.send(dst, (rows - 2) * nx..(rows - 1) * nx, rank + 1)?;
-        comm.recv(dst, (rows - 1) * nx..rows * nx, rank + 1)?;
-    }
-    Ok(())
-}
-
-/// `sweeps` NCCL sweeps over `bands` (one per communicator, same order).
-fn nccl_sweeps(
-    k: &[Kernels],
-    comms: &[Communicator],
-    bands: &mut [Band],
-    nx: u32,
-    sweeps: u32,
-) -> Result<(), Error> {
-    for s in 0..sweeps {
-        for (band, k) in bands.iter_mut().zip(k) {
-            let cfg = LaunchConfig::for_elements(band.a.len(), 256);
-            let (src, dst) = if s % 2 == 0 {
-                (&band.a, &mut band.b)
-            } else {
-                (&band.b, &mut band.a)
-            };
-            k.jacobi_sweep.launch(cfg, src, dst, nx, band.rows)?;
-        }
-        nccl::group(|| {
-            for (band, comm) in bands.iter_mut().zip(comms) {
-                let rows = band.rows as usize;
-                let dst = if s % 2 == 0 { &mut band.b } else { &mut band.a };
-                exchange(comm, dst, rows, nx as usize)?;
-            }
-            Ok(())
-        })?;
-    }
-    Ok(())
 }
 
 /// Empty buffers for a band without a neighbour on one side.
@@ -188,7 +138,7 @@ fn multi_grid_sweeps(
 /// The single-GPU persistent kernel's field after `sweeps` sweeps from
 /// `init` (`nx` x `ny`), launched as `cfg` on the GPU `k` was loaded on,
 /// and the ping-pong pair it ran on.
-fn one_gpu_field(
+pub(super) fn one_gpu_field(
     k: &Kernels,
     cfg: LaunchConfig,
     init: &[f32],
@@ -203,7 +153,7 @@ fn one_gpu_field(
 
 /// The median wall-clock time of `runs` runs of `f` (after one warm-up),
 /// each ended by `wait`.
-fn wall_time(
+pub(super) fn wall_time(
     runs: usize,
     mut f: impl FnMut() -> Result<(), Error>,
     wait: impl Fn() -> Result<(), Error>,
@@ -230,7 +180,7 @@ struct Line {
 
 /// The field, its shape and sweeps, from the options: 8192 x 8192 and
 /// 1,000 sweeps, or 512 x 512 and 50 with `--quick`.
-fn problem(opts: &Options) -> (usize, usize, u32) {
+pub(super) fn problem(opts: &Options) -> (usize, usize, u32) {
     if opts.quick {
         (512, 512, 50)
     } else {
@@ -336,16 +286,41 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
         });
     }
 
-    // NCCL, one process.
+    // NCCL, one process: in turn, and overlapped.
     if nccl::nccl_present() && !opts.no_nccl {
         let comms = Communicator::for_set(&set)?;
         let mut bands = fresh_bands(&set)?;
-        let run = |bands: &mut [Band]| nccl_sweeps(&k, &comms, bands, nx as u32, sweeps);
+        let run =
+            |bands: &mut [Band]| jacobi_nccl::sweeps_in_turn(&k, &comms, bands, nx as u32, sweeps);
         run(&mut bands)?;
         let verified = assemble(&bands)? == reference;
         let t = wall_time(runs, || run(&mut bands), || set.synchronize())?;
         lines.push(Line {
-            name: format!("{n} GPUs, launch per sweep + NCCL halo exchange"),
+            name: format!("{n} GPUs, launch per sweep + NCCL, in turn"),
+            time: t,
+            sweeps,
+            verified,
+        });
+        drop(bands);
+        let comms = Communicator::for_set_overlapping(&set)?;
+        let mut bands = set
+            .gpus()
+            .iter()
+            .zip(&parts)
+            .map(|(g, &(first, rows))| SplitBand::new(g, &init, nx, first, rows))
+            .collect::<Result<Vec<_>, _>>()?;
+        let run = |bands: &mut [SplitBand]| {
+            jacobi_nccl::overlapped_sweeps(&k, &comms, bands, nx as u32, sweeps)
+        };
+        run(&mut bands)?;
+        let mut field = init.clone();
+        for band in &bands {
+            band.copy_into(&mut field, nx, sweeps)?;
+        }
+        let verified = field == reference;
+        let t = wall_time(runs, || run(&mut bands), || set.synchronize())?;
+        lines.push(Line {
+            name: format!("{n} GPUs, launch per sweep + NCCL, overlapped"),
             time: t,
             sweeps,
             verified,
@@ -461,91 +436,6 @@ fn write_json(
             source,
         }
     })
-}
-
-/// One rank of the NCCL method with one process per GPU, as across
-/// machines: rank `CG_NCCL_RANK` of `CG_NCCL_RANKS`, on GPU `rank % count`
-/// (or the one `CUDA_VISIBLE_DEVICES` leaves), the unique id passed through
-/// the file `CG_NCCL_ID_FILE` (rank 0 writes it, the others wait for it;
-/// on several machines, a path on a shared file system). Each rank checks
-/// its band against the single-GPU kernel run on its own GPU.
-pub fn nccl_process(opts: &Options) -> Result<bool, Error> {
-    let var = |name: &str| -> Result<String, Error> {
-        std::env::var(name).map_err(|_| Error::Nccl {
-            context: "starting an NCCL process".into(),
-            message: format!(
-                "{name} is not set: a process of `jacobi --nccl-process` needs CG_NCCL_RANK, \
-                 CG_NCCL_RANKS and CG_NCCL_ID_FILE (see the README's multi-GPU section)"
-            ),
-        })
-    };
-    let number = |name: &str| -> Result<usize, Error> {
-        var(name)?.parse().map_err(|_| Error::Nccl {
-            context: "starting an NCCL process".into(),
-            message: format!("{name} is not a number"),
-        })
-    };
-    let (rank, ranks) = (number("CG_NCCL_RANK")?, number("CG_NCCL_RANKS")?);
-    let id_file = PathBuf::from(var("CG_NCCL_ID_FILE")?);
-    let gpu = Gpu::new(rank % Gpu::count()?)?;
-    let k = Kernels::load(&gpu)?;
-    let id = if rank == 0 {
-        let id = UniqueId::new()?;
-        let tmp = id_file.with_extension("tmp");
-        let io = |source| Error::Io {
-            context: format!("writing the NCCL id to {}", id_file.display()),
-            source,
-        };
-        std::fs::write(&tmp, id.to_hex()).map_err(io)?;
-        std::fs::rename(&tmp, &id_file).map_err(io)?;
-        id
-    } else {
-        let start = Instant::now();
-        loop {
-            if let Ok(text) = std::fs::read_to_string(&id_file) {
-                break UniqueId::from_hex(&text)?;
-            }
-            if start.elapsed() > Duration::from_secs(120) {
-                return Err(Error::Nccl {
-                    context: format!("rank {rank} waiting for the NCCL id"),
-                    message: format!(
-                        "{} did not appear within 120 s: is rank 0 running?",
-                        id_file.display()
-                    ),
-                });
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
-    let comm = Communicator::for_rank(&gpu, rank, ranks, &id)?;
-    let (nx, ny, sweeps) = problem(opts);
-    // Every rank makes the same field: a fixed seed.
-    let init = bench::random_f32_seeded(nx * ny, 0x5eed);
-    let (first, interior) = bands(ny, ranks)[rank];
-    let mut band = [Band::new(&gpu, &init, nx, first, interior)?];
-    let comms = [comm];
-    let run =
-        |band: &mut [Band]| nccl_sweeps(std::slice::from_ref(&k), &comms, band, nx as u32, sweeps);
-    run(&mut band)?;
-    let got = band[0].result(sweeps).to_vec()?;
-    // The single-GPU field's rows of this band.
-    let cfg = k.jacobi_persistent.function().cooperative_config(256, 0)?;
-    let (whole, _) = one_gpu_field(&k, cfg, &init, (nx, ny, sweeps))?;
-    let rows = band[0].rows as usize;
-    let at = (first - 1) * nx;
-    let verified = got[nx..(rows - 1) * nx] == whole[at + nx..at + (rows - 1) * nx];
-    let runs = opts.runs.clamp(3, 10);
-    let t = wall_time(runs, || run(&mut band), || gpu.synchronize())?;
-    println!(
-        "rank {rank} of {ranks} (GPU {}): Jacobi {nx} x {ny}, {sweeps} sweeps, launch per sweep + NCCL: \
-         {:.2} ms (spread {:.1}%), {:.0} sweeps/s, band {}",
-        gpu.ordinal(),
-        t.ms,
-        100.0 * t.spread(),
-        sweeps as f64 / (t.ms * 1e-3),
-        if verified { "verified against one GPU" } else { "FAILED: differs from one GPU" }
-    );
-    Ok(verified)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod barriers;
 pub mod clusters;
 pub mod jacobi;
 pub mod jacobi_multi;
+pub mod jacobi_nccl;
 pub mod patterns;
 pub mod primitives;
 pub mod reductions;

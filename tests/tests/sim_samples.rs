@@ -76,6 +76,103 @@ fn jacobi_256_by_256_for_100_sweeps_in_one_cooperative_launch() {
     }
 }
 
+/// The overlapped NCCL method's two kernels, the exchange done on the
+/// host: per sweep and band, `jacobi_edges` (the band's first and last
+/// rows, from the halo rows beside it, into the band and the two send
+/// rows) and `jacobi_sweep` over the band alone (its other rows); then the
+/// send rows copied into the neighbours' halo rows. After every sweep the
+/// bands are the CPU field's rows, bit for bit, and the send rows the
+/// band's edge rows; on bands of one row too, and blocks ending in a
+/// partial warp.
+#[test]
+fn jacobi_in_bands_with_edges_first_is_the_cpu_field() {
+    use cg_samples::experiments::jacobi_multi::bands;
+    for (nx, ny, parts, sweeps) in [
+        (37usize, 29usize, 3usize, 5u32),
+        (21, 6, 4, 4),
+        (40, 12, 1, 3),
+    ] {
+        let init = random_f32(nx * ny, 50 + parts as u64);
+        let split = bands(ny, parts);
+        // Each band's buffers: [body; 2], [above; 2], [below; 2], up, down.
+        let row = |r: usize| init[r * nx..(r + 1) * nx].to_vec();
+        let mut body: Vec<[Vec<f32>; 2]> = split
+            .iter()
+            .map(|&(f, n)| [0, 1].map(|_| init[f * nx..(f + n) * nx].to_vec()))
+            .collect();
+        let mut above: Vec<[Vec<f32>; 2]> = split
+            .iter()
+            .map(|&(f, _)| [row(f - 1), row(f - 1)])
+            .collect();
+        let mut below: Vec<[Vec<f32>; 2]> = split
+            .iter()
+            .map(|&(f, n)| [row(f + n), row(f + n)])
+            .collect();
+        for s in 0..sweeps {
+            let (p, q) = ((s % 2) as usize, (1 - s % 2) as usize);
+            let mut sent = Vec::new();
+            for (i, &(f, n)) in split.iter().enumerate() {
+                let dst = Buffer::from_slice(&body[i][q]);
+                let (up, down) = (
+                    Buffer::from_slice(&row(f)),
+                    Buffer::from_slice(&row(f + n - 1)),
+                );
+                let (nx_u, rows) = (sim::uniform(nx as u32), sim::uniform(n as u32));
+                sim::launch(Shape::new(3, 45), || {
+                    cg_sample_kernels::jacobi::jacobi_edges(
+                        &above[i][p],
+                        &body[i][p],
+                        &below[i][p],
+                        dst.view(),
+                        up.view(),
+                        down.view(),
+                        nx_u,
+                        rows,
+                    )
+                })
+                .unwrap()
+                .all_defined()
+                .unwrap();
+                let src = body[i][p].clone();
+                sim::launch(Shape::new(3, 45), || {
+                    cg_sample_kernels::jacobi::jacobi_sweep(&src, dst.view(), nx_u, rows)
+                })
+                .unwrap()
+                .all_defined()
+                .unwrap();
+                body[i][q] = dst.to_vec();
+                let (up, down) = (up.to_vec(), down.to_vec());
+                assert_eq!(up[..], body[i][q][..nx], "sweep {s}, band {i}: the up row");
+                assert_eq!(
+                    down[..],
+                    body[i][q][(n - 1) * nx..],
+                    "sweep {s}, band {i}: the down row"
+                );
+                sent.push((up, down));
+            }
+            for i in 0..split.len() {
+                if i > 0 {
+                    above[i][q] = sent[i - 1].1.clone();
+                }
+                if i + 1 < split.len() {
+                    below[i][q] = sent[i + 1].0.clone();
+                }
+            }
+            let want = jacobi_cpu(&init, nx, ny, s + 1);
+            for (i, &(f, n)) in split.iter().enumerate() {
+                let got = &body[i][q];
+                for (j, (g, w)) in got.iter().zip(&want[f * nx..(f + n) * nx]).enumerate() {
+                    assert_eq!(
+                        g.to_bits(),
+                        w.to_bits(),
+                        "{nx} x {ny}, {parts} bands, sweep {s}, band {i}, point {j}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Elements past the field in each buffer of the Jacobi tests, poisoned:
 /// the kernel must leave them alone.
 const PAST_THE_FIELD: usize = 37;
