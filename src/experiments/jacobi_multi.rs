@@ -20,7 +20,7 @@
 
 use crate::bench::{self, Options};
 use crate::experiments::jacobi::{fresh, holding, persistent_grids, PersistentGrids, PingPong};
-use crate::experiments::jacobi_nccl::{self, SplitBand};
+use crate::experiments::jacobi_nccl::{self, SplitBand, SweepGrid};
 use crate::kernels::Kernels;
 use crate::results::Timing;
 use cooperative_groups::nccl::{self, Communicator};
@@ -286,45 +286,48 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
         });
     }
 
-    // NCCL, one process: in turn, and overlapped.
+    // NCCL, one process: in turn, and overlapped, on each grid.
     if nccl::nccl_present() && !opts.no_nccl {
-        let comms = Communicator::for_set(&set)?;
-        let mut bands = fresh_bands(&set)?;
-        let run =
-            |bands: &mut [Band]| jacobi_nccl::sweeps_in_turn(&k, &comms, bands, nx as u32, sweeps);
-        run(&mut bands)?;
-        let verified = assemble(&bands)? == reference;
-        let t = wall_time(runs, || run(&mut bands), || set.synchronize())?;
-        lines.push(Line {
-            name: format!("{n} GPUs, launch per sweep + NCCL, in turn"),
-            time: t,
-            sweeps,
-            verified,
-        });
-        drop(bands);
-        let comms = Communicator::for_set_overlapping(&set)?;
-        let mut bands = set
-            .gpus()
-            .iter()
-            .zip(&parts)
-            .map(|(g, &(first, rows))| SplitBand::new(g, &init, nx, first, rows))
-            .collect::<Result<Vec<_>, _>>()?;
-        let run = |bands: &mut [SplitBand]| {
-            jacobi_nccl::overlapped_sweeps(&k, &comms, bands, nx as u32, sweeps)
-        };
-        run(&mut bands)?;
-        let mut field = init.clone();
-        for band in &bands {
-            band.copy_into(&mut field, nx, sweeps)?;
+        let in_turn = Communicator::for_set(&set)?;
+        let overlapping = Communicator::for_set_overlapping(&set)?;
+        for grid in SweepGrid::ALL {
+            let mut bands = fresh_bands(&set)?;
+            let run = |bands: &mut [Band]| {
+                jacobi_nccl::sweeps_in_turn(&k, &in_turn, bands, (nx as u32, sweeps), grid)
+            };
+            run(&mut bands)?;
+            let verified = assemble(&bands)? == reference;
+            let t = wall_time(runs, || run(&mut bands), || set.synchronize())?;
+            lines.push(Line {
+                name: format!("{n} GPUs, NCCL in turn, {}", grid.name()),
+                time: t,
+                sweeps,
+                verified,
+            });
+            drop(bands);
+            let mut bands = set
+                .gpus()
+                .iter()
+                .zip(&parts)
+                .map(|(g, &(first, rows))| SplitBand::new(g, &init, nx, first, rows))
+                .collect::<Result<Vec<_>, _>>()?;
+            let run = |bands: &mut [SplitBand]| {
+                jacobi_nccl::overlapped_sweeps(&k, &overlapping, bands, (nx as u32, sweeps), grid)
+            };
+            run(&mut bands)?;
+            let mut field = init.clone();
+            for band in &bands {
+                band.copy_into(&mut field, nx, sweeps)?;
+            }
+            let verified = field == reference;
+            let t = wall_time(runs, || run(&mut bands), || set.synchronize())?;
+            lines.push(Line {
+                name: format!("{n} GPUs, NCCL overlapped, {}", grid.name()),
+                time: t,
+                sweeps,
+                verified,
+            });
         }
-        let verified = field == reference;
-        let t = wall_time(runs, || run(&mut bands), || set.synchronize())?;
-        lines.push(Line {
-            name: format!("{n} GPUs, launch per sweep + NCCL, overlapped"),
-            time: t,
-            sweeps,
-            verified,
-        });
     } else {
         eprintln!("NCCL NOT RUN: libnccl.so.2 not found (install nvidia-nccl-cu13, add its lib directory to LD_LIBRARY_PATH)");
     }

@@ -24,6 +24,57 @@ use cooperative_groups::{DeviceBuffer, Error, Gpu, LaunchConfig};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// How the NCCL methods launch `jacobi_sweep` over a band. A launch per
+/// sweep and an exchange beside it pull against each other here: a grid
+/// of every thread slot, grid-stride, keeps many loads in flight (as the
+/// persistent kernel does), but its blocks all run until the sweep ends,
+/// so the exchange's kernel finds no room beside them; a thread a point
+/// leaves room all along, with one load in flight a thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepGrid {
+    /// One thread a point, the usual CUDA form.
+    PerPoint,
+    /// `n` times the grid of every thread slot (blocks of 256 threads),
+    /// grid-stride: several points a thread, the blocks retiring in `n`
+    /// waves.
+    Waves(u32),
+}
+
+impl SweepGrid {
+    /// The grids the sample compares.
+    pub const ALL: [SweepGrid; 3] = [
+        SweepGrid::PerPoint,
+        SweepGrid::Waves(8),
+        SweepGrid::Waves(1),
+    ];
+
+    /// The launch over `points` points.
+    fn config(self, k: &Kernels, points: usize) -> Result<LaunchConfig, Error> {
+        let per_point = LaunchConfig::for_elements(points, 256);
+        match self {
+            SweepGrid::PerPoint => Ok(per_point),
+            SweepGrid::Waves(n) => {
+                let slots = k.jacobi_sweep.function().cooperative_config(256, 0)?;
+                let blocks = slots
+                    .grid
+                    .x
+                    .saturating_mul(n)
+                    .clamp(1, per_point.grid.x.max(1));
+                Ok(LaunchConfig::new(blocks, 256))
+            }
+        }
+    }
+
+    /// How a result line names it.
+    pub fn name(self) -> String {
+        match self {
+            SweepGrid::PerPoint => "a thread a point".into(),
+            SweepGrid::Waves(1) => "every thread slot once".into(),
+            SweepGrid::Waves(n) => format!("{n} waves of every thread slot"),
+        }
+    }
+}
+
 /// The NCCL halo exchange of one band after a sweep into `dst` (the band's
 /// buffer just written): its first and last interior rows to the
 /// neighbours, their rows into its halo rows.
@@ -51,12 +102,12 @@ pub(super) fn sweeps_in_turn(
     k: &[Kernels],
     comms: &[Communicator],
     bands: &mut [Band],
-    nx: u32,
-    sweeps: u32,
+    (nx, sweeps): (u32, u32),
+    grid: SweepGrid,
 ) -> Result<(), Error> {
     for s in 0..sweeps {
         for (band, k) in bands.iter_mut().zip(k) {
-            let cfg = LaunchConfig::for_elements(band.a.len(), 256);
+            let cfg = grid.config(k, band.a.len())?;
             let (src, dst) = if s % 2 == 0 {
                 (&band.a, &mut band.b)
             } else {
@@ -133,6 +184,7 @@ impl SplitBand {
     }
 }
 
+// ANCHOR: overlapped_sweep
 /// Sweep `s` over `bands` (one per overlapping communicator, same order),
 /// overlapped: every band's edge rows, the exchanges started together, the
 /// rows between swept beside them; returns the exchanges in flight (the
@@ -141,8 +193,8 @@ fn overlapped_sweep<'a>(
     k: &[Kernels],
     comms: &'a [Communicator],
     bands: &'a mut [SplitBand],
-    nx: u32,
-    s: u32,
+    (nx, s): (u32, u32),
+    grid: SweepGrid,
 ) -> Result<Vec<InFlight<'a>>, Error> {
     let (p, q) = ((s % 2) as usize, (1 - s % 2) as usize);
     let edge_cfg = LaunchConfig::for_elements(nx as usize, 256);
@@ -183,22 +235,23 @@ fn overlapped_sweep<'a>(
     for (((src, dst), rows), k) in between.into_iter().zip(k) {
         // The band's rows 1 to rows - 2 (rows 0 and rows - 1 are the
         // edges', which the sweep reads and leaves).
-        let cfg = LaunchConfig::for_elements(src.len(), 256);
+        let cfg = grid.config(k, src.len())?;
         k.jacobi_sweep.launch(cfg, src, dst, nx, rows)?;
     }
     Ok(in_flight)
 }
+// ANCHOR_END: overlapped_sweep
 
 /// `sweeps` overlapped sweeps over `bands`.
 pub fn overlapped_sweeps(
     k: &[Kernels],
     comms: &[Communicator],
     bands: &mut [SplitBand],
-    nx: u32,
-    sweeps: u32,
+    (nx, sweeps): (u32, u32),
+    grid: SweepGrid,
 ) -> Result<(), Error> {
     for s in 0..sweeps {
-        for x in overlapped_sweep(k, comms, bands, nx, s)? {
+        for x in overlapped_sweep(k, comms, bands, (nx, s), grid)? {
             x.finish()?;
         }
     }
@@ -212,22 +265,24 @@ fn graph_sweeps(
     k: &Kernels,
     comm: &Communicator,
     band: &mut SplitBand,
-    nx: u32,
-    sweeps: u32,
+    (nx, sweeps): (u32, u32),
+    grid: SweepGrid,
     graph: &mut Option<cooperative_groups::Graph>,
 ) -> Result<(), Error> {
     let (ks, comms) = (std::slice::from_ref(k), std::slice::from_ref(comm));
     if graph.is_none() {
         let gpu = k.jacobi_sweep.function().gpu().clone();
-        *graph =
-            Some(gpu.capture(|| overlapped_sweeps(ks, comms, std::slice::from_mut(band), nx, 2))?);
+        let two = |band: &mut SplitBand| {
+            overlapped_sweeps(ks, comms, std::slice::from_mut(band), (nx, 2), grid)
+        };
+        *graph = Some(gpu.capture(|| two(band))?);
     }
     let g = graph.as_ref().expect("made above");
     for _ in 0..sweeps / 2 {
         g.launch()?;
     }
     if sweeps % 2 == 1 {
-        for x in overlapped_sweep(ks, comms, std::slice::from_mut(band), nx, 0)? {
+        for x in overlapped_sweep(ks, comms, std::slice::from_mut(band), (nx, 0), grid)? {
             x.finish()?;
         }
     }
@@ -311,54 +366,58 @@ pub fn nccl_process(opts: &Options) -> Result<bool, Error> {
     let runs = opts.runs.clamp(3, 10);
     let ks = std::slice::from_ref(&k);
     let mut results = Vec::new();
-
-    // In turn.
-    let comms = [Communicator::for_rank(&gpu, rank, ranks, &id)?];
-    let mut band = [Band::new(&gpu, &init, nx, first, interior)?];
-    let run = |band: &mut [Band]| sweeps_in_turn(ks, &comms, band, nx as u32, sweeps);
-    run(&mut band)?;
-    let got = band[0].result(sweeps).to_vec()?;
-    let verified = got[nx..(interior + 1) * nx] == *want;
-    let t = wall_time(runs, || run(&mut band), || gpu.synchronize())?;
-    results.push(("launch per sweep + NCCL, in turn", t, verified));
-    drop(band);
-
-    // Overlapped, then as a graph: a communicator with a stream of its
-    // own.
+    // One communicator on the GPU's stream (in turn), one on its own
+    // (overlapped).
+    let in_turn = Communicator::for_rank(&gpu, rank, ranks, &id)?;
     let overlapping = [Communicator::for_rank_overlapping(
         &gpu,
         rank,
         ranks,
         &overlapping_id,
     )?];
-    for graph in [false, true] {
-        let mut band = [SplitBand::new(&gpu, &init, nx, first, interior)?];
-        let mut captured = None;
-        let mut run = |band: &mut [SplitBand]| {
-            if graph {
-                graph_sweeps(
-                    &k,
-                    &overlapping[0],
-                    &mut band[0],
-                    nx as u32,
-                    sweeps,
-                    &mut captured,
-                )
-            } else {
-                overlapped_sweeps(ks, &overlapping, band, nx as u32, sweeps)
-            }
-        };
+
+    for grid in SweepGrid::ALL {
+        // In turn.
+        let comms = std::slice::from_ref(&in_turn);
+        let mut band = [Band::new(&gpu, &init, nx, first, interior)?];
+        let run = |band: &mut [Band]| sweeps_in_turn(ks, comms, band, (nx as u32, sweeps), grid);
         run(&mut band)?;
-        let mut field = init.clone();
-        band[0].copy_into(&mut field, nx, sweeps)?;
-        let verified = field[first * nx..(first + interior) * nx] == *want;
+        let got = band[0].result(sweeps).to_vec()?;
+        let verified = got[nx..(interior + 1) * nx] == *want;
         let t = wall_time(runs, || run(&mut band), || gpu.synchronize())?;
-        let name = if graph {
-            "launch per sweep + NCCL, overlapped, CUDA graph"
-        } else {
-            "launch per sweep + NCCL, overlapped"
-        };
-        results.push((name, t, verified));
+        results.push((format!("in turn, {}", grid.name()), t, verified));
+        drop(band);
+        // Overlapped, then as a graph.
+        for graph in [false, true] {
+            let mut band = [SplitBand::new(&gpu, &init, nx, first, interior)?];
+            let mut captured = None;
+            let mut run = |band: &mut [SplitBand]| {
+                let shape = (nx as u32, sweeps);
+                if graph {
+                    graph_sweeps(
+                        &k,
+                        &overlapping[0],
+                        &mut band[0],
+                        shape,
+                        grid,
+                        &mut captured,
+                    )
+                } else {
+                    overlapped_sweeps(ks, &overlapping, band, shape, grid)
+                }
+            };
+            run(&mut band)?;
+            let mut field = init.clone();
+            band[0].copy_into(&mut field, nx, sweeps)?;
+            let verified = field[first * nx..(first + interior) * nx] == *want;
+            let t = wall_time(runs, || run(&mut band), || gpu.synchronize())?;
+            let form = if graph {
+                "overlapped, CUDA graph"
+            } else {
+                "overlapped"
+            };
+            results.push((format!("{form}, {}", grid.name()), t, verified));
+        }
     }
 
     let single = if rank == 0 {
@@ -389,8 +448,8 @@ pub fn nccl_process(opts: &Options) -> Result<bool, Error> {
             .map(|one| format!(", {:.2}x over 1 GPU", one.ms / t.ms))
             .unwrap_or_default();
         println!(
-            "rank {rank} of {ranks} (GPU {}): Jacobi {nx} x {ny}, {sweeps} sweeps, {name}: \
-             {:.2} ms (spread {:.1}%), {:.0} sweeps/s{speedup}, band {}",
+            "rank {rank} of {ranks} (GPU {}): Jacobi {nx} x {ny}, {sweeps} sweeps, launch per \
+             sweep + NCCL, {name}: {:.2} ms (spread {:.1}%), {:.0} sweeps/s{speedup}, band {}",
             gpu.ordinal(),
             t.ms,
             100.0 * t.spread(),
