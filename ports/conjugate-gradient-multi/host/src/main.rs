@@ -504,6 +504,11 @@ fn run_set(
 ) -> ports_common::Result<Option<Outcome>> {
     let problem = Problem::new(n, set.len())?;
     let builds = builds(set, opts)?;
+    let on_first: Vec<(&str, &cooperative_groups::Function)> = builds
+        .iter()
+        .map(|b| (b.name, b.kernel[0].function()))
+        .collect();
+    ports_common::print_occupancy(ConjugateGradientMulti::NAME, THREADS, &on_first)?;
     let config = launch_config(&builds)?;
     let blocks = config.num_blocks() as u32;
     let inputs = set
