@@ -176,9 +176,9 @@ fn total(sums: &AtomicSlice<f64, System>, set: u32, mg: &MultiGridGroup) -> f64 
 /// has more threads than `2 halo`: checked once).
 ///
 /// Kept out of line: inlined into the solver's loop (this form, or a
-/// grid-stride `Window` over the halos), LLVM hoists its addresses with
-/// the loop's other invariants and `ptxas` gives the kernel 72 to 104
-/// registers, one block of 512 threads per SM; out of line, 64: two.
+/// grid-stride `Window` over the halos), `ptxas` gives the kernel 72 to
+/// 104 registers, one block of 512 threads per SM; out of line, 64: two
+/// (docs/NOTES.md, 2026-11-29).
 #[inline(never)]
 fn push_halos(
     own: &[f64],
