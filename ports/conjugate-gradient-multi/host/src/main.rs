@@ -550,6 +550,18 @@ fn run_set(
     let times = ports_common::time_alternating_wall(opts.runs, &mut timed, || set.synchronize())?;
     drop(timed);
 
+    let each: Vec<String> = builds
+        .iter()
+        .zip(&times)
+        .map(|(b, t)| format!("{} {:.4} ms", b.name, t.median))
+        .collect();
+    println!(
+        "case n={n}, {label} ({blocks} x {THREADS} each): {} iterations; median of {} runs, first \
+         launch to last GPU done: {}",
+        first[0].iterations,
+        opts.runs,
+        each.join(", ")
+    );
     let size = format!(
         "n={n}, nnz={}, {label}, halo {}",
         problem.a.values.len(),
