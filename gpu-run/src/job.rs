@@ -78,6 +78,9 @@ pub struct Job {
     pub needs_files: Vec<PathBuf>,
     /// A program it needs on `PATH` (`ncu`): without it, it does not run.
     pub needs_program: Option<&'static str>,
+    /// Why it cannot run on this machine (a multi-GPU program on one GPU),
+    /// known when the step is planned: it is reported, not run.
+    pub cannot_run: Option<String>,
     /// How its outcome is judged.
     pub check: Check,
     /// Copies at once, one per GPU (the NCCL method), if any.
@@ -102,6 +105,7 @@ impl Job {
             limit: None,
             needs_files: Vec::new(),
             needs_program: None,
+            cannot_run: None,
             check: Check::ExitZero,
             ranks: None,
             builds: None,
@@ -138,6 +142,12 @@ impl Job {
     /// A program it needs on `PATH`.
     pub fn needs_program(mut self, program: &'static str) -> Job {
         self.needs_program = Some(program);
+        self
+    }
+
+    /// Reported as not run, for `reason` (this machine cannot run it).
+    pub fn cannot_run(mut self, reason: impl Into<String>) -> Job {
+        self.cannot_run = Some(reason.into());
         self
     }
 

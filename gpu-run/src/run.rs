@@ -120,10 +120,15 @@ impl Runner {
                     .iter()
                     .map(|r| format!("{} copies at once, one per GPU", r.n)),
             );
+            notes.extend(job.cannot_run.iter().map(|why| format!("not run: {why}")));
             self.log
                 .line(&format!("  {:<44} ({})", "", notes.join("; ")));
             return RunRecord::not_run(&job.name, "dry run");
         };
+        if let Some(why) = &job.cannot_run {
+            self.log.line(&format!("=== {}: not run, {why}", job.name));
+            return RunRecord::not_run(&job.name, why.clone());
+        }
         if let Some(program) = job.needs_program.filter(|p| !on_path(p)) {
             self.log.line(&format!(
                 "=== {}: not run, no {program} on this machine",

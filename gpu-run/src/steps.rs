@@ -490,7 +490,7 @@ pub const STEPS: &[Step] = &[
     Step {
         name: "ports",
         group: None,
-        about: "the ported CUDA samples beside nvcc's: results/ports-PORT.json; under ncu: results/ports-PORT-ncu.csv",
+        about: "the ported CUDA samples beside nvcc's (the multi-GPU one on every GPU: 2 or more): results/ports-PORT.json; under ncu: results/ports-PORT-ncu.csv",
         needs_twins: false,
         gpus: Gpus::Any,
         gate: Gate::No,
@@ -1083,6 +1083,13 @@ fn corpus(ctx: &Ctx) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
+/// The ports that run on several GPUs at once (one multi-grid launch over
+/// a `GpuSet`): run on every GPU of the machine, which takes two or more,
+/// and profiled on the first GPU alone (`--gpus 1`, a set of one: ncu
+/// replays one kernel at a time, and a grid waiting at a multi-grid
+/// barrier for another GPU's grid that it holds back would never return).
+const MULTI_GPU_PORTS: &[&str] = &["conjugate-gradient-multi"];
+
 /// Each port's nvcc build (nvcc's defaults), the port beside it, and its
 /// kernels once under ncu (instruction counts per opcode).
 fn ports(ctx: &Ctx) -> Result<Vec<Job>> {
@@ -1092,21 +1099,27 @@ fn ports(ctx: &Ctx) -> Result<Vec<Job>> {
         let cu = ctx.bundle.root.join(format!("ports/{file}.cu"));
         let ptx = ctx.build.join(format!("ports/{file}.ptx"));
         let bin = ctx.bundle.path(&format!("ports/{port}"));
+        let multi_gpu = MULTI_GPU_PORTS.contains(&port.as_str());
         jobs.push(ctx.nvcc(&cu, &ptx, NvccOutput::Ptx));
         let json = text(&ctx.results.join(format!("ports-{port}.json")));
-        jobs.push(
-            Job::new(
-                format!("port {port}"),
-                [
-                    bin.clone(),
-                    "--cuda".into(),
-                    text(&ptx),
-                    "--json".into(),
-                    json,
-                ],
-            )
-            .needs_file(&ptx),
-        );
+        let mut argv = vec![
+            bin.clone(),
+            "--cuda".into(),
+            text(&ptx),
+            "--json".into(),
+            json,
+        ];
+        if multi_gpu {
+            argv.extend(["--gpus".into(), ctx.gpus.to_string()]);
+        }
+        let mut run = Job::new(format!("port {port}"), argv).needs_file(&ptx);
+        if multi_gpu && ctx.gpus < 2 {
+            run = run.cannot_run(format!(
+                "a port on several GPUs at once: it needs 2 GPUs or more, this machine has {}",
+                ctx.gpus
+            ));
+        }
+        jobs.push(run);
         let mut profile = [
             "ncu",
             "--csv",
@@ -1122,6 +1135,9 @@ fn ports(ctx: &Ctx) -> Result<Vec<Job>> {
             text(&ctx.results.join(format!("ports-{port}-ncu.csv"))),
         ]);
         profile.extend([bin, "--cuda".into(), text(&ptx), "--profile".into()]);
+        if multi_gpu {
+            profile.extend(["--gpus".into(), "1".into()]);
+        }
         jobs.push(
             Job::new(format!("port {port} under ncu"), profile)
                 .needs_file(&ptx)
@@ -1163,6 +1179,50 @@ mod tests {
         "planted-test",
         "cg_core-lib",
     ];
+
+    #[test]
+    fn a_multi_gpu_port_runs_on_every_gpu_and_is_profiled_on_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        std::fs::create_dir_all(root.join("ports")).unwrap();
+        for f in [
+            "conjugate-gradient-multi",
+            "conjugate_gradient_multi.cu",
+            "reduction",
+            "reduction.cu",
+        ] {
+            std::fs::write(root.join("ports").join(f), "").unwrap();
+        }
+        let mut two = ctx(&BUNDLE, None, false);
+        two.bundle.root = root.clone();
+        two.gpus = 2;
+        let jobs = ports(&two).unwrap();
+        assert_eq!(
+            names(&jobs),
+            [
+                "nvcc ports/conjugate_gradient_multi.cu",
+                "port conjugate-gradient-multi",
+                "port conjugate-gradient-multi under ncu",
+                "nvcc ports/reduction.cu",
+                "port reduction",
+                "port reduction under ncu",
+            ]
+        );
+        let (multi, profiled, single) = (&jobs[1], &jobs[2], &jobs[4]);
+        assert_eq!(multi.argv[multi.argv.len() - 2..], ["--gpus", "2"]);
+        assert_eq!(multi.cannot_run, None);
+        assert_eq!(profiled.argv[profiled.argv.len() - 2..], ["--gpus", "1"]);
+        assert!(!single.argv.contains(&"--gpus".to_string()));
+        let mut one = two;
+        one.gpus = 1;
+        let jobs = ports(&one).unwrap();
+        let why = jobs[1].cannot_run.as_deref().unwrap();
+        assert!(
+            why.contains("needs 2 GPUs or more, this machine has 1"),
+            "{why}"
+        );
+        assert_eq!(jobs[2].cannot_run, None, "the profile runs on one GPU");
+    }
 
     #[test]
     fn the_cuda_multi_gpu_programs_build_first_then_run_one_process_per_gpu() {

@@ -2,9 +2,13 @@
 //! notice that there is none), the kernels built elsewhere (nvcc's, and
 //! ours without contraction) under a port's typed handle once their PTX
 //! parameters are checked, the bitwise comparison of two results, timing
-//! with CUDA events, and the rows of `--json`.
+//! (CUDA events, or the wall clock across GPUs), the rows of `--json`,
+//! and the conjugate gradients' sparse matrices ([`csr`]).
 
 #![warn(missing_docs)]
+
+pub mod csr;
+pub use csr::Csr;
 
 use cooperative_groups::{EventTimer, Function, Gpu, LaunchKind, Module, PtxSet};
 use std::fmt::Write as _;
@@ -33,6 +37,9 @@ pub struct Options {
     /// the order Rust (contraction fast), Rust (contraction off), nvcc, on
     /// the largest size; nothing else launched, nothing timed.
     pub profile: bool,
+    /// `--gpus N`: for a port that runs on several GPUs, the first `N`
+    /// (default: every GPU).
+    pub gpus: Option<usize>,
 }
 
 impl Options {
@@ -44,6 +51,7 @@ impl Options {
             runs: 30,
             quick: false,
             profile: false,
+            gpus: None,
         };
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
@@ -67,6 +75,15 @@ impl Options {
                     opts.runs = opts.runs.min(5);
                 }
                 "--profile" => opts.profile = true,
+                "--gpus" => {
+                    let v = value("--gpus")?;
+                    opts.gpus = Some(
+                        v.parse()
+                            .ok()
+                            .filter(|&n| n > 0)
+                            .ok_or_else(|| format!("--gpus {v}: expected a positive integer"))?,
+                    );
+                }
                 "--help" | "-h" => return Err(USAGE.into()),
                 other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
             }
@@ -76,14 +93,15 @@ impl Options {
 }
 
 /// What every port accepts.
-pub const USAGE: &str = "usage: PORT [--cuda PORT.ptx] [--json FILE] [--runs N] [--quick] [--profile]
+pub const USAGE: &str = "usage: PORT [--cuda PORT.ptx] [--json FILE] [--runs N] [--quick] [--profile] [--gpus N]
   --cuda FILE   the port's CUDA C++ version built by `nvcc -arch=sm_90 -ptx` (else $CG_PORT_CUDA_PTX):
                 run beside the Rust kernel on the same inputs and launch shape, compared bit for bit and timed
   --json FILE   write the rows (comparison and times) as JSON
   --runs N      timed runs of each kernel (default 30)
   --quick       the smaller sizes only, 5 timed runs
   --profile     for a profiler (ncu): each build's kernels launched once, Rust (contraction fast),
-                Rust (contraction off), then nvcc, on the largest size; nothing else";
+                Rust (contraction off), then nvcc, on the largest size; nothing else
+  --gpus N      a port on several GPUs: the first N (default: every GPU)";
 
 /// Runs a port's `main`: parses the options, opens GPU 0 and calls `port`.
 /// Without a CUDA driver or GPU it says so and exits with status 2; any
@@ -141,6 +159,25 @@ pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<String>> {
     cg_ptx::Module::parse(ptx)
         .entry(name)
         .map(|f| f.declared_param_types())
+}
+
+/// The size in bytes of the module-scope `.global` variable `name` of
+/// `ptx`, when it declares one of a known size (`None` otherwise): for
+/// CUDA C++ versions that declare a global the library writes (a
+/// multi-grid kernel's `cg_multi_grid`).
+pub fn global_bytes(ptx: &str, name: &str) -> Option<u64> {
+    let module = cg_ptx::Module::parse(ptx);
+    let g = module.global(name).filter(|g| g.space == ".global")?;
+    let bits: u64 =
+        g.ty.trim_start_matches(|c: char| !c.is_ascii_digit())
+            .parse()
+            .ok()?;
+    let elements = match g.len {
+        cg_ptx::Length::Scalar => 1,
+        cg_ptx::Length::Elements(n) => n as u64,
+        cg_ptx::Length::Unsized => return None,
+    };
+    Some(bits / 8 * elements)
 }
 
 /// Kernel `name` of another module (nvcc's PTX file, or our own kernels
@@ -458,18 +495,51 @@ pub fn time_alternating(
     kernels: &mut [Timed<'_>],
 ) -> Result<Vec<Spread>> {
     let timer = EventTimer::new(gpu)?;
+    alternate(runs, kernels, |t| {
+        t(Step::Prepare)?;
+        let ms = timer.time(|| {
+            for _ in 0..batch {
+                t(Step::Launch)?;
+            }
+            Ok(())
+        })?;
+        Ok(ms / batch as f64)
+    })
+}
+
+/// Times each of `kernels` as [`time_alternating`] does, one launch per
+/// run, by the wall clock: from before the launch is queued until `wait`
+/// returns (for launches on several GPUs, whose streams no pair of CUDA
+/// events spans: `wait` waits for all of them). What `Step::Prepare`
+/// queues is waited for before the clock starts.
+pub fn time_alternating_wall(
+    runs: usize,
+    kernels: &mut [Timed<'_>],
+    wait: impl Fn() -> cooperative_groups::Result<()>,
+) -> Result<Vec<Spread>> {
+    alternate(runs, kernels, |t| {
+        t(Step::Prepare)?;
+        wait()?;
+        let start = std::time::Instant::now();
+        t(Step::Launch)?;
+        wait()?;
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    })
+}
+
+/// 3 warm-up rounds, then `runs` rounds, each timing every kernel in turn
+/// with `time` (milliseconds); the spread of each kernel's timed rounds.
+fn alternate(
+    runs: usize,
+    kernels: &mut [Timed<'_>],
+    mut time: impl FnMut(&mut Timed<'_>) -> Result<f64>,
+) -> Result<Vec<Spread>> {
     let mut samples = vec![Vec::with_capacity(runs); kernels.len()];
     for run in 0..runs + 3 {
         for (k, t) in kernels.iter_mut().enumerate() {
-            t(Step::Prepare)?;
-            let ms = timer.time(|| {
-                for _ in 0..batch {
-                    t(Step::Launch)?;
-                }
-                Ok(())
-            })?;
+            let ms = time(t)?;
             if run >= 3 {
-                samples[k].push(ms / batch as f64);
+                samples[k].push(ms);
             }
         }
     }
@@ -686,17 +756,38 @@ pub mod checks {
         Ok(err)
     }
 
-    /// Compiles `cu` with `nvcc -O3 -arch=sm_90 -ptx` (as scripts/gpu-run
-    /// does) and checks that each kernel of `names` takes the parameters
-    /// of the Rust kernel of that name in `ours`. `Ok(false)` (after a
-    /// notice) where there is no nvcc.
+    /// Compiles `cu` with `nvcc -O3 -arch=sm_90 -ptx` (as gpu-run does)
+    /// and checks that each kernel of `names` takes the parameters of the
+    /// Rust kernel of that name in `ours`. `Ok(false)` (after a notice)
+    /// where there is no nvcc.
     pub fn cuda_params_match(cu: &Path, ours: &PtxSet, names: &[&str]) -> Result<bool> {
+        let Some(theirs) = cuda_ptx(cu)? else {
+            return Ok(false);
+        };
+        let ours = ours.select(90).ok_or("our kernels have no sm_90 module")?;
+        for name in names {
+            let a = entry_params(ours.source, name);
+            let b = entry_params(&theirs, name);
+            if a.is_none() || a != b {
+                return Err(format!(
+                    "`{name}`: the Rust kernel's PTX parameters are {a:?}, {}'s are {b:?}",
+                    cu.display()
+                )
+                .into());
+            }
+        }
+        Ok(true)
+    }
+
+    /// `cu` compiled by `nvcc -O3 -arch=sm_90 -ptx` (as gpu-run does): its
+    /// PTX, or `None` (after a notice) where there is no nvcc.
+    pub fn cuda_ptx(cu: &Path) -> Result<Option<String>> {
         let Some(nvcc) = cuda_tool("nvcc", "CG_NVCC") else {
             println!(
                 "NVCC NOT FOUND: {} not compiled, its parameters not checked",
                 cu.display()
             );
-            return Ok(false);
+            return Ok(None);
         };
         let out = std::env::temp_dir().join(format!(
             "cg-port-{}-{}.ptx",
@@ -719,21 +810,9 @@ pub mod checks {
             cmd.arg("-I").arg(cccl);
         }
         output(cmd, &format!("nvcc on {}", cu.display()))?;
-        let theirs = std::fs::read_to_string(&out)?;
+        let ptx = std::fs::read_to_string(&out)?;
         let _ = std::fs::remove_file(&out);
-        let ours = ours.select(90).ok_or("our kernels have no sm_90 module")?;
-        for name in names {
-            let a = entry_params(ours.source, name);
-            let b = entry_params(&theirs, name);
-            if a.is_none() || a != b {
-                return Err(format!(
-                    "`{name}`: the Rust kernel's PTX parameters are {a:?}, {}'s are {b:?}",
-                    cu.display()
-                )
-                .into());
-            }
-        }
-        Ok(true)
+        Ok(Some(ptx))
     }
 
     /// Assembles the sm_90 module of both builds of a port's kernels
@@ -828,6 +907,24 @@ mod tests {
             .contains("unknown argument"));
         assert_eq!(Options::parse(args(&["--quick"])).unwrap().runs, 5);
         assert!(Options::parse(args(&["--profile"])).unwrap().profile);
+        assert_eq!(
+            Options::parse(args(&["--gpus", "2"])).unwrap().gpus,
+            Some(2)
+        );
+        assert_eq!(Options::parse(args(&[])).unwrap().gpus, None);
+        assert!(Options::parse(args(&["--gpus", "0"])).is_err());
+    }
+
+    #[test]
+    fn global_sizes_of_both_compilers_declarations() {
+        let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+                   .global .align 8 .b8 nvcc_style[80];\n\
+                   .visible .global .align 16 .u64 rust_style[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};\n\
+                   .shared .align 8 .b8 tile[64];\n";
+        assert_eq!(global_bytes(ptx, "nvcc_style"), Some(80));
+        assert_eq!(global_bytes(ptx, "rust_style"), Some(80));
+        assert_eq!(global_bytes(ptx, "tile"), None);
+        assert_eq!(global_bytes(ptx, "absent"), None);
     }
 
     #[test]
@@ -849,6 +946,35 @@ mod tests {
         let mut t: Vec<f64> = (1..=11).map(f64::from).collect();
         let s = Spread::of(&mut t);
         assert_eq!((s.p10, s.median, s.p90), (2.0, 6.0, 10.0));
+    }
+
+    #[test]
+    fn wall_timing_prepares_and_waits_around_every_launch() {
+        use std::cell::RefCell;
+        let log = RefCell::new(String::new());
+        let mut kernels: Vec<Timed> = ["a", "b"]
+            .into_iter()
+            .map(|name| {
+                let log = &log;
+                Box::new(move |step| {
+                    log.borrow_mut().push_str(match step {
+                        Step::Prepare => name,
+                        Step::Launch => "!",
+                    });
+                    Ok(())
+                }) as Timed
+            })
+            .collect();
+        let times = time_alternating_wall(2, &mut kernels, || {
+            log.borrow_mut().push('w');
+            Ok(())
+        })
+        .unwrap();
+        drop(kernels);
+        assert_eq!(times.len(), 2);
+        assert!(times.iter().all(|t| t.p10 <= t.median && t.median <= t.p90));
+        // 3 warm-up rounds and 2 timed, each kernel in turn.
+        assert_eq!(log.into_inner(), "aw!wbw!w".repeat(5));
     }
 
     #[test]
