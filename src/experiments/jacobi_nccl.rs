@@ -38,6 +38,10 @@ pub enum SweepGrid {
     /// grid-stride: several points a thread, the blocks retiring in `n`
     /// waves.
     Waves(u32),
+    /// Every thread slot but one block's a multiprocessor, grid-stride:
+    /// room on each multiprocessor for a block of NCCL's kernel (of 256
+    /// threads or fewer: `NCCL_NTHREADS`) beside the sweep.
+    RoomForNccl,
 }
 
 impl SweepGrid {
@@ -51,18 +55,19 @@ impl SweepGrid {
     /// The launch over `points` points.
     fn config(self, k: &Kernels, points: usize) -> Result<LaunchConfig, Error> {
         let per_point = LaunchConfig::for_elements(points, 256);
-        match self {
-            SweepGrid::PerPoint => Ok(per_point),
-            SweepGrid::Waves(n) => {
-                let slots = k.jacobi_sweep.function().cooperative_config(256, 0)?;
-                let blocks = slots
-                    .grid
-                    .x
-                    .saturating_mul(n)
-                    .clamp(1, per_point.grid.x.max(1));
-                Ok(LaunchConfig::new(blocks, 256))
+        let f = k.jacobi_sweep.function();
+        let blocks = match self {
+            SweepGrid::PerPoint => return Ok(per_point),
+            SweepGrid::Waves(n) => f.cooperative_config(256, 0)?.grid.x.saturating_mul(n),
+            SweepGrid::RoomForNccl => {
+                let sms = f.gpu().info().multiprocessors;
+                f.cooperative_config(256, 0)?.grid.x.saturating_sub(sms)
             }
-        }
+        };
+        Ok(LaunchConfig::new(
+            blocks.clamp(1, per_point.grid.x.max(1)),
+            256,
+        ))
     }
 
     /// How a result line names it.
@@ -71,6 +76,7 @@ impl SweepGrid {
             SweepGrid::PerPoint => "a thread a point".into(),
             SweepGrid::Waves(1) => "every thread slot once".into(),
             SweepGrid::Waves(n) => format!("{n} waves of every thread slot"),
+            SweepGrid::RoomForNccl => "every thread slot but a block an SM".into(),
         }
     }
 }
