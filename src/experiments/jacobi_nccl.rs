@@ -46,10 +46,11 @@ pub enum SweepGrid {
 
 impl SweepGrid {
     /// The grids the sample compares.
-    pub const ALL: [SweepGrid; 3] = [
+    pub const ALL: [SweepGrid; 4] = [
         SweepGrid::PerPoint,
         SweepGrid::Waves(8),
         SweepGrid::Waves(1),
+        SweepGrid::RoomForNccl,
     ];
 
     /// The launch over `points` points.
