@@ -297,21 +297,8 @@ impl Communicator {
         peer: usize,
     ) -> Result<(), Error> {
         self.plain("a send")?;
-        self.check_gpu(buf)?;
-        // After the other GPUs' kernels that write it (before entering the
-        // device, as every ordering of a buffer's uses).
-        buf.uses().used_by(&self.gpu, false)?;
-        let _entered = self.gpu.enter()?;
-        let view = buf.byte_view(range.clone())?;
-        self.comm.send(&view, peer as i32).map_err(|e| {
-            nccl_error(
-                format!(
-                    "sending elements {range:?} from rank {} to rank {peer}",
-                    self.rank()
-                ),
-                e,
-            )
-        })
+        self.order(buf, &range, false)?;
+        self.issue_send(buf, range, peer)
     }
 
     /// Receives elements `range` of `buf` from rank `peer` (`ncclRecv`).
@@ -322,9 +309,53 @@ impl Communicator {
         peer: usize,
     ) -> Result<(), Error> {
         self.plain("a receive")?;
+        self.order(buf, &range, true)?;
+        self.issue_recv(buf, range, peer)
+    }
+
+    /// The checks of a transfer of elements `range` of `buf` (on this
+    /// rank's GPU, inside the buffer), and its order: after the other
+    /// GPUs' kernels that write it, or, for a receive (`write`), that use
+    /// it (before entering the device, as every ordering of a buffer's
+    /// uses).
+    pub(crate) fn order<T: bytemuck::Pod>(
+        &self,
+        buf: &DeviceBuffer<T>,
+        range: &Range<usize>,
+        write: bool,
+    ) -> Result<(), Error> {
         self.check_gpu(buf)?;
-        // After every other GPU's kernel that uses it.
-        buf.uses().used_by(&self.gpu, true)?;
+        buf.byte_view(range.clone())?;
+        buf.uses().used_by(&self.gpu, write)
+    }
+
+    /// `ncclSend` of elements `range` of `buf` to rank `peer`, on the
+    /// communicator's stream ([`Communicator::order`] done).
+    pub(crate) fn issue_send<T: bytemuck::Pod>(
+        &self,
+        buf: &DeviceBuffer<T>,
+        range: Range<usize>,
+        peer: usize,
+    ) -> Result<(), Error> {
+        let _entered = self.gpu.enter()?;
+        let view = buf.byte_view(range.clone())?;
+        self.comm.send(&view, peer as i32).map_err(|e| {
+            let rank = self.rank();
+            nccl_error(
+                format!("sending elements {range:?} from rank {rank} to rank {peer}"),
+                e,
+            )
+        })
+    }
+
+    /// `ncclRecv` of elements `range` of `buf` from rank `peer`, on the
+    /// communicator's stream ([`Communicator::order`] done).
+    pub(crate) fn issue_recv<T: bytemuck::Pod>(
+        &self,
+        buf: &mut DeviceBuffer<T>,
+        range: Range<usize>,
+        peer: usize,
+    ) -> Result<(), Error> {
         let _entered = self.gpu.enter()?;
         let rank = self.rank();
         let mut view = buf.byte_view_mut(range.clone())?;

@@ -26,7 +26,7 @@
 //! transfers.finish()?; // later work sees halo_up
 //! ```
 
-use super::{group, nccl_error, require, Communicator};
+use super::{group, require, Communicator};
 use crate::error::Error;
 use crate::DeviceBuffer;
 use std::marker::PhantomData;
@@ -68,24 +68,11 @@ impl<'a> Overlap<'a> {
         peer: usize,
     ) -> Result<(), Error> {
         let comm = self.comm;
-        comm.check_gpu(buf)?;
-        buf.byte_view(range.clone())?;
-        // After the other GPUs' work that writes it: the GPU's stream
-        // waits, and the transfers' stream waits for the GPU's at start.
-        buf.uses().used_by(&comm.gpu, false)?;
-        self.issues.push(Box::new(move || {
-            let _entered = comm.gpu.enter()?;
-            let view = buf.byte_view(range.clone())?;
-            comm.comm.send(&view, peer as i32).map_err(|e| {
-                nccl_error(
-                    format!(
-                        "sending elements {range:?} from rank {} to rank {peer}",
-                        comm.rank()
-                    ),
-                    e,
-                )
-            })
-        }));
+        // The GPU's stream waits for the other GPUs' work on the buffer,
+        // and the transfers' stream for the GPU's at start.
+        comm.order(buf, &range, false)?;
+        self.issues
+            .push(Box::new(move || comm.issue_send(buf, range, peer)));
         Ok(())
     }
 
@@ -98,24 +85,9 @@ impl<'a> Overlap<'a> {
         peer: usize,
     ) -> Result<(), Error> {
         let comm = self.comm;
-        comm.check_gpu(buf)?;
-        buf.byte_view(range.clone())?;
-        // After every other GPU's work that uses it.
-        buf.uses().used_by(&comm.gpu, true)?;
-        self.issues.push(Box::new(move || {
-            let _entered = comm.gpu.enter()?;
-            let rank = comm.rank();
-            let mut view = buf.byte_view_mut(range.clone())?;
-            comm.comm
-                .recv(&mut view, peer as i32)
-                .map(|_| ())
-                .map_err(|e| {
-                    nccl_error(
-                        format!("receiving elements {range:?} at rank {rank} from rank {peer}"),
-                        e,
-                    )
-                })
-        }));
+        comm.order(buf, &range, true)?;
+        self.issues
+            .push(Box::new(move || comm.issue_recv(buf, range, peer)));
         Ok(())
     }
 
