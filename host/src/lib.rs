@@ -29,7 +29,8 @@
 //! [`GpuSet::launch`] for `#[kernel(multi_grid)]` kernels, one grid per GPU
 //! with `multi_grid.sync()` across them. With the `nccl` feature,
 //! `cooperative_groups::nccl` moves data between GPUs (and processes, and
-//! machines) over NCCL.
+//! machines) over NCCL, in order with the GPU's kernels or beside them
+//! (`nccl::Overlap`, the buffers borrowed until the transfers finish).
 //!
 //! Without a GPU, `Gpu::simulator()` (the `sim` feature) is a device that
 //! runs the same kernels on the CPU with CUDA's semantics, through the same
