@@ -4,7 +4,8 @@
 //! count, launching a cooperative kernel without a cooperative launch, and
 //! reaching cg-core's warp instructions with a mask that may not hold the
 //! caller (raw instructions, coalesced groups from a mask, group types of
-//! one's own).
+//! one's own), and a kernel touching a buffer while an overlapped NCCL
+//! transfer of it runs.
 
 #[test]
 fn rejected_kernels_and_launches() {
