@@ -16,6 +16,7 @@
 //! Both run in one process for all GPUs, and with one process per GPU
 //! ([`nccl_process`]), the way they run across machines.
 
+use super::jacobi::holding;
 use super::jacobi_multi::{bands, one_gpu_field, problem, wall_time, Band};
 use crate::bench::{self, Options};
 use crate::kernels::Kernels;
@@ -71,6 +72,16 @@ impl SweepGrid {
         ))
     }
 
+    /// The launch over each band, `points[i]` points on `k[i]`'s GPU:
+    /// asked of the driver once for a run, not once a sweep.
+    fn configs(
+        self,
+        k: &[Kernels],
+        points: impl Iterator<Item = usize>,
+    ) -> Result<Vec<LaunchConfig>, Error> {
+        points.zip(k).map(|(n, k)| self.config(k, n)).collect()
+    }
+
     /// How a result line names it.
     pub fn name(self) -> String {
         match self {
@@ -112,9 +123,9 @@ pub(super) fn sweeps_in_turn(
     (nx, sweeps): (u32, u32),
     grid: SweepGrid,
 ) -> Result<(), Error> {
+    let cfgs = grid.configs(k, bands.iter().map(|b| b.a.len()))?;
     for s in 0..sweeps {
-        for (band, k) in bands.iter_mut().zip(k) {
-            let cfg = grid.config(k, band.a.len())?;
+        for ((band, k), &cfg) in bands.iter_mut().zip(k).zip(&cfgs) {
             let (src, dst) = if s % 2 == 0 {
                 (&band.a, &mut band.b)
             } else {
@@ -182,10 +193,15 @@ impl SplitBand {
         })
     }
 
+    /// The buffer holding the band's rows after `sweeps` sweeps.
+    pub fn result(&self, sweeps: u32) -> &DeviceBuffer<f32> {
+        holding(&self.body[0], &self.body[1], sweeps)
+    }
+
     /// Writes the band's rows after `sweeps` sweeps into `field` (`nx`
     /// wide).
     pub fn copy_into(&self, field: &mut [f32], nx: usize, sweeps: u32) -> Result<(), Error> {
-        let v = self.body[(sweeps % 2) as usize].to_vec()?;
+        let v = self.result(sweeps).to_vec()?;
         field[self.first * nx..self.first * nx + v.len()].copy_from_slice(&v);
         Ok(())
     }
@@ -194,14 +210,15 @@ impl SplitBand {
 // ANCHOR: overlapped_sweep
 /// Sweep `s` over `bands` (one per overlapping communicator, same order),
 /// overlapped: every band's edge rows, the exchanges started together, the
-/// rows between swept beside them; returns the exchanges in flight (the
-/// caller finishes them before the next sweep's edges, or drops them).
+/// rows between swept beside them (`cfgs[i]` the launch over band `i`);
+/// returns the exchanges in flight (the caller finishes them before the
+/// next sweep's edges, or drops them).
 fn overlapped_sweep<'a>(
     k: &[Kernels],
     comms: &'a [Communicator],
     bands: &'a mut [SplitBand],
     (nx, s): (u32, u32),
-    grid: SweepGrid,
+    cfgs: &[LaunchConfig],
 ) -> Result<Vec<InFlight<'a>>, Error> {
     let (p, q) = ((s % 2) as usize, (1 - s % 2) as usize);
     let edge_cfg = LaunchConfig::for_elements(nx as usize, 256);
@@ -239,10 +256,9 @@ fn overlapped_sweep<'a>(
         between.push((if p == 0 { (&*b0, b1) } else { (&*b1, b0) }, b.rows));
     }
     let in_flight = nccl::overlap::start(overlaps)?;
-    for (((src, dst), rows), k) in between.into_iter().zip(k) {
+    for (((src, dst), rows), (k, &cfg)) in between.into_iter().zip(k.iter().zip(cfgs)) {
         // The band's rows 1 to rows - 2 (rows 0 and rows - 1 are the
         // edges', which the sweep reads and leaves).
-        let cfg = grid.config(k, src.len())?;
         k.jacobi_sweep.launch(cfg, src, dst, nx, rows)?;
     }
     Ok(in_flight)
@@ -257,8 +273,9 @@ pub fn overlapped_sweeps(
     (nx, sweeps): (u32, u32),
     grid: SweepGrid,
 ) -> Result<(), Error> {
+    let cfgs = grid.configs(k, bands.iter().map(|b| b.body[0].len()))?;
     for s in 0..sweeps {
-        for x in overlapped_sweep(k, comms, bands, (nx, s), grid)? {
+        for x in overlapped_sweep(k, comms, bands, (nx, s), &cfgs)? {
             x.finish()?;
         }
     }
@@ -289,7 +306,8 @@ fn graph_sweeps(
         g.launch()?;
     }
     if sweeps % 2 == 1 {
-        for x in overlapped_sweep(ks, comms, std::slice::from_mut(band), (nx, 0), grid)? {
+        let cfgs = grid.configs(ks, std::iter::once(band.body[0].len()))?;
+        for x in overlapped_sweep(ks, comms, std::slice::from_mut(band), (nx, 0), &cfgs)? {
             x.finish()?;
         }
     }
@@ -355,10 +373,10 @@ fn join_ranks() -> Result<(usize, usize, [UniqueId; 2]), Error> {
 /// machines: rank `CG_NCCL_RANK` of `CG_NCCL_RANKS`, on GPU `rank % count`
 /// (or the one `CUDA_VISIBLE_DEVICES` leaves), the unique ids passed
 /// through the file `CG_NCCL_ID_FILE` (rank 0 writes them, the others wait
-/// for them; on several machines, a path on a shared file system). Runs the form in
-/// turn, the overlapped form and the overlapped form as a graph; each rank
-/// checks its band against the single-GPU kernel run on its own GPU, and
-/// rank 0 also times that kernel, the speed-ups' base.
+/// for them; on several machines, a path on a shared file system). Runs
+/// the form in turn, the overlapped form and the overlapped form as a
+/// graph; each rank checks its band against the single-GPU kernel run on
+/// its own GPU, and rank 0 also times that kernel, the speed-ups' base.
 pub fn nccl_process(opts: &Options) -> Result<bool, Error> {
     let (rank, ranks, [id, overlapping_id]) = join_ranks()?;
     let gpu = Gpu::new(rank % Gpu::count()?)?;
@@ -414,9 +432,7 @@ pub fn nccl_process(opts: &Options) -> Result<bool, Error> {
                 }
             };
             run(&mut band)?;
-            let mut field = init.clone();
-            band[0].copy_into(&mut field, nx, sweeps)?;
-            let verified = field[first * nx..(first + interior) * nx] == *want;
+            let verified = band[0].result(sweeps).to_vec()? == *want;
             let t = wall_time(runs, || run(&mut band), || gpu.synchronize())?;
             let form = if graph {
                 "overlapped, CUDA graph"
