@@ -8,10 +8,10 @@
 //! cooperative launch (its own grid barrier), and the host hands every grid
 //! a workspace, the module global `cg_multi_grid`: its rank, the number of
 //! grids, and the addresses of the barrier's counters, one in each GPU's
-//! memory, which every GPU of the set reaches through peer access. Kernels that use it are declared
-//! `#[kernel(multi_grid)]` and launched through the host's `GpuSet`;
-//! `cg-builder` refuses to build a kernel that reaches `multi_grid.sync()`
-//! without that declaration.
+//! memory, which every GPU of the set reaches through peer access. Kernels
+//! that use it are declared `#[kernel(multi_grid)]` and launched through
+//! the host's `GpuSet`; `cg-builder` refuses to build a kernel that reaches
+//! `multi_grid.sync()` without that declaration.
 //!
 //! The barrier: each GPU has a counter of the set's, and the module
 //! global gives every grid the addresses of all of them. A block arrives

@@ -8,9 +8,9 @@
 //! one from what the driver has: it checks every grid before it launches
 //! any (same kernel, same shape, co-resident on its GPU), writes each
 //! module's multi-grid workspace (its GPU's barrier counter, the grid's
-//! rank, the number of grids, every GPU's counter), then launches one cooperative grid per GPU, in rank
-//! order, under one process-wide lock so that two multi-grid launches
-//! never interleave their grids.
+//! rank, the number of grids, every GPU's counter), then launches one
+//! cooperative grid per GPU, in rank order, under one process-wide lock so
+//! that two multi-grid launches never interleave their grids.
 
 use crate::error::Error;
 use crate::launch::{LaunchConfig, LaunchKind};
