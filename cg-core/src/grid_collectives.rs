@@ -64,7 +64,9 @@
 //! same step, so a look-back a step later finds their aggregates there,
 //! where one in the same step waited for the slowest of those blocks. A
 //! thread reads its elements with 16-byte loads where they are 16-byte
-//! aligned 4-byte values, and whole runs with one bounds check.
+//! aligned 4-byte values, and whole runs with one bounds check. As a step
+//! starts, its block asks L2 for its next tile (`prefetch.L2`, one line a
+//! thread), so that the next step's loads wait for L2, not for memory.
 //!
 //! # The order of combination
 //!
@@ -132,6 +134,7 @@ use crate::collectives::{inclusive_scan, Operator, Plus};
 use crate::fault;
 use crate::grid::GridGroup;
 use crate::group::{GroupSync, ThreadGroup, WarpGroup};
+use crate::intrinsics;
 use crate::output::{phase, Chunks, Output, Runs, Selection};
 use crate::shared::SharedArray;
 use crate::stride::strided_batches;
@@ -1059,6 +1062,22 @@ struct Lagged<T> {
     keep: u32,
 }
 
+/// Asks L2 for tile `t` of `input` (tiles of `tile_len` elements), the
+/// block's next: one 128-byte line a thread from the tile's first
+/// element, so that the block's loads of it a step later wait for L2, not
+/// for memory. The lines in flight toward L2 take no registers. Nothing
+/// past the input or the tile is asked for; a block of `r` threads
+/// covers `128 r` bytes, more than a tile of at most 32 bytes a thread.
+#[inline(always)]
+fn prefetch_tile<T>(input: &[T], t: usize, tile_len: usize, rank: usize) {
+    const LINE: usize = 128;
+    let start = t.saturating_mul(tile_len);
+    let at = start.saturating_add(rank * (LINE / size_of::<T>().max(1)));
+    if at < input.len() && at < start.saturating_add(tile_len) {
+        intrinsics::prefetch_l2(input.as_ptr().wrapping_add(at));
+    }
+}
+
 /// The tiles a block takes, grid-stride from its rank, below `tiles`.
 #[inline(always)]
 fn block_tiles(grid: &GridGroup, tiles: usize) -> impl Iterator<Item = usize> {
@@ -1100,11 +1119,13 @@ fn grid_scan<'a, T: Pod, Op: Operator<T>>(
     // by block rank), taken at the second step.
     let mut chunks = out.block_chunks(&block, tile_len);
     let mut tiles_here = block_tiles(grid, tiles);
+    let blocks = grid.num_blocks() as usize;
     let mut lagged: Option<Lagged<T>> = None;
     loop {
         // Not a closure: LLVM left these out of line in some kernels.
         let fresh = match tiles_here.next() {
             Some(t) => {
+                prefetch_tile(input, t + blocks, tile_len.get(), rank);
                 let at = t * tile_len.get() + rank * items;
                 // The thread's elements, in registers. Threads past the end
                 // scan a zero value; only the last tile has them, above every
@@ -1281,11 +1302,13 @@ pub fn grid_select<'a, T: Pod>(
     let (room, dst) = (out.len(), out.as_mut_ptr());
     // Each tile in two steps a tile apart, as the scans' (`Lagged`).
     let mut tiles_here = block_tiles(grid, tiles);
+    let blocks = grid.num_blocks() as usize;
     let mut lagged: Option<Lagged<u32>> = None;
     loop {
         // Not a closure: LLVM left these out of line in some kernels.
         let fresh = match tiles_here.next() {
             Some(t) => {
+                prefetch_tile(input, t + blocks, tile_len, rank);
                 // Which of the thread's elements it keeps, a bit each.
                 let mut x = [T::zeroed(); MAX_ITEMS];
                 let present = layout.load(input, t * tile_len, &mut x);

@@ -1334,6 +1334,18 @@ pub(crate) fn cp_async_wait_oldest_of<const STAGES: usize>() {
     }, sim: {})
 }
 
+/// `prefetch.L2`: asks for the line holding `at` to be brought into L2,
+/// without waiting and without a register for the data. A hint: it reads
+/// nothing the program sees, and the simulator has no cache to warm.
+#[inline(always)]
+pub(crate) fn prefetch_l2<T>(at: *const T) {
+    device!("prefetch.L2", {
+        // SAFETY: a prefetch never faults and changes no memory the
+        // program reads; `at` is an address of the caller's slice.
+        unsafe { asm!("prefetch.L2 [{a}];", a = in(reg64) at, options(nostack, readonly, preserves_flags)) };
+    }, sim: { let _ = at; })
+}
+
 /// `cp.async.mbarrier.arrive.shared.b64`: the mbarrier at `bar` gets one
 /// more pending arrival now and that arrival when all of the calling
 /// thread's earlier `cp.async` copies have landed (the arrival count
