@@ -11,7 +11,7 @@
 //! from the start.
 
 /// The largest count [`unrolled`] takes.
-pub(crate) const MAX: usize = 8;
+pub(crate) const MAX: usize = 16;
 
 /// `f(0)`, `f(1)`, ..., `f(n - 1)`, each call written out with its index a
 /// constant, for `n` of at most [`MAX`] (a count past it is a bug: the
@@ -43,6 +43,30 @@ pub(crate) fn unrolled(n: usize, mut f: impl FnMut(usize)) {
     }
     if n > 7 {
         f(7);
+    }
+    if n > 8 {
+        f(8);
+    }
+    if n > 9 {
+        f(9);
+    }
+    if n > 10 {
+        f(10);
+    }
+    if n > 11 {
+        f(11);
+    }
+    if n > 12 {
+        f(12);
+    }
+    if n > 13 {
+        f(13);
+    }
+    if n > 14 {
+        f(14);
+    }
+    if n > 15 {
+        f(15);
     }
 }
 

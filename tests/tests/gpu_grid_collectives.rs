@@ -29,7 +29,9 @@
 
 mod common;
 
-use cg_core::grid_collectives::{grid_scratch_words, grid_select_scratch_words, items_per_thread};
+use cg_core::grid_collectives::{
+    grid_scratch_words, grid_select_scratch_words, items_per_thread, select_items_per_thread,
+};
 use cg_core::grid_histogram::{Even, Sample};
 use cg_tests::kernels::Kernels;
 use cooperative_groups::{DeviceBuffer, Error, Gpu, LaunchConfig};
@@ -781,7 +783,7 @@ fn grid_scans_of_millions_on_the_gpu() {
 /// empty, one, around a tile of `T`, past a window of 32 tiles, and a
 /// length of no tile size.
 fn select_sizes<T>(threads: u32) -> Vec<usize> {
-    let tile = threads as usize * items_per_thread::<T>();
+    let tile = threads as usize * select_items_per_thread::<T>();
     let mut s = vec![0, 1, tile - 1, tile, tile + 1, 33 * tile + 1, 100_003];
     s.sort();
     s.dedup();

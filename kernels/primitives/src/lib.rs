@@ -58,9 +58,10 @@ macro_rules! sum {
 macro_rules! select {
     ($name:ident, $t:ty) => {
         #[doc = concat!("Stream compaction of `", stringify!($t), "` values by a comparison.")]
-        // At most 64 registers, four blocks of 256 an SM, as the scans
-        // (free, it took 70 to 80: three).
-        #[kernel(cooperative, launch_bounds(256, 4))]
+        // At most 85 registers, three blocks of 256 an SM: with 16
+        // elements a thread (`select_items_per_thread`) it takes 80, and
+        // held at 64 it would spill.
+        #[kernel(cooperative, launch_bounds(256, 3))]
         pub fn $name(
             input: &[$t],
             mut out: Output<$t, Selection>,
