@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The compressed binaries scripts/gpu-bundle leaves in the bundle (the
-/// tests, the samples, the ports and the corpus), unpacked in place once.
+/// tests, the samples, the ports and the corpus), unpacked in place once
+/// (by a run; a dry run only lists them).
 const PACKED: &str = "binaries.tar.xz";
 
 /// The bundle's folders and the names of what they hold.
@@ -22,8 +23,11 @@ pub struct Bundle {
 }
 
 impl Bundle {
-    /// The bundle at `root`, unpacked first if it is still packed.
-    pub fn open(root: &Path) -> Result<Bundle> {
+    /// The bundle at `root`, unpacked first if it is still packed and
+    /// `unpack` is set; otherwise its test binaries are read from the
+    /// archive's list, and the bundle stays as small as scripts/gpu-bundle
+    /// made it (unpacked, it is far over what the device tool carries).
+    pub fn open(root: &Path, unpack: bool) -> Result<Bundle> {
         let root = root.canonicalize().with_context(|| {
             format!(
                 "no bundle at {} (scripts/gpu-bundle makes it)",
@@ -31,6 +35,10 @@ impl Bundle {
             )
         })?;
         let packed = root.join(PACKED);
+        if packed.exists() && !unpack {
+            let tests = packed_tests(&packed)?;
+            return Ok(Bundle { root, tests });
+        }
         if packed.exists() {
             println!("gpu-run: unpacking {}", packed.display());
             let status = Command::new("tar")
@@ -92,6 +100,29 @@ impl Bundle {
 
 /// The names of the files of `dir` that `keep` keeps, sorted; none if `dir`
 /// is absent.
+/// The test binaries' names in the archive `packed` (its members
+/// `tests/NAME`), sorted.
+fn packed_tests(packed: &Path) -> Result<Vec<String>> {
+    let listing = Command::new("tar").arg("-tJf").arg(packed).output()?;
+    if !listing.status.success() {
+        bail!("could not list {}", packed.display());
+    }
+    let mut names: Vec<String> = String::from_utf8_lossy(&listing.stdout)
+        .lines()
+        .filter_map(|member| member.strip_prefix("tests/"))
+        .filter(|name| !name.is_empty() && !name.contains('/'))
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        bail!(
+            "{} holds no test binaries: not a bundle of scripts/gpu-bundle",
+            packed.display()
+        );
+    }
+    Ok(names)
+}
+
 fn names_in(dir: &Path, keep: impl Fn(&str) -> bool) -> Result<Vec<String>> {
     if !dir.is_dir() {
         return Ok(Vec::new());

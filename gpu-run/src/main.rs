@@ -42,8 +42,9 @@ struct Args {
     /// List the steps and exit.
     #[arg(long)]
     list: bool,
-    /// Print each job's command line instead of running it (the bundle is
-    /// unpacked all the same; nothing is written under --out).
+    /// Print each job's command line instead of running it (a packed
+    /// bundle is listed, not unpacked, so that it stays small enough to
+    /// carry; nothing is written under --out).
     #[arg(long)]
     dry_run: bool,
     /// The bundle (default: the folder this program is in).
@@ -143,7 +144,7 @@ fn run(args: &Args) -> Result<bool> {
     };
     let device = device::Device::find(args.gpus, args.arch.clone())?;
     let ctx = Ctx {
-        bundle: bundle::Bundle::open(&bundle_dir)?,
+        bundle: bundle::Bundle::open(&bundle_dir, !args.dry_run)?,
         build: args.build.clone().unwrap_or_else(|| out.join("build")),
         results: out.join("results"),
         arch: device.arch.clone(),

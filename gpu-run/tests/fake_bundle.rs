@@ -193,6 +193,41 @@ fn a_dry_run_prints_the_plan_for_the_devices_architecture_and_writes_nothing() {
 }
 
 #[test]
+fn a_dry_run_lists_a_packed_bundle_and_a_run_unpacks_it() {
+    let m = Machine::new(1, "9.0");
+    // Packed as scripts/gpu-bundle packs it: the binaries' folders in one
+    // archive beside the rest.
+    let b = m.bundle();
+    let packed = Command::new("sh")
+        .arg("-c")
+        .arg("tar -cf - tests bin ports corpus | xz > binaries.tar.xz && rm -rf tests bin ports corpus")
+        .current_dir(&b)
+        .status()
+        .unwrap();
+    assert!(packed.success());
+    let dry = m.run(&["--dry-run", "--steps", "gpu-tests"]);
+    let text = stdout(&dry);
+    assert!(dry.status.success(), "{text}");
+    assert!(
+        text.contains("test gpu_api-test"),
+        "the tests from the archive's list:\n{text}"
+    );
+    assert!(
+        b.join("binaries.tar.xz").exists() && !b.join("tests").exists(),
+        "a dry run leaves the bundle packed (unpacked it is too large to carry)"
+    );
+    let run = m.run(&[
+        "--steps",
+        "gpu-tests",
+        "--out",
+        m.out("out").to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stdout(&run));
+    assert!(b.join("tests/gpu_api-test").exists() && !b.join("binaries.tar.xz").exists());
+    assert!(runs(&m.summary("out"), "passed").contains("test gpu_api-test"));
+}
+
+#[test]
 fn every_nvcc_failure_is_counted_and_what_needs_its_output_is_not_run() {
     let m = Machine::new(1, "9.0");
     fs::write(m.bundle().join("bench/kernels.cu"), "BROKEN\n").unwrap();
