@@ -1277,8 +1277,8 @@ pub const fn grid_select_scratch_words<T>(blocks: u32, block_threads: u32, len: 
 /// `out[count..]` is left as it was.
 ///
 /// A tile is [`select_items_per_thread::<T>()`](select_items_per_thread)
-/// elements a thread; each block counts what its threads keep, and the counts are
-/// scanned with the same decoupled look-back as [`grid_exclusive_scan`]
+/// elements a thread; each block counts what its threads keep, and the
+/// counts are scanned with the same decoupled look-back as [`grid_exclusive_scan`]
 /// (`u32` sums, so at most `u32::MAX` elements), over a
 /// [`GridScratch<u32>`] of [`grid_select_scratch_words::<T>`](grid_select_scratch_words)
 /// words. Where every warp of the block is whole, a warp takes its part

@@ -35,24 +35,14 @@ impl Bundle {
             )
         })?;
         let packed = root.join(PACKED);
-        if packed.exists() && !unpack {
-            let tests = packed_tests(&packed)?;
-            return Ok(Bundle { root, tests });
-        }
-        if packed.exists() {
-            println!("gpu-run: unpacking {}", packed.display());
-            let status = Command::new("tar")
-                .arg("-C")
-                .arg(&root)
-                .arg("-xJf")
-                .arg(&packed)
-                .status()?;
-            if !status.success() {
-                bail!("could not unpack {}", packed.display());
+        let tests = if packed.exists() && !unpack {
+            packed_tests(&packed)?
+        } else {
+            if packed.exists() {
+                unpack_in_place(&root, &packed)?;
             }
-            fs::remove_file(&packed)?;
-        }
-        let tests = names_in(&root.join("tests"), |_| true)?;
+            names_in(&root.join("tests"), |_| true)?
+        };
         if tests.is_empty() {
             bail!(
                 "{} holds no test binaries: not a bundle of scripts/gpu-bundle",
@@ -98,8 +88,22 @@ impl Bundle {
     }
 }
 
-/// The names of the files of `dir` that `keep` keeps, sorted; none if `dir`
-/// is absent.
+/// Unpacks the archive `packed` into `root` and removes it.
+fn unpack_in_place(root: &Path, packed: &Path) -> Result<()> {
+    println!("gpu-run: unpacking {}", packed.display());
+    let status = Command::new("tar")
+        .arg("-C")
+        .arg(root)
+        .arg("-xJf")
+        .arg(packed)
+        .status()?;
+    if !status.success() {
+        bail!("could not unpack {}", packed.display());
+    }
+    fs::remove_file(packed)?;
+    Ok(())
+}
+
 /// The test binaries' names in the archive `packed` (its members
 /// `tests/NAME`), sorted.
 fn packed_tests(packed: &Path) -> Result<Vec<String>> {
@@ -114,15 +118,11 @@ fn packed_tests(packed: &Path) -> Result<Vec<String>> {
         .map(str::to_string)
         .collect();
     names.sort();
-    if names.is_empty() {
-        bail!(
-            "{} holds no test binaries: not a bundle of scripts/gpu-bundle",
-            packed.display()
-        );
-    }
     Ok(names)
 }
 
+/// The names of the files of `dir` that `keep` keeps, sorted; none if `dir`
+/// is absent.
 fn names_in(dir: &Path, keep: impl Fn(&str) -> bool) -> Result<Vec<String>> {
     if !dir.is_dir() {
         return Ok(Vec::new());
