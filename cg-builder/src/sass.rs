@@ -14,6 +14,11 @@
 //! # Ok(()) }
 //! ```
 //!
+//! It also finds the ptxas 13.0 miscompile this project met
+//! ([`KernelSass::late_predicates`]): an instruction predicated on a
+//! predicate register that the code copies from a uniform predicate only
+//! after it, so that the instruction runs or not on a stale value.
+//!
 //! The tools are CUDA's `ptxas` and `nvdisasm`, found by [`cuda_tool`]:
 //! PyPI's `nvidia-cuda-nvcc` wheel has both (`scripts/setup` installs it).
 
@@ -156,7 +161,62 @@ pub struct SassLoop {
     pub innermost: bool,
 }
 
+/// An instruction of a kernel that ptxas predicated on a predicate
+/// register it sets only after the instruction ([`KernelSass::late_predicates`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatePredicate {
+    /// The predicated instruction, as `nvdisasm` prints it (`@!P1 REDUX.SUM UR9, R25`).
+    pub instruction: String,
+    /// The copy that comes after it (`PLOP3.LUT P1, PT, PT, PT, UP1, 0x80, 0x0`).
+    pub set_after: String,
+}
+
 impl KernelSass<'_> {
+    /// The instructions predicated on a predicate register `Pn` whose
+    /// value is copied from a uniform predicate `UPx` (`PLOP3.LUT Pn, PT,
+    /// PT, PT, UPx`) only after them, where `UPx` is computed just before
+    /// them and nothing in between sets `Pn`: the copy that should come
+    /// first was scheduled after its use, and the instruction runs on
+    /// whatever `Pn` held. ptxas 13.0 (and the CUDA 13.0 driver's JIT) did
+    /// this to a `redux.sync` merged from two call sites, one with a
+    /// constant mask and one with a mask in a register (the block
+    /// collectives' whole and partial warps before they shared one), and
+    /// warps summed a stale register with no error
+    /// (`docs/probes/unroll-remainder/`). An empty list is what every
+    /// kernel of this project must give.
+    pub fn late_predicates(&self) -> Vec<LatePredicate> {
+        let insns = self.instructions();
+        let mut found = Vec::new();
+        for (i, insn) in insns.iter().enumerate() {
+            let Some(p) = guard_register(insn) else {
+                continue;
+            };
+            if opcode(insn).starts_with("BRA") {
+                continue;
+            }
+            // The first later instruction that sets `p`: a copy of `UPx`?
+            let Some((copy, up)) = insns[i + 1..]
+                .iter()
+                .take(10)
+                .find(|later| sets(later, p))
+                .and_then(|later| Some((*later, copied_uniform(later, p)?)))
+            else {
+                continue;
+            };
+            let before = &insns[i.saturating_sub(8)..i];
+            let up_just_before = insns[i.saturating_sub(4)..i]
+                .iter()
+                .any(|b| opcode(b).starts_with('U') && sets(b, up));
+            if up_just_before && !before.iter().any(|b| sets(b, p)) {
+                found.push(LatePredicate {
+                    instruction: insn.to_string(),
+                    set_after: copy.to_string(),
+                });
+            }
+        }
+        found
+    }
+
     /// The instructions, without addresses, labels and comments.
     pub fn instructions(&self) -> Vec<&str> {
         self.lines.iter().filter_map(|l| instruction(l)).collect()
@@ -251,6 +311,50 @@ fn opcode(insn: &str) -> &str {
     }
 }
 
+/// The predicate register (`P0`..`P6`) guarding an instruction
+/// (`@P1 ...`, `@!P1 ...`); none for `@PT`, a uniform predicate, or no
+/// guard.
+fn guard_register(insn: &str) -> Option<&str> {
+    let guard = insn.split_whitespace().next()?.strip_prefix('@')?;
+    let reg = guard.strip_prefix('!').unwrap_or(guard);
+    (reg.len() == 2 && reg.starts_with('P') && reg != "PT").then_some(reg)
+}
+
+/// The operands of an instruction, past its predicate and opcode.
+fn operands(insn: &str) -> Vec<&str> {
+    let start = insn
+        .find(opcode(insn))
+        .map_or(0, |at| at + opcode(insn).len());
+    insn[start..].split(',').map(str::trim).collect()
+}
+
+/// Whether an instruction writes predicate `p` (`P1`, `UP0`): its first
+/// or second operand, where SASS puts predicate results (`ISETP P1, ...`,
+/// `IADD3 R10, P1, ...`, `ULOP3.LUT UP1, ...`); stores and reductions
+/// have none.
+fn sets(insn: &str, p: &str) -> bool {
+    let op = opcode(insn);
+    if ["ST", "RED", "ATOM", "BRA", "BAR"]
+        .iter()
+        .any(|s| op.starts_with(s))
+    {
+        return false;
+    }
+    operands(insn).iter().take(2).any(|o| *o == p)
+}
+
+/// `UPx` when an instruction copies it into `p` (`PLOP3.LUT P1, PT, PT,
+/// PT, UP1, 0x80, 0x0`).
+fn copied_uniform<'a>(insn: &'a str, p: &str) -> Option<&'a str> {
+    if !opcode(insn).starts_with("PLOP3") {
+        return None;
+    }
+    match operands(insn).as_slice() {
+        [dst, "PT", "PT", "PT", up, ..] if *dst == p && up.starts_with("UP") => Some(up),
+        _ => None,
+    }
+}
+
 /// The label a `BRA` jumps to.
 fn branch_target(insn: &str) -> Option<&str> {
     if opcode(insn) != "BRA" {
@@ -300,6 +404,51 @@ mod tests {
         /*0480*/               @P0 BRA `(.L_x_13) ;
         /*0490*/                   EXIT ;
 ";
+
+    /// The miscompile (ptxas 13.0, the corpus's `exclusive_scan` built
+    /// with two `redux.sync`s), and two look-alikes that are correct: a
+    /// predicate set just before its use and copied again after it, and
+    /// one set before the uniform predicate that is copied after.
+    const PREDICATES: &str = "\
+.text.stale:
+        /*2480*/               @P0 IMAD.X R11, R9, 0x1, R15, P1 ;
+        /*24d0*/                   WARPSYNC.ALL ;
+        /*24e0*/                   ULOP3.LUT UP1, URZ, UR4, 0x1f, URZ, 0xc0, !UPT ;
+.L_x_99:
+        /*24f0*/              @!P1 REDUX.SUM UR9, R25 ;
+        /*2500*/                   S2UR UR7, SR_CgaCtaId ;
+        /*2540*/                   PLOP3.LUT P0, PT, PT, PT, UP1, 0x80, 0x0 ;
+        /*2550*/                   PLOP3.LUT P1, PT, PT, PT, UP1, 0x80, 0x0 ;
+        /*2570*/              @!P1 IMAD.U32 R15, RZ, RZ, UR8 ;
+//--------------------- .text.set_before      --------------------------
+.text.set_before:
+        /*26d0*/                   UISETP.GE.U32.AND UP0, UPT, UR57, UR29, UPT ;
+        /*26e0*/                   IMAD.U32 R15, RZ, RZ, UR58 ;
+        /*26f0*/                   ISETP.EQ.U32.AND P1, PT, R14, UR60, PT ;
+        /*2700*/               @P1 REDG.E.ADD.STRONG.SYS desc[UR30][R10.64], R15 ;
+        /*2710*/                   PLOP3.LUT P1, PT, PT, PT, UP0, 0x80, 0x0 ;
+//--------------------- .text.set_earlier     --------------------------
+.text.set_earlier:
+        /*10a0*/                   UISETP.GE.U32.AND UP0, UPT, UR5, UR17, UPT ;
+        /*10b0*/                   ISETP.NE.U32.OR P0, PT, R0, RZ, P0 ;
+        /*10c0*/                   UISETP.GE.U32.AND.EX UP0, UPT, UR8, UR18, UPT, UP0 ;
+        /*1100*/              @!P0 STG.E desc[UR12][R4.64], R11 ;
+        /*1110*/                   PLOP3.LUT P0, PT, PT, PT, UP0, 0x80, 0x0 ;
+";
+
+    #[test]
+    fn a_predicate_copied_after_its_use_is_reported_and_look_alikes_are_not() {
+        let sass = Sass::from_disassembly(PREDICATES);
+        assert_eq!(
+            sass.kernel("stale").unwrap().late_predicates(),
+            [LatePredicate {
+                instruction: "@!P1 REDUX.SUM UR9, R25".into(),
+                set_after: "PLOP3.LUT P1, PT, PT, PT, UP1, 0x80, 0x0".into(),
+            }]
+        );
+        assert_eq!(sass.kernel("set_before").unwrap().late_predicates(), []);
+        assert_eq!(sass.kernel("set_earlier").unwrap().late_predicates(), []);
+    }
 
     #[test]
     fn loops_and_their_loads_are_read_from_the_disassembly() {

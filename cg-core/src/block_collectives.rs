@@ -308,6 +308,33 @@ macro_rules! with_warp {
     };
 }
 
+/// The total of `value` over the caller's warp, for the block
+/// collectives: one `redux.sync` where the operator and type have one,
+/// whatever the block's shape (its mask a value: all 32 lanes, or a
+/// partial last warp's), else [`reduce`] over [`with_warp!`]'s warp.
+///
+/// One hardware reduction in the code, not one a kind of warp: with two
+/// (a whole warp's with a constant mask, a partial warp's with one in a
+/// register), ptxas 13.0 (and the driver's JIT of CUDA 13.0) merged them
+/// into one predicated `REDUX` after a loop and set the predicate only
+/// after it, so that warps summed a stale register: a kernel's block
+/// sums wrong on an H200 with no error (`docs/probes/unroll-remainder`).
+#[inline(always)]
+fn warp_total<T: Pod, Op: Operator<T>>(block: &ThreadBlock, value: T, op: &Op) -> T {
+    let mask = if block.num_threads() % 32 == 0 {
+        u32::MAX
+    } else {
+        warp_of(block).mask()
+    };
+    // SAFETY: a block collective: every thread of the block calls this,
+    // so every lane of the caller's warp that exists (`mask`, which holds
+    // the caller) calls it, with that mask.
+    if let Some(total) = unsafe { RankOrder(op).reduce_in_hardware(value, mask) } {
+        return total;
+    }
+    with_warp!(block, |warp| reduce(&warp, value, RankOrder(op)))
+}
+
 /// Steps 1 and 2 of the module docs, with both barriers: `total` of each
 /// warp (stored by the thread with `stores` set, of warp `w` of `warps`)
 /// to the warp totals, then the running totals. Afterwards, until the
@@ -349,8 +376,8 @@ pub fn block_reduce<T: Pod, Op: Operator<T>>(
     value: T,
     op: Op,
 ) -> T {
-    let (total, first, place) = with_warp!(block, |warp| (
-        reduce(&warp, value, RankOrder(&op)),
+    let total = warp_total(block, value, &op);
+    let (first, place) = with_warp!(block, |warp| (
         warp.thread_rank() == 0,
         (warp.meta_group_rank(), warp.meta_group_size())
     ));
@@ -377,8 +404,8 @@ pub fn block_reduce_to_first<T: Pod, Op: Operator<T>>(
     value: T,
     op: Op,
 ) -> (Option<T>, UsedScratch<T>) {
+    let total = warp_total(block, value, &op);
     let warps = with_warp!(block, |warp| {
-        let total = reduce(&warp, value, RankOrder(&op));
         if warp.thread_rank() == 0 {
             scratch.set_warp_total(warp.meta_group_rank(), total);
         }

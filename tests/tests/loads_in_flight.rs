@@ -1,10 +1,15 @@
-//! The offline check of what the build does with strided loops: each
+//! The offline checks of what ptxas makes of this project's modules. Each
 //! module is assembled with `ptxas` and read back with `nvdisasm`
 //! (`cg_builder::sass`), and every loop that strides over a buffer — as a
 //! newcomer writes it (`kernels/tests/src/loops.rs`) or as the samples
 //! do — must issue several global loads per iteration, as nvcc's unrolled
 //! loops do, not one load that each iteration waits for. A loop whose
-//! loads depend on each other is the case the check must report.
+//! loads depend on each other is the case the check must report. And no
+//! kernel may hold the ptxas 13.0 miscompile of a predicate set after its
+//! use ([`KernelSass::late_predicates`]); the module it was found in is
+//! the case that check must report.
+//!
+//! [`KernelSass::late_predicates`]: cg_builder::sass::KernelSass::late_predicates
 
 use cg_builder::sass::Sass;
 use cooperative_groups::PtxSet;
@@ -118,4 +123,73 @@ fn a_checked_gather_stays_rolled() {
 fn a_checked_read_in_an_output_loop_stays_rolled() {
     // `x[i]`, then `out[i]`.
     rolled("loop_output_grid_stride", 2);
+}
+
+/// Every kernel of `set`'s modules (sm_80 and sm_90) without an
+/// instruction predicated on a register set only after it.
+fn no_late_predicates(set: &PtxSet, what: &str) {
+    for sm in [80, 90] {
+        let sass = sass(set, sm);
+        let found: Vec<String> = sass
+            .kernels()
+            .into_iter()
+            .flat_map(|name| {
+                let k = sass.kernel(name).expect("a kernel nvdisasm listed");
+                k.late_predicates().into_iter().map(move |p| {
+                    format!(
+                        "{name}: `{}`, set after by `{}`",
+                        p.instruction, p.set_after
+                    )
+                })
+            })
+            .collect();
+        println!(
+            "sm_{sm} {what}: {} kernels, {} late predicates",
+            sass.kernels().len(),
+            found.len()
+        );
+        assert!(
+            found.is_empty(),
+            "sm_{sm} {what}: instructions predicated on a register set only after them (the ptxas \
+             13.0 miscompile of docs/probes/unroll-remainder; cg_core's block collectives issue one \
+             `redux.sync` a reduction to avoid it):\n{}",
+            found.join("\n")
+        );
+    }
+}
+
+#[test]
+fn no_test_kernel_runs_on_a_predicate_set_after_it() {
+    no_late_predicates(&cg_tests::kernels::PTX, "test kernels");
+}
+
+#[test]
+fn no_sample_kernel_runs_on_a_predicate_set_after_it() {
+    no_late_predicates(&cg_samples::kernels::PTX, "samples");
+}
+
+#[test]
+fn no_primitive_kernel_runs_on_a_predicate_set_after_it() {
+    no_late_predicates(&cg_primitives::kernels::PTX, "primitives");
+}
+
+/// The planted case: the corpus's `exclusive_scan` as built before its
+/// block reductions shared one `redux.sync` (two a reduction: a whole
+/// warp's and a partial warp's), which summed stale registers on an H200.
+/// When ptxas no longer miscompiles it, this fails: then the check stays,
+/// and this test's module documents the ptxas that did.
+#[test]
+fn the_two_redux_build_of_the_corpus_scan_is_reported() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/probes/unroll-remainder/module-default.ptx"
+    );
+    let ptx = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let sass = Sass::of(&ptx, 90).unwrap_or_else(|e| panic!("{e}"));
+    let found = sass.kernel("exclusive_scan").unwrap().late_predicates();
+    println!("{found:?}");
+    assert!(
+        found.iter().any(|p| p.instruction.contains("REDUX")),
+        "this ptxas no longer predicates the scan's `REDUX` on a register it sets after it: {found:?}"
+    );
 }
