@@ -32,6 +32,7 @@ use std::boxed::Box;
 use std::vec::Vec;
 
 pub use cg_sim::warp::POISON;
+pub use cg_sim::{with_schedule, Schedule};
 pub use cg_sim::{Coords, Fault, FaultKind, Read, Report, Shape, Undefined};
 
 /// Runs `kernel` as every thread of a launch of `shape` on the simulated

@@ -32,7 +32,9 @@
 //!
 //! Which blocks are alive together: all of them in a cooperative launch
 //! (so grid barriers work), the blocks of one cluster in a launch with
-//! clusters, one block otherwise. Global memory is host memory: the
+//! clusters, one block otherwise. They take turns in a fixed order, so
+//! they move in step, or out of step, reproducibly for a seed, under a
+//! skewed [`Schedule`] ([`with_schedule`], `CG_SIM_SCHEDULE=skew:<seed>`). Global memory is host memory: the
 //! kernel's buffers are the host's, and atomics on them are host atomics.
 //! Memory is sequentially consistent (one OS thread runs a launch), so a
 //! missing fence is not found here; timing is not modelled at all.
@@ -51,11 +53,13 @@ pub mod printf;
 mod race;
 pub mod registry;
 mod sched;
+mod schedule;
 mod state;
 mod uniform;
 pub mod warp;
 
 pub use fault::{Coords, Fault, FaultKind, Read, Report, Undefined};
+pub use schedule::{with_schedule, Schedule, GRACE, HOLD_ODDS, MAX_HOLD, PHASE_ODDS};
 
 /// The shape of a simulated launch.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -211,12 +215,17 @@ impl Shape {
 /// Runs `kernel` as every thread of a launch of `shape`, on this OS
 /// thread, and returns when every thread has returned, or at the first
 /// fault. Every thread calls `kernel`; inside it, `cg-core`'s queries
-/// (`this_grid()`, `thread_rank()`, ...) tell the threads apart.
+/// (`this_grid()`, `thread_rank()`, ...) tell the threads apart. The
+/// blocks take turns as the [`Schedule`] of the launch says
+/// ([`with_schedule`], `CG_SIM_SCHEDULE`; fair round-robin by default);
+/// an unreadable `CG_SIM_SCHEDULE` is a `BadLaunch` fault.
 pub fn launch(shape: Shape, kernel: &(dyn Fn() + Sync)) -> Result<Report, Fault> {
-    shape.check().map_err(|message| Fault {
+    let bad = |message| Fault {
         kind: FaultKind::BadLaunch,
         at: None,
         message,
-    })?;
-    sched::run(shape, kernel)
+    };
+    shape.check().map_err(bad)?;
+    let schedule = schedule::current().map_err(bad)?;
+    sched::run(shape, schedule, kernel)
 }

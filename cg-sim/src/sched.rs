@@ -2,10 +2,12 @@
 //! a cooperative launch, a cluster's, or one block) as coroutines on this
 //! OS thread, each resumed in turn until it waits; a rendezvous wakes the
 //! threads it completes. When nothing can run, the launch deadlocked, and
-//! the report says who waits where.
+//! the report says who waits where. The blocks take turns in a fixed order,
+//! or out of step under a skewed schedule (`schedule`).
 
 use crate::device::{self, Abort, CURRENT};
 use crate::fault::{Coords, Fault, FaultKind, Report};
+use crate::schedule::{Rng, Schedule, Skew};
 use crate::state::{BlockState, ClusterState, LaunchState, Run, ThreadCx, Wait, Yield};
 use crate::warp::Outcome;
 use crate::Shape;
@@ -74,10 +76,18 @@ fn install_panic_hook() {
     });
 }
 
-/// Runs `kernel` over `shape`.
-pub(crate) fn run(shape: Shape, kernel: &(dyn Fn() + Sync)) -> Result<Report, Fault> {
+/// Runs `kernel` over `shape` in the order of `schedule`.
+pub(crate) fn run(
+    shape: Shape,
+    schedule: Schedule,
+    kernel: &(dyn Fn() + Sync),
+) -> Result<Report, Fault> {
     install_panic_hook();
     let launch = LaunchState::new(shape);
+    let mut rng = match schedule {
+        Schedule::Fair => None,
+        Schedule::Skewed { seed } => Some(Rng::new(seed)),
+    };
     let [gx, gy, gz] = shape.grid;
     let [cx, cy, cz] = shape.cluster;
     let mut blocks = Vec::new();
@@ -90,7 +100,7 @@ pub(crate) fn run(shape: Shape, kernel: &(dyn Fn() + Sync)) -> Result<Report, Fa
     }
     // The blocks that are alive together.
     let cluster_of = |b: [u32; 3]| [b[0] / cx, b[1] / cy, b[2] / cz];
-    let groups: Vec<Vec<[u32; 3]>> = if shape.cooperative {
+    let mut groups: Vec<Vec<[u32; 3]>> = if shape.cooperative {
         vec![blocks]
     } else {
         let mut by_cluster: BTreeMap<[u32; 3], Vec<[u32; 3]>> = BTreeMap::new();
@@ -100,8 +110,20 @@ pub(crate) fn run(shape: Shape, kernel: &(dyn Fn() + Sync)) -> Result<Report, Fa
         }
         by_cluster.into_values().collect()
     };
+    if let Some(rng) = rng.as_mut() {
+        rng.shuffle(&mut groups);
+    }
     for group in groups {
-        run_resident(&launch, kernel, &group)?;
+        run_resident(&launch, kernel, &group, rng.as_mut()).map_err(|mut f| {
+            // What replays it.
+            if schedule != Schedule::Fair {
+                f.message.push_str(&format!(
+                    "\n(under the simulator's schedule {schedule}: CG_SIM_SCHEDULE={schedule} or \
+                     cg_sim::with_schedule replays it)"
+                ));
+            }
+            f
+        })?;
     }
     Ok(launch.report.into_inner())
 }
@@ -111,6 +133,7 @@ fn run_resident(
     launch: &LaunchState,
     kernel: &(dyn Fn() + Sync),
     group: &[[u32; 3]],
+    rng: Option<&mut Rng>,
 ) -> Result<(), Fault> {
     let shape = &launch.shape;
     let [cx, cy, cz] = shape.cluster;
@@ -221,7 +244,8 @@ fn run_resident(
         })
         .collect();
 
-    let result = schedule(launch, &threads, &blocks, &mut coroutines);
+    let mut skew = rng.map(|r| Skew::new(r, blocks.len()));
+    let result = schedule(launch, &threads, &blocks, &mut coroutines, skew.as_mut());
     // Unfinished threads unwind here (their stacks are not reused).
     for co in coroutines.iter_mut() {
         if let Some(c) = co.take() {
@@ -235,54 +259,76 @@ fn run_resident(
     result
 }
 
+/// Runs the threads in passes until all have finished or one faults:
+/// each pass resumes every runnable thread once, block by block (in the
+/// skew's order, leaving out the blocks it holds back, under a skewed
+/// schedule).
 fn schedule(
     launch: &LaunchState,
     threads: &[Box<ThreadCx>],
     blocks: &[Box<BlockState>],
     coroutines: &mut [Option<Thread>],
+    mut skew: Option<&mut Skew<'_>>,
 ) -> Result<(), Fault> {
+    let per_block = threads.len() / blocks.len().max(1);
+    let fair: Vec<usize> = (0..blocks.len()).collect();
     let mut stalled = 0u64;
+    let mut progressed = true;
     loop {
         let before = launch.events.get();
         let mut ran = false;
         let mut remaining = false;
-        for (i, t) in threads.iter().enumerate() {
-            match t.run.get() {
-                Run::Done => continue,
-                Run::Blocked => {
-                    remaining = true;
+        // Runnable threads of blocks held back in this pass.
+        let mut held_runnable = false;
+        if let Some(skew) = skew.as_deref_mut() {
+            skew.next_pass(progressed);
+        }
+        let order = skew.as_deref().map_or(&fair, |s| &s.order);
+        for &b in order {
+            let held = skew.as_deref().is_some_and(|s| s.held(b));
+            for i in b * per_block..(b + 1) * per_block {
+                let t = &threads[i];
+                match t.run.get() {
+                    Run::Done => continue,
+                    Run::Blocked => {
+                        remaining = true;
+                        continue;
+                    }
+                    Run::Runnable => {}
+                }
+                remaining = true;
+                if held {
+                    held_runnable = true;
                     continue;
                 }
-                Run::Runnable => {}
-            }
-            remaining = true;
-            ran = true;
-            let co = coroutines[i]
-                .as_mut()
-                .expect("a running thread has its coroutine");
-            CURRENT.with(|c| c.set(&**t as *const ThreadCx));
-            let step = panic::catch_unwind(AssertUnwindSafe(|| co.resume(())));
-            CURRENT.with(|c| c.set(std::ptr::null()));
-            match step {
-                Ok(CoroutineResult::Yield(Yield::Blocked)) => launch.progress(),
-                Ok(CoroutineResult::Yield(Yield::Spin)) => {}
-                Ok(CoroutineResult::Return(())) => {
-                    let c = coroutines[i].take().expect("finished thread");
-                    STACKS.with(|s| s.borrow_mut().push(c.into_stack()));
-                    finish(t);
-                }
-                Err(payload) => {
-                    if payload.downcast_ref::<Abort>().is_none() {
-                        let message = LAST_PANIC
-                            .with(|p| p.borrow_mut().take())
-                            .unwrap_or_else(|| "panicked".to_string());
-                        launch.set_fault(FaultKind::Panic, Some(t.coords), message);
+                ran = true;
+                let co = coroutines[i]
+                    .as_mut()
+                    .expect("a running thread has its coroutine");
+                CURRENT.with(|c| c.set(&**t as *const ThreadCx));
+                let step = panic::catch_unwind(AssertUnwindSafe(|| co.resume(())));
+                CURRENT.with(|c| c.set(std::ptr::null()));
+                match step {
+                    Ok(CoroutineResult::Yield(Yield::Blocked)) => launch.progress(),
+                    Ok(CoroutineResult::Yield(Yield::Spin)) => {}
+                    Ok(CoroutineResult::Return(())) => {
+                        let c = coroutines[i].take().expect("finished thread");
+                        STACKS.with(|s| s.borrow_mut().push(c.into_stack()));
+                        finish(t);
                     }
-                    coroutines[i] = None;
+                    Err(payload) => {
+                        if payload.downcast_ref::<Abort>().is_none() {
+                            let message = LAST_PANIC
+                                .with(|p| p.borrow_mut().take())
+                                .unwrap_or_else(|| "panicked".to_string());
+                            launch.set_fault(FaultKind::Panic, Some(t.coords), message);
+                        }
+                        coroutines[i] = None;
+                    }
                 }
-            }
-            if let Some(f) = launch.fault.borrow_mut().take() {
-                return Err(f);
+                if let Some(f) = launch.fault.borrow_mut().take() {
+                    return Err(f);
+                }
             }
         }
         let woke = resolve_activemasks(blocks);
@@ -291,6 +337,17 @@ fn schedule(
         }
         if !remaining {
             return Ok(());
+        }
+        // Blocks left out while nothing else could run: not a deadlock
+        // (the next pass resumes them all), and not a pass to count as a
+        // livelock's.
+        let holding = skew.as_deref().is_some_and(|s| s.any_held());
+        if !ran && !woke && held_runnable {
+            if let Some(skew) = skew.as_deref_mut() {
+                skew.release_all();
+            }
+            progressed = false;
+            continue;
         }
         if !ran && !woke {
             return Err(Fault {
@@ -302,8 +359,13 @@ fn schedule(
                 ),
             });
         }
-        if launch.events.get() == before && !woke {
-            stalled += 1;
+        progressed = launch.events.get() != before || woke;
+        if !progressed {
+            // A livelock counts only passes in which every block ran
+            // (under the skew, every pass after `GRACE` without progress).
+            if !holding {
+                stalled += 1;
+            }
             if stalled > SPIN_LIMIT {
                 return Err(Fault {
                     kind: FaultKind::Livelock,

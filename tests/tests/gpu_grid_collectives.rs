@@ -25,7 +25,10 @@
 //!
 //! Where there is no GPU they run on the simulator (every block of a
 //! cooperative launch is resident there, so the look-back's waits end);
-//! with a GPU, on it, up to 2^26 elements.
+//! with a GPU, on it, up to 2^26 elements. On the simulator, scans and a
+//! selection of 1,200 tiles on 22 blocks also run with the blocks out of
+//! step (its skewed schedule, several seeds), where a cycle of waits that
+//! the fair schedule's blocks, moving in step, never form shows.
 
 mod common;
 
@@ -33,6 +36,7 @@ use cg_core::grid_collectives::{
     grid_scratch_words, grid_select_scratch_words, items_per_thread, select_items_per_thread,
 };
 use cg_core::grid_histogram::{Even, Sample};
+use cg_core::sim::{self, Schedule};
 use cg_tests::kernels::Kernels;
 use cooperative_groups::{DeviceBuffer, Error, Gpu, LaunchConfig};
 use rand::rngs::StdRng;
@@ -719,6 +723,51 @@ fn grid_scans_cross_the_1024_tile_level() {
     let tile = 32 * items_per_thread::<f32>();
     for n in [1024 * tile, 1024 * tile + 1, 2100 * tile + 17] {
         scan_case::<f32>(&gpu, &k, &mut rng, 7, 32, n);
+    }
+}
+
+/// Seeds of the simulator's skewed schedule for the look-back's scans.
+/// Each replays one launch's schedule; 32 and 39 form the cycle of waits
+/// below (about 1 seed in 20 does, at 1,200 tiles).
+const SKEW_SEEDS: std::ops::Range<u64> = 32..40;
+
+/// The look-back with its blocks out of step: on the simulator under its
+/// skewed schedule (`cg_sim::Schedule::Skewed`: blocks resumed in a new
+/// order every pass, at speeds of their own, started late, held back for
+/// up to thousands of passes while the others run ahead), the scans of
+/// affine maps (an order a wrong prefix shows in) over 1,201 tiles on 22
+/// blocks of a warp, under several seeds, and
+/// `grid_select` of `u32` as long under one. On the fair schedule the
+/// blocks move in step, and a cycle of waits that needs one block tiles
+/// behind the others never forms: a tile queue whose window duty came
+/// before its look-back (`docs/probes/tile-queue/`) passed there and hung
+/// an H200. There, the block holding tile 1023 (it publishes the prefix
+/// through it, which every later look-back waits for) stalls; each other
+/// block takes 3 tiles past it and waits in the look-back of the first;
+/// the stalled block's next tile is then 1024 + 3 (B - 1), and with B =
+/// 22 blocks that tile closes a window of 32 whose duty, done first,
+/// waits for a tile that a waiting block holds. Seeds 32 and 39 stall it
+/// so (a livelock report, in 2 to 4 s). On a GPU the blocks are out of
+/// step anyway: the same cases, once.
+#[test]
+fn grid_scans_and_select_with_blocks_out_of_step() {
+    let test = "grid_scans_and_select_with_blocks_out_of_step";
+    let gpu = gpu_or_return!(test);
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng(test);
+    let (blocks, threads) = (22, 32);
+    let scan_n = 1200 * threads as usize * items_per_thread::<[u32; 2]>() + 1;
+    let select_n = 1200 * threads as usize * select_items_per_thread::<u32>() + 1;
+    let seeds = if gpu.is_simulator() { SKEW_SEEDS } else { 0..1 };
+    for seed in seeds.clone() {
+        let started = std::time::Instant::now();
+        sim::with_schedule(Schedule::Skewed { seed }, || {
+            scan_case::<[u32; 2]>(&gpu, &k, &mut rng, blocks, threads, scan_n);
+            if seed == seeds.start {
+                select_u32_case(&gpu, &k, &mut rng, blocks, threads, select_n);
+            }
+        });
+        println!("skew:{seed}: {:.1} s", started.elapsed().as_secs_f64());
     }
 }
 
