@@ -18,8 +18,12 @@ use std::cell::Cell;
 use std::fmt;
 use std::str::FromStr;
 
-/// How the simulator orders the blocks of a launch (see the [module
-/// docs](self)).
+/// How the simulator orders the blocks of a launch. A launch runs in
+/// passes: in each, every thread that can run is resumed once, until it
+/// waits again. A launch's schedule is, first found: the one of the
+/// innermost [`with_schedule`] around it on the launching OS thread, then
+/// the `CG_SIM_SCHEDULE` environment variable (`fair` or `skew:<seed>`,
+/// the seed a decimal `u64`), then [`Schedule::Fair`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Schedule {
     /// Every pass resumes the blocks in the same order (row-major block
