@@ -278,14 +278,14 @@ fn schedule(
         let before = launch.events.get();
         let mut ran = false;
         let mut remaining = false;
-        // Runnable threads of blocks held back in this pass.
-        let mut held_runnable = false;
+        // Runnable threads of blocks this pass leaves out.
+        let mut left_out_runnable = false;
         if let Some(skew) = skew.as_deref_mut() {
             skew.next_pass(progressed);
         }
         let order = skew.as_deref().map_or(&fair, |s| &s.order);
         for &b in order {
-            let held = skew.as_deref().is_some_and(|s| s.held(b));
+            let left_out = skew.as_deref().is_some_and(|s| s.left_out(b));
             for i in b * per_block..(b + 1) * per_block {
                 let t = &threads[i];
                 match t.run.get() {
@@ -297,8 +297,8 @@ fn schedule(
                     Run::Runnable => {}
                 }
                 remaining = true;
-                if held {
-                    held_runnable = true;
+                if left_out {
+                    left_out_runnable = true;
                     continue;
                 }
                 ran = true;
@@ -341,8 +341,8 @@ fn schedule(
         // Blocks left out while nothing else could run: not a deadlock
         // (the next pass resumes them all), and not a pass to count as a
         // livelock's.
-        let holding = skew.as_deref().is_some_and(|s| s.any_held());
-        if !ran && !woke && held_runnable {
+        let leaving_out = skew.as_deref().is_some_and(|s| s.any_left_out());
+        if !ran && !woke && left_out_runnable {
             if let Some(skew) = skew.as_deref_mut() {
                 skew.release_all();
             }
@@ -363,7 +363,7 @@ fn schedule(
         if !progressed {
             // A livelock counts only passes in which every block ran
             // (under the skew, every pass after `GRACE` without progress).
-            if !holding {
+            if !leaving_out {
                 stalled += 1;
             }
             if stalled > SPIN_LIMIT {

@@ -254,13 +254,14 @@ impl<'r> Skew<'r> {
         }
     }
 
-    /// Whether this pass leaves block `b` out.
-    pub(crate) fn held(&self, b: usize) -> bool {
+    /// Whether this pass leaves block `b` out (held back, or a slow
+    /// block's pass off).
+    pub(crate) fn left_out(&self, b: usize) -> bool {
         self.out[b]
     }
 
     /// Whether this pass leaves any block out.
-    pub(crate) fn any_held(&self) -> bool {
+    pub(crate) fn any_left_out(&self) -> bool {
         self.out.iter().any(|&o| o)
     }
 
