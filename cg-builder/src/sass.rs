@@ -129,6 +129,33 @@ impl Sass {
             .collect()
     }
 
+    /// Every kernel's [late predicates](KernelSass::late_predicates), one
+    /// line each (`kernel: `instruction`, set after by `copy``): empty for
+    /// a module without the ptxas 13.0 miscompile. What a check of a
+    /// module prints when it fails.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), cg_builder::BuildError> {
+    /// # let ptx = "";
+    /// let found = cg_builder::sass::Sass::of(ptx, 90)?.late_predicates();
+    /// assert!(found.is_empty(), "{}", found.join("\n"));
+    /// # Ok(()) }
+    /// ```
+    pub fn late_predicates(&self) -> Vec<String> {
+        self.kernels()
+            .into_iter()
+            .flat_map(|name| {
+                let k = self.kernel(name).expect("a kernel of the module");
+                k.late_predicates().into_iter().map(move |p| {
+                    format!(
+                        "{name}: `{}`, set after by `{}`",
+                        p.instruction, p.set_after
+                    )
+                })
+            })
+            .collect()
+    }
+
     /// The machine code of entry point `name`.
     pub fn kernel(&self, name: &str) -> Option<KernelSass<'_>> {
         let start = format!(".text.{name}:");
@@ -448,6 +475,13 @@ mod tests {
         );
         assert_eq!(sass.kernel("set_before").unwrap().late_predicates(), []);
         assert_eq!(sass.kernel("set_earlier").unwrap().late_predicates(), []);
+        assert_eq!(
+            sass.late_predicates(),
+            ["stale: `@!P1 REDUX.SUM UR9, R25`, set after by `PLOP3.LUT P1, PT, PT, PT, UP1, 0x80, 0x0`"]
+        );
+        assert!(Sass::from_disassembly(TWO_KERNELS)
+            .late_predicates()
+            .is_empty());
     }
 
     #[test]

@@ -130,19 +130,7 @@ fn a_checked_read_in_an_output_loop_stays_rolled() {
 fn no_late_predicates(set: &PtxSet, what: &str) {
     for sm in [80, 90] {
         let sass = sass(set, sm);
-        let found: Vec<String> = sass
-            .kernels()
-            .into_iter()
-            .flat_map(|name| {
-                let k = sass.kernel(name).expect("a kernel nvdisasm listed");
-                k.late_predicates().into_iter().map(move |p| {
-                    format!(
-                        "{name}: `{}`, set after by `{}`",
-                        p.instruction, p.set_after
-                    )
-                })
-            })
-            .collect();
+        let found = sass.late_predicates();
         println!(
             "sm_{sm} {what}: {} kernels, {} late predicates",
             sass.kernels().len(),

@@ -712,38 +712,16 @@ pub mod build {
 
 /// Offline checks of a port's kernels, for its tests: the CUDA C++
 /// version's parameters against the Rust kernel's, and the PTX through
-/// `ptxas`.
+/// `ptxas` and back through `nvdisasm`. The tools are found as the kernel
+/// builder finds them (`cg_builder::sass::cuda_tool`: `CG_NVCC`, `CG_PTXAS`,
+/// `CG_NVDISASM`, then the PATH, then PyPI's `nvidia-cuda-nvcc`).
 pub mod checks {
     use super::{entry_params, Result};
+    pub use cg_builder::sass::cuda_tool;
+    use cg_builder::sass::Sass;
     use cooperative_groups::PtxSet;
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
     use std::process::Command;
-
-    /// A CUDA tool (`nvcc`, `ptxas`): `$var`, then the PATH, then the one
-    /// in PyPI's `nvidia-cuda-nvcc` wheel; `None` when there is none.
-    pub fn cuda_tool(name: &str, var: &str) -> Option<PathBuf> {
-        if let Some(p) = std::env::var_os(var) {
-            return Some(p.into());
-        }
-        let works = |p: &Path| {
-            Command::new(p)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        };
-        if works(Path::new(name)) {
-            return Some(name.into());
-        }
-        let o = Command::new("python3")
-            .args([
-                "-c",
-                &format!("import nvidia, os; print(next(os.path.join(p, 'cu13/bin/{name}') for p in nvidia.__path__))"),
-            ])
-            .output()
-            .ok()?;
-        let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
-        (o.status.success() && works(&p)).then_some(p)
-    }
 
     /// Runs `cmd`; its standard error (where ptxas and nvcc report), or
     /// an error with it.
@@ -782,7 +760,7 @@ pub mod checks {
     /// `cu` compiled by `nvcc -O3 -arch=sm_90 -ptx` (as gpu-run does): its
     /// PTX, or `None` (after a notice) where there is no nvcc.
     pub fn cuda_ptx(cu: &Path) -> Result<Option<String>> {
-        let Some(nvcc) = cuda_tool("nvcc", "CG_NVCC") else {
+        let Some(nvcc) = cuda_tool("nvcc") else {
             println!(
                 "NVCC NOT FOUND: {} not compiled, its parameters not checked",
                 cu.display()
@@ -817,7 +795,8 @@ pub mod checks {
 
     /// Assembles the sm_90 module of both builds of a port's kernels
     /// (contraction fast and off) with [`ptxas_report`], printing each
-    /// report.
+    /// report: an error where one spills registers or holds the ptxas 13.0
+    /// miscompile ([`late_predicates`]).
     pub fn assemble_both_builds(fast: &PtxSet, off: &PtxSet) -> Result<()> {
         for (what, set) in [("contraction fast", fast), ("contraction off", off)] {
             let ptx = set.select(90).ok_or("no sm_90 module")?.source;
@@ -829,10 +808,12 @@ pub mod checks {
     }
 
     /// Assembles `ptx` for sm_90 with `ptxas -v`; its report, or an error
-    /// when it fails or spills registers. `Ok(None)` (after a notice)
-    /// where there is no ptxas.
+    /// when it fails, spills registers or holds the ptxas 13.0 miscompile
+    /// (read back with `nvdisasm`, [`late_predicates`]). `Ok(None)` (after
+    /// a notice) where there is no ptxas; a notice where there is no
+    /// nvdisasm.
     pub fn ptxas_report(ptx: &str, what: &str) -> Result<Option<String>> {
-        let Some(ptxas) = cuda_tool("ptxas", "CG_PTXAS") else {
+        let Some(ptxas) = cuda_tool("ptxas") else {
             println!("PTXAS NOT FOUND: {what} not assembled");
             return Ok(None);
         };
@@ -846,13 +827,52 @@ pub mod checks {
             .arg(dir.join("out.cubin"))
             .arg(&src);
         let report = output(cmd, &format!("ptxas on {what}"))?;
+        let sass = match cuda_tool("nvdisasm") {
+            Some(nvdisasm) => {
+                let mut cmd = Command::new(nvdisasm);
+                cmd.arg("-c").arg(dir.join("out.cubin"));
+                let o = cmd
+                    .output()
+                    .map_err(|e| format!("running nvdisasm on {what}: {e}"))?;
+                if !o.status.success() {
+                    let err = String::from_utf8_lossy(&o.stderr);
+                    return Err(format!("nvdisasm on {what} failed:\n{err}").into());
+                }
+                Some(Sass::from_disassembly(String::from_utf8_lossy(&o.stdout)))
+            }
+            None => {
+                println!("NVDISASM NOT FOUND: {what} not read back for late predicates");
+                None
+            }
+        };
         let _ = std::fs::remove_dir_all(&dir);
         if report.lines().any(|l| {
             l.contains("spill") && !l.contains("0 bytes spill stores, 0 bytes spill loads")
         }) {
             return Err(format!("{what} spills registers:\n{report}").into());
         }
+        if let Some(sass) = sass {
+            late_predicates(&sass, what)?;
+        }
         Ok(Some(report))
+    }
+
+    /// An error naming every instruction of `sass` (the module `what`)
+    /// that ptxas predicated on a register it sets only after it
+    /// ([`Sass::late_predicates`]: the ptxas 13.0 miscompile the library's
+    /// block collectives avoid, `docs/probes/unroll-remainder/` of the
+    /// library's repository), none where there is none.
+    pub fn late_predicates(sass: &Sass, what: &str) -> Result<()> {
+        let found = sass.late_predicates();
+        if found.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "{what}: instructions predicated on a register set only after them (the ptxas 13.0 \
+             miscompile; one `redux.sync` a reduction avoids it):\n{}",
+            found.join("\n")
+        )
+        .into())
     }
 }
 
@@ -889,6 +909,26 @@ pub const RAND_MAX: u32 = (1 << 31) - 1;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A planted module: `REDUX` predicated on `P1`, which is copied from
+    /// `UP1` only after it (what ptxas 13.0 made of two `redux.sync`s).
+    #[test]
+    fn a_late_predicate_fails_the_check_and_names_the_instruction() {
+        let planted = cg_builder::sass::Sass::from_disassembly(
+            ".text.stale:\n\
+             /*24e0*/ ULOP3.LUT UP1, URZ, UR4, 0x1f, URZ, 0xc0, !UPT ;\n\
+             /*24f0*/ @!P1 REDUX.SUM UR9, R25 ;\n\
+             /*2550*/ PLOP3.LUT P1, PT, PT, PT, UP1, 0x80, 0x0 ;\n",
+        );
+        let err = checks::late_predicates(&planted, "planted")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("stale: `@!P1 REDUX.SUM UR9, R25`"), "{err}");
+        let clean = cg_builder::sass::Sass::from_disassembly(
+            ".text.clean:\n/*0000*/ ISETP.NE.AND P1, PT, R0, RZ, PT ;\n/*0010*/ @!P1 EXIT ;\n",
+        );
+        checks::late_predicates(&clean, "clean").unwrap();
+    }
 
     #[test]
     fn options_parse_and_refuse() {

@@ -251,7 +251,7 @@ mod tests {
     }
 
     #[test]
-    fn both_builds_assemble_without_spills() {
+    fn both_builds_assemble_without_spills_or_late_predicates() {
         ports_common::checks::assemble_both_builds(&kernels::PTX, &CONTRACT_OFF).unwrap();
     }
 
