@@ -1412,6 +1412,36 @@ mod tests {
         }
     }
 
+    /// What the build makes of each kernel's strided loop as first
+    /// written (sm_90 SASS): the unrolled ones must not lose loads in
+    /// flight, and the rolled ones are recorded, each with why.
+    #[test]
+    fn strided_loops_issue_the_loads_recorded() {
+        use ports_common::checks::{loads_per_iteration, Loads::*};
+        let expected = [
+            ("block_sum", AtLeast(8)),
+            ("exclusive_scan", AtLeast(32)),
+            ("spmv_csr", AtLeast(12)),
+            ("softmax", AtLeast(8)),
+            ("row_normalize", AtLeast(8)),
+            // One element a trip of the grid-stride loop (`x[i]`, `y[i]`;
+            // price, strike and years): `Output::grid_stride` with a
+            // checked read of a slice its bound does not cover stays
+            // rolled (the library's `a_checked_read_in_an_output_loop_stays_rolled`).
+            ("saxpy", Rolled(2)),
+            ("black_scholes", Rolled(3)),
+            ("gelu", Rolled(1)),
+            // A load, then an atomic on what it loaded.
+            ("histogram", Rolled(1)),
+            // A load, then the ballot and the scan of the kept flags.
+            ("compact", Rolled(1)),
+            // No strided loop: one element or one tile a thread.
+            ("jacobi_step", Rolled(1)),
+            ("transpose", Rolled(1)),
+        ];
+        loads_per_iteration(&kernels::PTX, &expected).unwrap();
+    }
+
     #[test]
     fn both_builds_assemble_without_spills_or_late_predicates() {
         ports_common::checks::assemble_both_builds(&kernels::PTX, &CONTRACT_OFF).unwrap();

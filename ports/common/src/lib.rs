@@ -857,6 +857,62 @@ pub mod checks {
         Ok(Some(report))
     }
 
+    /// What the sm_90 build of a kernel's busiest innermost loop issues a
+    /// trip, in global loads ([`most_loads_per_iteration`]): the loads in
+    /// flight a strided loop gets from the build.
+    ///
+    /// [`most_loads_per_iteration`]: cg_builder::sass::KernelSass::most_loads_per_iteration
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Loads {
+        /// At least this many: the loop unrolls, and fewer is a regression
+        /// of the build.
+        AtLeast(u32),
+        /// Exactly this many: a loop the build does not unroll yet (or no
+        /// strided loop: the kernel's only loops are its panic path's);
+        /// more means it now does, and the table should say so.
+        Rolled(u32),
+    }
+
+    /// Checks each kernel of `expected` in the sm_90 module of `set`
+    /// against its [`Loads`], printing what each issues; an error naming
+    /// every kernel that differs, with its loops. `Ok(false)` (after a
+    /// notice) where there is no ptxas or nvdisasm.
+    pub fn loads_per_iteration(set: &PtxSet, expected: &[(&str, Loads)]) -> Result<bool> {
+        if cuda_tool("ptxas").is_none() || cuda_tool("nvdisasm").is_none() {
+            println!("PTXAS OR NVDISASM NOT FOUND: loads per iteration not checked");
+            return Ok(false);
+        }
+        let ptx = set.select(90).ok_or("no sm_90 module")?.source;
+        let sass = Sass::of(ptx, 90).map_err(|e| e.to_string())?;
+        let mut wrong = Vec::new();
+        for &(name, want) in expected {
+            let k = sass
+                .kernel(name)
+                .ok_or(format!("no kernel `{name}` in the module"))?;
+            let loads = k.most_loads_per_iteration();
+            println!("{name}: {loads} loads per iteration ({want:?})");
+            let fine = match want {
+                Loads::AtLeast(n) => loads >= n,
+                Loads::Rolled(n) => loads == n,
+            };
+            if !fine {
+                wrong.push(format!(
+                    "{name}: {loads}, expected {want:?}\n  {}",
+                    k.loop_report()
+                ));
+            }
+        }
+        if wrong.is_empty() {
+            return Ok(true);
+        }
+        Err(format!(
+            "loads per iteration of the strided loops (fewer: the build no longer unrolls them, \
+             cg_builder::compile::LOOP_FLAGS; more where rolled: record the gain):\n{}",
+            wrong.join("\n")
+        )
+        .into())
+    }
+
     /// An error naming every instruction of `sass` (the module `what`)
     /// that ptxas predicated on a register it sets only after it
     /// ([`Sass::late_predicates`]: the ptxas 13.0 miscompile the library's
