@@ -303,29 +303,51 @@ impl Primitives {
     }
 
     /// The values of `input` that `keep` keeps, in order, into
-    /// `out[..count]`, and `count` (CUB's `DeviceSelect::If`). `out` needs
-    /// room for the kept values (a kernel check fails otherwise).
+    /// `out[..count]`, and `count`, read back (CUB's `DeviceSelect::If`
+    /// and a copy of its count to the host). `out` needs room for the kept
+    /// values (a kernel check fails otherwise). [`select_into`](Self::select_into)
+    /// leaves the count on the device, for work that stays there.
     pub fn select<T: Value>(
         &mut self,
         input: &DeviceBuffer<T>,
         out: &mut DeviceBuffer<T>,
         keep: Keep<T>,
     ) -> Result<usize, Error> {
+        let mut count = self.gpu.filled(1, 0u32)?;
+        self.select_into(input, out, &mut count, keep)?;
+        Ok(count.to_vec()?[0] as usize)
+    }
+
+    /// [`select`](Self::select) with the count written to `count[0]` on
+    /// the device (CUB's `d_num_selected_out`): no copy to the host, no
+    /// wait for the kernel. `count` must hold at least one value.
+    pub fn select_into<T: Value>(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+        count: &mut DeviceBuffer<u32>,
+        keep: Keep<T>,
+    ) -> Result<(), Error> {
+        if count.is_empty() {
+            return Err(Error::InvalidLaunch {
+                kernel: "select".into(),
+                reason: "the count buffer is empty: the selection writes its count to count[0]"
+                    .into(),
+            });
+        }
         let n = input.len();
         let cfg = grid(
             self.resident.select,
             n.div_ceil(THREADS as usize * select_items_per_thread::<T>()),
         );
         let blocks = cfg.num_blocks() as u32;
-        let mut count = self.gpu.filled(1, 0u32)?;
         let (sel, operand) = match keep {
             Keep::Less(v) => (cg_primitive_kernels::KEEP_LESS, v),
             Keep::Greater(v) => (cg_primitive_kernels::KEEP_GREATER, v),
             Keep::NotEqual(v) => (cg_primitive_kernels::KEEP_NOT_EQUAL, v),
         };
         let (k, words) = self.with_scratch(grid_select_scratch_words::<T>(blocks, THREADS, n))?;
-        T::select(k, cfg, input, out, &mut count, words, sel, operand)?;
-        Ok(count.to_vec()?[0] as usize)
+        T::select(k, cfg, input, out, count, words, sel, operand)
     }
 
     /// The histogram of `input` in `bins.len()` even bins of `levels`

@@ -1,5 +1,5 @@
 //! The host primitives of cg-primitives (`exclusive_scan`, `reduce`,
-//! `select`, `histogram`, on a `Primitives` and as `Gpu` methods) against
+//! `select` and `select_into`, `histogram`, on a `Primitives` and as `Gpu` methods) against
 //! CPU results: `u32` exactly (wrapping sums), `f32` sums within
 //! `γ(n - 1) Σ|x|` of the exact sum and the same bits on a second call,
 //! selections in order with the rest of the output untouched, and
@@ -139,6 +139,40 @@ fn select_keeps_the_cpu_s_values_in_order() {
             "positive f32 of {n}"
         );
     }
+}
+
+/// `select_into` leaves the count on the device, poisoned beforehand,
+/// and writes what `select` writes; an empty count buffer is refused
+/// before any launch, naming the buffer.
+#[test]
+fn select_into_leaves_the_count_on_the_device() {
+    let test = "select_into_leaves_the_count_on_the_device";
+    let gpu = gpu_or_return!(test);
+    let mut p = Primitives::new(&gpu).unwrap();
+    let mut rng = common::rng(test);
+    for n in sizes(&gpu) {
+        let x: Vec<u32> = (0..n).map(|_| rng.random_range(0..100)).collect();
+        let dx = gpu.upload(&x).unwrap();
+        let want: Vec<u32> = x.iter().copied().filter(|&v| v < 50).collect();
+        let mut out = gpu.filled(n + 1, u32::MAX).unwrap();
+        let mut count = gpu.filled(2, u32::MAX).unwrap();
+        p.select_into(&dx, &mut out, &mut count, Keep::Less(50))
+            .unwrap();
+        let count = count.to_vec().unwrap();
+        assert_eq!(count[0] as usize, want.len(), "count of {n}");
+        assert_eq!(count[1], u32::MAX, "{n}: wrote past count[0]");
+        let got = out.to_vec().unwrap();
+        assert_eq!(got[..want.len()], want[..], "{n}");
+        assert!(got[want.len()..].iter().all(|&v| v == u32::MAX), "{n}");
+    }
+    let dx = gpu.upload(&[1u32, 2, 3]).unwrap();
+    let mut out = gpu.filled(3, 0u32).unwrap();
+    let mut empty = gpu.filled(0, 0u32).unwrap();
+    let err = p
+        .select_into(&dx, &mut out, &mut empty, Keep::Less(2))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("count buffer is empty"), "{err}");
 }
 
 #[test]

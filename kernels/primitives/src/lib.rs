@@ -79,6 +79,8 @@ macro_rules! select {
                 KEEP_GREATER => *v > operand,
                 _ => *v != operand,
             });
+            // `count[0]` alone: the host's buffer may be longer.
+            count.truncate(1);
             count.for_thread(&grid, |o| *o = n as u32);
         }
     };
