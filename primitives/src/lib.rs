@@ -225,7 +225,7 @@ fn grid(resident: u32, tiles: usize) -> LaunchConfig {
 }
 
 /// The primitives on one GPU: the loaded kernels, the most blocks of
-/// [`THREADS`] threads each keeps resident at once, and a scratch buffer
+/// 256 threads (`THREADS`) each keeps resident at once, and a scratch buffer
 /// kept between calls (grown when a call needs more).
 pub struct Primitives {
     gpu: Gpu,
