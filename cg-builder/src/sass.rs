@@ -23,7 +23,7 @@
 //! PyPI's `nvidia-cuda-nvcc` wheel has both (`scripts/setup` installs it).
 
 use crate::{io_err, BuildError};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Finds one of CUDA's command-line tools (`ptxas`, `nvdisasm`): the
@@ -97,13 +97,21 @@ impl Sass {
                 String::from_utf8_lossy(&out.stderr)
             )));
         }
+        let sass = Sass::of_cubin(&cubin);
+        let _ = std::fs::remove_dir_all(&dir);
+        sass
+    }
+
+    /// Disassembles a module `ptxas` already assembled (`cubin`, a file)
+    /// with `nvdisasm`: for a check that ran ptxas itself (`ptxas -v`, for
+    /// its report).
+    pub fn of_cubin(cubin: &Path) -> Result<Sass, BuildError> {
         let nvdisasm = tool("nvdisasm")?;
         let out = Command::new(&nvdisasm)
             .arg("-c")
-            .arg(&cubin)
+            .arg(cubin)
             .output()
             .map_err(io_err(format!("running {}", nvdisasm.display())))?;
-        let _ = std::fs::remove_dir_all(&dir);
         if !out.status.success() {
             return Err(BuildError::Ptx(format!(
                 "nvdisasm failed:\n{}",

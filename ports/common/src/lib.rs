@@ -828,24 +828,14 @@ pub mod checks {
             .arg(&src);
         let report = output(cmd, &format!("ptxas on {what}"))?;
         let sass = match cuda_tool("nvdisasm") {
-            Some(nvdisasm) => {
-                let mut cmd = Command::new(nvdisasm);
-                cmd.arg("-c").arg(dir.join("out.cubin"));
-                let o = cmd
-                    .output()
-                    .map_err(|e| format!("running nvdisasm on {what}: {e}"))?;
-                if !o.status.success() {
-                    let err = String::from_utf8_lossy(&o.stderr);
-                    return Err(format!("nvdisasm on {what} failed:\n{err}").into());
-                }
-                Some(Sass::from_disassembly(String::from_utf8_lossy(&o.stdout)))
-            }
+            Some(_) => Some(Sass::of_cubin(&dir.join("out.cubin"))),
             None => {
                 println!("NVDISASM NOT FOUND: {what} not read back for late predicates");
                 None
             }
         };
         let _ = std::fs::remove_dir_all(&dir);
+        let sass = sass.transpose().map_err(|e| format!("{what}: {e}"))?;
         if report.lines().any(|l| {
             l.contains("spill") && !l.contains("0 bytes spill stores, 0 bytes spill loads")
         }) {
