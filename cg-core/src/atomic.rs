@@ -10,6 +10,7 @@
 //! | method | PTX (global memory, `S = Device`) |
 //! |---|---|
 //! | `load(Relaxed/Acquire)` | `ld.relaxed.gpu` / `ld.acquire.gpu` |
+//! | `load_after_sync()` (a value stored before a barrier this thread passed) | `ld.global` (weak, any scope) |
 //! | `store(Relaxed/Release)` | `st.relaxed.gpu` / `st.release.gpu` |
 //! | `fetch_add`, `fetch_sub` | `atom{.sem}.gpu.global.add.{u32,u64,f32,f64}` (sub adds the negation) |
 //! | `fetch_min`, `fetch_max` | `atom.min`/`atom.max` `.{u32,s32,u64,s64}`; floats: a `cas` loop |
@@ -92,6 +93,8 @@ pub trait AtomicValue: Pod + PartialEq + sealed::Sealed {
     #[doc(hidden)]
     unsafe fn ld(p: Place, sem: Sem, scope: atom::Scope) -> Self;
     #[doc(hidden)]
+    unsafe fn ld_weak(p: Place) -> Self;
+    #[doc(hidden)]
     unsafe fn st(p: Place, v: Self, sem: Sem, scope: atom::Scope);
     #[doc(hidden)]
     unsafe fn exch(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self;
@@ -141,7 +144,7 @@ pub enum BitOp {
 
 /// The bit-moving operations of a type of `$bits` bits.
 macro_rules! value_ops {
-    ($t:ty, $w:ty, $ld:ident, $st:ident, $exch:ident, $cas:ident) => {
+    ($t:ty, $w:ty, $ops:ident) => {
         impl sealed::Sealed for $t {}
         impl AtomicValue for $t {
             #[inline(always)]
@@ -149,21 +152,33 @@ macro_rules! value_ops {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe { bytemuck::cast(atom::$ld(p, sem, scope)) }
+                unsafe { bytemuck::cast(words::$ops::ld(p, sem, scope)) }
+            }
+            #[inline(always)]
+            unsafe fn ld_weak(p: Place) -> Self {
+                // SAFETY: as for `ld`.
+                unsafe { bytemuck::cast(words::$ops::ld_weak(p)) }
             }
             #[inline(always)]
             unsafe fn st(p: Place, v: Self, sem: Sem, scope: atom::Scope) {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe { atom::$st(p, bytemuck::cast::<$t, $w>(v), sem, scope) }
+                unsafe { words::$ops::st(p, bytemuck::cast::<$t, $w>(v), sem, scope) }
             }
             #[inline(always)]
             unsafe fn exch(p: Place, v: Self, sem: Sem, scope: atom::Scope) -> Self {
                 // SAFETY: the instruction's contract is this method's (`AtomicValue`'s
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
-                unsafe { bytemuck::cast(atom::$exch(p, bytemuck::cast::<$t, $w>(v), sem, scope)) }
+                unsafe {
+                    bytemuck::cast(words::$ops::exch(
+                        p,
+                        bytemuck::cast::<$t, $w>(v),
+                        sem,
+                        scope,
+                    ))
+                }
             }
             #[inline(always)]
             unsafe fn cas(
@@ -177,7 +192,7 @@ macro_rules! value_ops {
                 // `# Safety`: a live, aligned location in the space `p` names), which
                 // the `AtomicRef` calling it holds by construction.
                 unsafe {
-                    bytemuck::cast(atom::$cas(
+                    bytemuck::cast(words::$ops::cas(
                         p,
                         bytemuck::cast::<$t, $w>(current),
                         bytemuck::cast::<$t, $w>(new),
@@ -194,12 +209,29 @@ macro_rules! value_ops {
     };
 }
 
-value_ops!(u32, u32, ld_b32, st_b32, atom_exch_b32, atom_cas_b32);
-value_ops!(i32, u32, ld_b32, st_b32, atom_exch_b32, atom_cas_b32);
-value_ops!(f32, u32, ld_b32, st_b32, atom_exch_b32, atom_cas_b32);
-value_ops!(u64, u64, ld_b64, st_b64, atom_exch_b64, atom_cas_b64);
-value_ops!(i64, u64, ld_b64, st_b64, atom_exch_b64, atom_cas_b64);
-value_ops!(f64, u64, ld_b64, st_b64, atom_exch_b64, atom_cas_b64);
+/// The word instructions of each width under one set of names, for
+/// [`value_ops`].
+mod words {
+    pub(super) mod w32 {
+        pub(crate) use crate::intrinsics::atom::{
+            atom_cas_b32 as cas, atom_exch_b32 as exch, ld_b32 as ld, ld_weak_b32 as ld_weak,
+            st_b32 as st,
+        };
+    }
+    pub(super) mod w64 {
+        pub(crate) use crate::intrinsics::atom::{
+            atom_cas_b64 as cas, atom_exch_b64 as exch, ld_b64 as ld, ld_weak_b64 as ld_weak,
+            st_b64 as st,
+        };
+    }
+}
+
+value_ops!(u32, u32, w32);
+value_ops!(i32, u32, w32);
+value_ops!(f32, u32, w32);
+value_ops!(u64, u64, w64);
+value_ops!(i64, u64, w64);
+value_ops!(f64, u64, w64);
 
 /// Integer arithmetic: the hardware's add, min and max.
 macro_rules! int_arith {
@@ -492,6 +524,31 @@ impl<T: AtomicValue, S: Scope> AtomicRef<'_, T, S> {
         };
         // SAFETY: the place is valid (constructor contract).
         unsafe { T::ld(self.place, sem, S::PTX) }
+    }
+
+    /// The value as a plain load reads it (`ld.global`, weak; no scope),
+    /// which the L1 cache may serve: for a value written before a barrier
+    /// that this thread has passed since (`grid.sync()`,
+    /// `multi_grid.sync()`, `block.sync()` for shared memory) and not
+    /// written again until the next one, as CUDA code reads such a value
+    /// through a plain pointer.
+    ///
+    /// Where [`load`](Self::load) with `Relaxed` at [`System`] scope goes
+    /// to memory every time (across NVLink, for a peer GPU's word), this
+    /// load is served from L1 after the first thread of a multiprocessor
+    /// asked. The barrier's acquire orders the writes before it; a value
+    /// written concurrently, with no barrier between, may read stale (an
+    /// earlier value of the location, never a torn one).
+    ///
+    /// ```ignore
+    /// sums.at(rank).store(mine, Ordering::Relaxed);
+    /// mg.sync();
+    /// let total = sums.at(0).load_after_sync() + sums.at(1).load_after_sync();
+    /// ```
+    #[inline(always)]
+    pub fn load_after_sync(&self) -> T {
+        // SAFETY: the place is valid (constructor contract).
+        unsafe { T::ld_weak(self.place) }
     }
 
     /// Stores `value` (`st.relaxed` / `st.release`; `SeqCst`: `fence.sc`

@@ -17,7 +17,9 @@
 //!
 //! And a message-passing litmus test: data then a release flag in one
 //! block, the acquired flag then the data in another, 10^6 times per mode,
-//! never stale.
+//! never stale; and `load_after_sync` after grid barriers, every thread of
+//! a full grid reading cells one thread rewrote before each barrier, never
+//! stale.
 
 mod common;
 
@@ -540,5 +542,43 @@ fn message_passing_never_sees_stale_data() {
                 "{side} {name}: stale data after acquiring the flag"
             );
         }
+    }
+}
+
+#[test]
+fn loads_after_a_barrier_see_what_was_stored_before_it() {
+    let gpu = gpu_or_return!("loads_after_a_barrier_see_what_was_stored_before_it");
+    let k = Kernels::load(&gpu).unwrap();
+    // Each round is two grid barriers: the simulator takes tens of
+    // milliseconds a round, the GPU microseconds.
+    let rounds = if gpu.is_simulator() {
+        20
+    } else if common::quick() {
+        50
+    } else {
+        2_000
+    };
+    for threads in [256, 96] {
+        let cfg = k
+            .api_load_after_sync
+            .function()
+            .cooperative_config(threads, 0)
+            .unwrap();
+        let n = (cfg.num_blocks() * cfg.block_threads()) as usize;
+        let mut cells = gpu.filled(64, 0u32).unwrap();
+        let mut misses = gpu.filled(n, u32::MAX).unwrap();
+        k.api_load_after_sync
+            .launch(cfg, &mut cells, &mut misses, rounds)
+            .unwrap();
+        let got = misses.to_vec().unwrap();
+        assert!(
+            got.iter().all(|&m| m != u32::MAX),
+            "a thread did not report ({cfg:?})"
+        );
+        let total: u64 = got.iter().map(|&m| m as u64).sum();
+        println!(
+            "load_after_sync: {rounds} barriers, {n} threads ({cfg:?}), each reading 68 cells: {total} stale reads"
+        );
+        assert_eq!(total, 0, "stale reads after a barrier ({cfg:?})");
     }
 }

@@ -1063,6 +1063,9 @@ fn atomics_are_the_scoped_instructions_their_orderings_name() {
                 "fence.sc.cta",
                 "ld.acquire.gpu.global.b32",
                 "st.release.sys.global.b32",
+                // `load_after_sync`: weak, whatever the scope.
+                "ld.global.b32",
+                "ld.global.b64",
             ],
         );
     }

@@ -463,6 +463,41 @@ macro_rules! ld_st_fn {
 ld_st_fn!(ld_b32, st_b32, "b32", u32, reg32);
 ld_st_fn!(ld_b64, st_b64, "b64", u64, reg64);
 
+/// Weak `ld` of 32- and 64-bit words (no `.relaxed`, no scope): a plain
+/// load, which the L1 cache may serve.
+macro_rules! ld_weak_fn {
+    ($ld:ident, $ty:literal, $t:ty, $reg:ident) => {
+        #[doc = concat!("`ld{.global,.shared,.shared::cluster}.", $ty, "`, weak.")]
+        ///
+        /// # Safety
+        /// As the `atom` forms.
+        #[inline(always)]
+        pub(crate) unsafe fn $ld(place: Place) -> $t {
+            device!(concat!("ld.", $ty), {
+                // SAFETY: the instruction's contract is this function's `# Safety`,
+                // which its caller upholds.
+                unsafe {
+                    let v: $t;
+                    match place {
+                        Place::Global(a) => asm!(concat!("ld.global.", $ty, " {v}, [{a}];"),
+                                                 v = out($reg) v, a = in(reg64) a, options(nostack, readonly)),
+                        Place::Shared(a) => asm!(concat!("ld.shared.", $ty, " {v}, [{a}];"),
+                                                 v = out($reg) v, a = in(reg32) a, options(nostack, readonly)),
+                        #[cfg(target_feature = "sm_90")]
+                        Place::ClusterShared(a) => asm!(concat!("ld.shared::cluster.", $ty, " {v}, [{a}];"),
+                                                        v = out($reg) v, a = in(reg32) a, options(nostack, readonly)),
+                    }
+                    v
+                }
+            }, sim: {
+                super::sim::load::<$t>(place)
+            })
+        }
+    };
+}
+ld_weak_fn!(ld_weak_b32, "b32", u32, reg32);
+ld_weak_fn!(ld_weak_b64, "b64", u64, reg64);
+
 /// `fence.sc{scope}`: a sequentially consistent fence.
 #[inline(always)]
 pub(crate) fn fence_sc(scope: Scope) {

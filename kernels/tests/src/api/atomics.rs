@@ -14,7 +14,9 @@
 //! cluster updates.
 
 use super::index;
-use cg_core::atomic::{AtomicArith, AtomicBits, AtomicRef, Block, Device, Ordering, Scope, System};
+use cg_core::atomic::{
+    AtomicArith, AtomicBits, AtomicRef, AtomicSlice, Block, Device, Ordering, Scope, System,
+};
 use cg_core::prelude::*;
 
 /// The operations, by `op`.
@@ -371,6 +373,63 @@ pub fn api_message_passing(
     }
 }
 
+/// Shared cells of [`api_load_after_sync`] a block.
+const SHARED_CELLS: usize = 4;
+
+/// [`AtomicRef::load_after_sync`] after barriers, `rounds` times: in round
+/// `r` one thread of the grid (a different one each round) stores
+/// `after_sync_value(r, c)` into each global cell `c` (relaxed), and one
+/// thread of each block into the block's shared cells; after `grid.sync()`
+/// (and so `block.sync()`) every thread reads every cell with
+/// `load_after_sync` and counts the cells that do not hold this round's
+/// value; a second barrier ends the round's reads before the next round's
+/// stores. Each thread writes its count of misses to `misses`. The cells
+/// keep their addresses, so a stale line of an earlier round in L1 would
+/// be read as a miss.
+#[kernel(cooperative)]
+pub fn api_load_after_sync(cells: AtomicSlice<u32>, mut misses: Output<u32>, rounds: u32) {
+    let grid = this_grid();
+    let block = this_thread_block();
+    let shared = shared_array!(u32; SHARED_CELLS);
+    let threads = grid.num_threads();
+    let mut missed = 0u32;
+    for r in 0..rounds {
+        let writer = (r as u64).wrapping_mul(7919) % threads;
+        if grid.thread_rank() == writer {
+            for c in 0..cells.len() {
+                cells
+                    .at(c)
+                    .store(after_sync_value(r, c as u32), Ordering::Relaxed);
+            }
+        }
+        if block.thread_rank() == r % block.num_threads() {
+            for c in 0..SHARED_CELLS {
+                shared
+                    .atomic(c)
+                    .store(after_sync_value(r, c as u32), Ordering::Relaxed);
+            }
+        }
+        grid.sync();
+        for c in 0..cells.len() {
+            missed += (cells.at(c).load_after_sync() != after_sync_value(r, c as u32)) as u32;
+        }
+        for c in 0..SHARED_CELLS {
+            missed += (shared.atomic(c).load_after_sync() != after_sync_value(r, c as u32)) as u32;
+        }
+        grid.sync();
+    }
+    misses.for_thread(&grid, |m| *m = missed);
+}
+
+/// What [`api_load_after_sync`] stores in cell `c` in round `r` (never 0,
+/// the cells' value before the first round).
+#[inline(always)]
+fn after_sync_value(r: u32, c: u32) -> u32 {
+    r.wrapping_mul(0x9e37_79b9)
+        .wrapping_add(c.wrapping_mul(0x85eb_ca6b))
+        | 1
+}
+
 /// One call of each form with constant orderings and scopes, for the PTX
 /// tests (tests/ptx.rs checks the instruction each one becomes).
 #[kernel]
@@ -395,7 +454,8 @@ pub fn api_atomic_forms(cells: *mut u32, wide: *mut u64, floats: *mut f32, out: 
     cg_core::atomic::threadfence_block();
     let seen = a.load(Ordering::Acquire);
     b.store(seen, Ordering::Release);
-    let result = bits ^ swapped.is_ok() as u32 ^ counts.get(0);
+    let plain = b.load_after_sync() ^ w.load_after_sync() as u32;
+    let result = bits ^ swapped.is_ok() as u32 ^ counts.get(0) ^ plain;
     // SAFETY: never launched (tests/ptx.rs reads only the PTX); a launch must
     // give `out` at least one element, which every thread overwrites.
     unsafe { *out = result };
