@@ -156,14 +156,17 @@ fn store_grid_sum(
 }
 
 /// After a multi-grid barrier (every grid's sum stored): the dot product,
-/// the grids' sums of the set `set` added in rank order.
+/// the grids' sums of the set `set` added in rank order. Read with
+/// `load_after_sync` (a plain load, served by L1 after a multiprocessor's
+/// first warp): the barrier ordered the stores, and no grid writes this
+/// set again before the next one.
 #[inline(always)]
 fn total(sums: &AtomicSlice<f64, System>, set: u32, mg: &MultiGridGroup) -> f64 {
     let grids = mg.num_grids();
     let mut sum = 0.0;
     let mut g = 0;
     while g < grids {
-        sum += sums.at((set * grids + g) as usize).load(Ordering::Relaxed);
+        sum += sums.at((set * grids + g) as usize).load_after_sync();
         g += 1;
     }
     sum

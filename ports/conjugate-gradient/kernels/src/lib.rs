@@ -123,7 +123,7 @@ pub fn conjugate_gradient(
     let mut r_read = r.sync(&grid);
     add_block_sum(dot_share(&r_read, &r_read, &grid), &dot, &block);
     let mut ax = ax_read.into_output(&grid);
-    let mut r1 = dot.at(0).load(Ordering::Relaxed);
+    let mut r1 = dot.at(0).load_after_sync();
     let mut r0 = 0.0;
 
     let mut k = 1;
@@ -151,7 +151,7 @@ pub fn conjugate_gradient(
         let mut r = r_read.into_output(&grid);
 
         // x += a p, r -= a A p
-        let a = r1 / dot.at(0).load(Ordering::Relaxed);
+        let a = r1 / dot.at(0).load_after_sync();
         for (i, x) in x.grid_stride(&grid) {
             *x = a * p_read[i] + *x;
         }
@@ -170,7 +170,7 @@ pub fn conjugate_gradient(
         add_block_sum(dot_share(&r_read, &r_read, &grid), &dot, &block);
         ax = ax_read.into_output(&grid);
 
-        r1 = dot.at(0).load(Ordering::Relaxed);
+        r1 = dot.at(0).load_after_sync();
         k += 1;
     }
     iterations.for_thread(&grid, |n| *n = k - 1);
