@@ -75,6 +75,10 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
     // Where the spread counters stand at the start (they are never reset).
     k0 = 0;
   }
+  // V12: the counter's phase read once, at the start (no barrier can be in
+  // flight: this block has not arrived), then tracked.
+  unsigned ph0 = 0;
+  if (V == 12 && threadIdx.x == 0) ph0 = ld_rlx_sys(w.mine);
   for (int i = 0; i < iters; i++) {
     __syncthreads();
     if (V == 0) {  // driver-word grid barrier alone
@@ -128,6 +132,73 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
           if (!done) done = (int)(ld_acq_sys(own + 64 * lane) - want) >= 0;
           if (__all_sync(0xffffffff, done)) break;
         }
+      }
+    } else if (V == 8 || V == 9) {  // as V4, but only block 0 polls the GPU's counter (V8:
+                                    // acquire.sys; V9: acquire.gpu, a measurement only), then
+                                    // releases its grid through a word the others poll at gpu scope
+      spread_arrive(w);
+      if (blockIdx.x == 0) {
+        if (threadIdx.x < 32) {
+          unsigned ph = 0;
+          if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
+          spread_wait(w, *(volatile unsigned *)&out[1] + i + 1);
+          if (threadIdx.x == 0) {
+            fence_sys();
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+              if (j < w.grids) red_add_rlx_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
+            if (V == 8) while (((ph ^ ld_acq_sys(w.mine)) & 0x80000000u) == 0) {}
+            else while (((ph ^ ld_acq_gpu(w.mine)) & 0x80000000u) == 0) {}
+            atom_add_rel_gpu(w.word + 256, 1);
+          }
+        }
+      } else if (threadIdx.x == 0) {
+        unsigned want = *(volatile unsigned *)&out[5] + i + 1;
+        while ((int)(ld_acq_gpu(w.word + 256) - want) < 0) {}
+      }
+    } else if (V == 10) {  // V4 with the blocks' polls at gpu scope (a measurement only)
+      unsigned ph = 0;
+      if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
+      __syncwarp();
+      spread_arrive(w);
+      if (blockIdx.x == 0 && threadIdx.x < 32) {
+        spread_wait(w, *(volatile unsigned *)&out[1] + i + 1);
+        if (threadIdx.x == 0) {
+          fence_sys();
+#pragma unroll
+          for (int j = 0; j < 8; j++)
+            if (j < w.grids) red_add_rlx_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
+        }
+      }
+      if (threadIdx.x == 0) while (((ph ^ ld_acq_gpu(w.mine)) & 0x80000000u) == 0) {}
+    } else if (V == 11) {  // V4 without block 0's fence (a measurement only: not ordered)
+      unsigned ph = 0;
+      if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
+      __syncwarp();
+      spread_arrive(w);
+      if (blockIdx.x == 0 && threadIdx.x < 32) {
+        spread_wait(w, *(volatile unsigned *)&out[1] + i + 1);
+        if (threadIdx.x == 0) {
+#pragma unroll
+          for (int j = 0; j < 8; j++)
+            if (j < w.grids) red_add_rlx_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
+        }
+      }
+      if (threadIdx.x == 0) while (((ph ^ ld_acq_sys(w.mine)) & 0x80000000u) == 0) {}
+    } else if (V == 12) {  // V4 without the read of the phase before arriving
+      spread_arrive(w);
+      if (blockIdx.x == 0 && threadIdx.x < 32) {
+        spread_wait(w, *(volatile unsigned *)&out[1] + i + 1);
+        if (threadIdx.x == 0) {
+          fence_sys();
+#pragma unroll
+          for (int j = 0; j < 8; j++)
+            if (j < w.grids) red_add_rlx_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
+        }
+      }
+      if (threadIdx.x == 0) {
+        unsigned ph = ph0 ^ ((i & 1) ? 0x80000000u : 0u);
+        while (((ph ^ ld_acq_sys(w.mine)) & 0x80000000u) == 0) {}
       }
     } else if (V == 4 || V == 5 || V == 6) {  // spread gather, block 0 only; per-GPU counters
       unsigned ph = 0;
@@ -216,6 +287,7 @@ int main() {
   // The spread counters count arrivals since the start: keep the count
   // of barriers run so far in out[1] (host-written between launches).
   unsigned done_spread[G] = {0, 0};
+  unsigned done_word[G] = {0, 0};  // V8/V9's release word: one add a barrier
   unsigned done_flat[G] = {0, 0};
   auto run = [&](auto kernel, int gpus, int iters, bool spread) {
     bool flat = (void *)kernel == (void *)barriers<7>;
@@ -223,6 +295,7 @@ int main() {
       CK(cudaSetDevice(g));
       CK(cudaMemcpyAsync(outs[g] + 1, &done_spread[g], 4, cudaMemcpyHostToDevice, st[g]));
       CK(cudaMemcpyAsync(outs[g] + 4, &done_flat[g], 4, cudaMemcpyHostToDevice, st[g]));
+      CK(cudaMemcpyAsync(outs[g] + 5, &done_word[g], 4, cudaMemcpyHostToDevice, st[g]));
     }
     sync_all();
     auto t0 = std::chrono::steady_clock::now();
@@ -234,8 +307,10 @@ int main() {
     }
     sync_all();
     auto t1 = std::chrono::steady_clock::now();
+    bool word = (void *)kernel == (void *)barriers<8> || (void *)kernel == (void *)barriers<9>;
     if (flat) { for (int g = 0; g < gpus; g++) done_flat[g] += iters * gpus; }
     else if (spread) for (int g = 0; g < gpus; g++) done_spread[g] += iters;
+    if (word) for (int g = 0; g < gpus; g++) done_word[g] += iters;
     return std::chrono::duration<double, std::micro>(t1 - t0).count();
   };
   auto per_barrier = [&](const char *name, auto kernel, int gpus, bool spread) {
@@ -254,6 +329,14 @@ int main() {
   per_barrier("V5 two GPUs: spread gather, release reds, every block polls", barriers<5>, 2, true);
   per_barrier("V6 two GPUs: spread gather, a lane per GPU, every block polls", barriers<6>, 2, true);
   per_barrier("V7 two GPUs: flat, every block arrives on every GPU's counter", barriers<7>, 2, false);
+  per_barrier("V8 two GPUs: V4, block 0 alone polls (acquire.sys), releases its grid at gpu scope", barriers<8>, 2, true);
+  per_barrier("V9 two GPUs: V8 polling at gpu scope (measurement only)", barriers<9>, 2, true);
+  per_barrier("V10 two GPUs: V4 with every block polling at gpu scope (measurement only)", barriers<10>, 2, true);
+  per_barrier("V11 two GPUs: V4 without block 0's fence.sys (measurement only)", barriers<11>, 2, true);
+  per_barrier("V12 two GPUs: V4, the phase read once at the start, not before each arrival", barriers<12>, 2, true);
+  per_barrier("V4 two GPUs again", barriers<4>, 2, true);
+  per_barrier("V12 one GPU (grids = 1)", barriers<12>, 1, true);
+  per_barrier("V8 one GPU (grids = 1)", barriers<8>, 1, true);
   per_barrier("V4 one GPU (grids = 1)", barriers<4>, 1, true);
   per_barrier("V7 one GPU (grids = 1)", barriers<7>, 1, false);
   per_barrier("V2 one GPU (grids = 1)", barriers<2>, 1, false);
