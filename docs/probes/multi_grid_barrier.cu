@@ -68,6 +68,25 @@ __device__ __forceinline__ void spread_wait(const Ws &w, unsigned k) {
   }
 }
 
+// What grid `w.rank` adds to GPU `j`'s counter as it arrives: the grids'
+// arrivals sum to bit 31 flipped, the low bits as they were.
+__device__ __forceinline__ unsigned grid_arrival(const Ws &w, int j) {
+  return j == w.rank ? 0x80000000u - (w.grids - 1) : 1;
+}
+// The grid's arrival on every GPU's counter, relaxed (block 0's thread 0,
+// once its grid has arrived; after fence_sys() where it must be ordered).
+__device__ __forceinline__ void arrive_on_every_gpu(const Ws &w) {
+#pragma unroll
+  for (int j = 0; j < 8; j++)
+    if (j < w.grids) red_add_rlx_sys(w.peers[j], grid_arrival(w, j));
+}
+// Polls this GPU's counter until bit 31 differs from `ph`'s, at system
+// scope (at gpu scope with `gpu`: a measurement only).
+__device__ __forceinline__ void wait_flip(const Ws &w, unsigned ph, bool gpu = false) {
+  if (gpu) while (((ph ^ ld_acq_gpu(w.mine)) & 0x80000000u) == 0) {}
+  else while (((ph ^ ld_acq_sys(w.mine)) & 0x80000000u) == 0) {}
+}
+
 template <int V>
 __global__ void barriers(Ws w, int iters, unsigned *out) {
   unsigned k0 = 0;
@@ -93,7 +112,7 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
       if (threadIdx.x == 0) {
         unsigned old = word_arrive(w);
         if (blockIdx.x == 0) {
-          unsigned add = w.rank == 0 ? 0x80000000u - (w.grids - 1) : 1;
+          unsigned add = grid_arrival(w, 0);
           unsigned o = atom_add_rel_sys(w.set, add);
           while (((o ^ ld_acq_sys(w.set)) & 0x80000000u) == 0) {}
           word_release(w);
@@ -105,13 +124,11 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
         word_arrive(w);
         if (blockIdx.x == 0) {
           fence_sys();
-#pragma unroll
-          for (int j = 0; j < 8; j++)
-            if (j < w.grids) red_add_rlx_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
+          arrive_on_every_gpu(w);
           // clear the word's arrivals (no flip needed: nobody waits on it)
           atom_add_rel_gpu(w.word, 0u - (gridDim.x - 1));
         }
-        while (((ph ^ ld_acq_sys(w.mine)) & 0x80000000u) == 0) {}
+        wait_flip(w, ph);
       }
     } else if (V == 7) {  // flat: every block arrives on its counter of every GPU
       if (threadIdx.x == (blockIdx.x % 16)) {
@@ -144,11 +161,8 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
           spread_wait(w, *(volatile unsigned *)&out[1] + i + 1);
           if (threadIdx.x == 0) {
             fence_sys();
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-              if (j < w.grids) red_add_rlx_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
-            if (V == 8) while (((ph ^ ld_acq_sys(w.mine)) & 0x80000000u) == 0) {}
-            else while (((ph ^ ld_acq_gpu(w.mine)) & 0x80000000u) == 0) {}
+            arrive_on_every_gpu(w);
+            wait_flip(w, ph, V == 9);
             atom_add_rel_gpu(w.word + 256, 1);
           }
         }
@@ -156,67 +170,29 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
         unsigned want = *(volatile unsigned *)&out[5] + i + 1;
         while ((int)(ld_acq_gpu(w.word + 256) - want) < 0) {}
       }
-    } else if (V == 10) {  // V4 with the blocks' polls at gpu scope (a measurement only)
+    } else if (V == 4 || V == 5 || V == 6 || V == 10 || V == 11 || V == 12) {
+      // Spread gather, block 0 only; per-GPU counters; every block polls its
+      // GPU's. V5: release reds; V6: a lane per GPU; V10: the polls at gpu
+      // scope, V11: no fence (measurements only: not ordered); V12: the
+      // phase read once at the start, not before each arrival.
       unsigned ph = 0;
-      if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
-      __syncwarp();
+      if (V == 12) {
+        ph = ph0 ^ ((i & 1) ? 0x80000000u : 0u);
+      } else {
+        if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
+        __syncwarp();
+      }
       spread_arrive(w);
       if (blockIdx.x == 0 && threadIdx.x < 32) {
         spread_wait(w, *(volatile unsigned *)&out[1] + i + 1);
         if (threadIdx.x == 0) {
-          fence_sys();
-#pragma unroll
-          for (int j = 0; j < 8; j++)
-            if (j < w.grids) red_add_rlx_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
-        }
-      }
-      if (threadIdx.x == 0) while (((ph ^ ld_acq_gpu(w.mine)) & 0x80000000u) == 0) {}
-    } else if (V == 11) {  // V4 without block 0's fence (a measurement only: not ordered)
-      unsigned ph = 0;
-      if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
-      __syncwarp();
-      spread_arrive(w);
-      if (blockIdx.x == 0 && threadIdx.x < 32) {
-        spread_wait(w, *(volatile unsigned *)&out[1] + i + 1);
-        if (threadIdx.x == 0) {
-#pragma unroll
-          for (int j = 0; j < 8; j++)
-            if (j < w.grids) red_add_rlx_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
-        }
-      }
-      if (threadIdx.x == 0) while (((ph ^ ld_acq_sys(w.mine)) & 0x80000000u) == 0) {}
-    } else if (V == 12) {  // V4 without the read of the phase before arriving
-      spread_arrive(w);
-      if (blockIdx.x == 0 && threadIdx.x < 32) {
-        spread_wait(w, *(volatile unsigned *)&out[1] + i + 1);
-        if (threadIdx.x == 0) {
-          fence_sys();
-#pragma unroll
-          for (int j = 0; j < 8; j++)
-            if (j < w.grids) red_add_rlx_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
-        }
-      }
-      if (threadIdx.x == 0) {
-        unsigned ph = ph0 ^ ((i & 1) ? 0x80000000u : 0u);
-        while (((ph ^ ld_acq_sys(w.mine)) & 0x80000000u) == 0) {}
-      }
-    } else if (V == 4 || V == 5 || V == 6) {  // spread gather, block 0 only; per-GPU counters
-      unsigned ph = 0;
-      if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
-      __syncwarp();
-      spread_arrive(w);
-      if (blockIdx.x == 0 && threadIdx.x < 32) {
-        spread_wait(w, *(volatile unsigned *)&out[1] + i + 1);
-        if (threadIdx.x == 0) {
-          if (V == 4) {
-            fence_sys();
+          if (V == 5) {
 #pragma unroll
             for (int j = 0; j < 8; j++)
-              if (j < w.grids) red_add_rlx_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
-          } else if (V == 5) {
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-              if (j < w.grids) red_add_rel_sys(w.peers[j], j == w.rank ? 0x80000000u - (w.grids - 1) : 1);
+              if (j < w.grids) red_add_rel_sys(w.peers[j], grid_arrival(w, j));
+          } else if (V != 6) {
+            if (V != 11) fence_sys();
+            arrive_on_every_gpu(w);
           }
         }
         if (V == 6) {  // one lane per GPU
@@ -226,11 +202,11 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
             unsigned *p = w.peers[0];
 #pragma unroll
             for (int j = 1; j < 8; j++) if (threadIdx.x == j) p = w.peers[j];
-            red_add_rlx_sys(p, threadIdx.x == w.rank ? 0x80000000u - (w.grids - 1) : 1);
+            red_add_rlx_sys(p, grid_arrival(w, threadIdx.x));
           }
         }
       }
-      if (threadIdx.x == 0) while (((ph ^ ld_acq_sys(w.mine)) & 0x80000000u) == 0) {}
+      if (threadIdx.x == 0) wait_flip(w, ph, V == 10);
     }
     __syncthreads();
   }
