@@ -650,22 +650,25 @@ pub(crate) fn grid_sync_marker(what: &'static str) {
 // sets before a multi-grid launch: the address of this GPU's barrier
 // counter (0: not a multi-grid launch); this grid's rank (low word) and
 // the number of grids (high word); then the address of every grid's
-// counter, in rank order (`crate::multi_grid::MAX_GRIDS` of them).
+// counter, in rank order (`crate::multi_grid::MAX_GRIDS` of them). In
+// constant memory: block 0 reads the counters' addresses right after its
+// system-scope fence, which invalidates L1 (`CCTL.IVALL`); a global word
+// would cost a trip to L2 for each GPU there, a constant one stays cached.
 #[cfg(target_arch = "nvptx64")]
 core::arch::global_asm!(
-    ".visible .global .align 16 .u64 cg_multi_grid[10] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};"
+    ".visible .const .align 16 .u64 cg_multi_grid[10] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};"
 );
 
-/// `ld.global.v2.u64` of `cg_multi_grid`'s first two words: constant for
+/// `ld.const.v2.u64` of `cg_multi_grid`'s first two words: constant for
 /// the whole launch.
 #[inline(always)]
 pub(crate) fn multi_grid_workspace() -> [u64; 2] {
-    device!("ld.global.v2.u64 [cg_multi_grid]", {
+    device!("ld.const.v2.u64 [cg_multi_grid]", {
         let (a, b): (u64, u64);
         // SAFETY: the module global declared above, 16-byte aligned; the
         // host writes it only between launches.
         unsafe {
-            asm!("ld.global.v2.u64 {{{a}, {b}}}, [cg_multi_grid];", a = out(reg64) a, b = out(reg64) b,
+            asm!("ld.const.v2.u64 {{{a}, {b}}}, [cg_multi_grid];", a = out(reg64) a, b = out(reg64) b,
                  options(nostack, pure, readonly))
         };
         [a, b]
@@ -674,10 +677,10 @@ pub(crate) fn multi_grid_workspace() -> [u64; 2] {
 
 /// The address of grid `rank`'s barrier counter, from `cg_multi_grid`
 /// (`rank` below `crate::multi_grid::MAX_GRIDS`): read where it is used,
-/// through the non-coherent path (constant for the launch).
+/// from the constant cache (constant for the launch).
 #[inline(always)]
 pub(crate) fn multi_grid_counter_of(rank: u32) -> u64 {
-    device!("ld.global.nc.u64 [cg_multi_grid + 16 + 8 * rank]", {
+    device!("ld.const.u64 [cg_multi_grid + 16 + 8 * rank]", {
         let a: u64;
         // SAFETY: the module global declared above, 80 bytes; the offset
         // is below 80 for `rank < MAX_GRIDS` (this function's contract);
@@ -688,7 +691,7 @@ pub(crate) fn multi_grid_counter_of(rank: u32) -> u64 {
                 ".reg .u64 %cg_w;",
                 "mov.u64 %cg_w, cg_multi_grid;",
                 "mad.wide.u32 %cg_w, {r}, 8, %cg_w;",
-                "ld.global.nc.u64 {a}, [%cg_w+16];",
+                "ld.const.u64 {a}, [%cg_w+16];",
                 "}}",
                 a = out(reg64) a, r = in(reg32) rank,
                 options(nostack, pure, readonly)

@@ -161,13 +161,15 @@ pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<String>> {
         .map(|f| f.declared_param_types())
 }
 
-/// The size in bytes of the module-scope `.global` variable `name` of
-/// `ptx`, when it declares one of a known size (`None` otherwise): for
-/// CUDA C++ versions that declare a global the library writes (a
-/// multi-grid kernel's `cg_multi_grid`).
+/// The size in bytes of the module-scope variable `name` of `ptx`, in
+/// global or constant memory (`.global`, `.const`), when it declares one of
+/// a known size (`None` otherwise): for CUDA C++ versions that declare a
+/// variable the library writes (a multi-grid kernel's `cg_multi_grid`).
 pub fn global_bytes(ptx: &str, name: &str) -> Option<u64> {
     let module = cg_ptx::Module::parse(ptx);
-    let g = module.global(name).filter(|g| g.space == ".global")?;
+    let g = module
+        .global(name)
+        .filter(|g| matches!(g.space, ".global" | ".const"))?;
     let bits: u64 =
         g.ty.trim_start_matches(|c: char| !c.is_ascii_digit())
             .parse()
