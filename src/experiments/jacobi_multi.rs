@@ -155,25 +155,45 @@ pub(super) fn one_gpu_field(
 /// each ended by `wait`.
 pub(super) fn wall_time(
     runs: usize,
-    mut f: impl FnMut() -> Result<(), Error>,
+    f: impl FnMut() -> Result<(), Error>,
     wait: impl Fn() -> Result<(), Error>,
 ) -> Result<Timing, Error> {
-    f()?;
-    wait()?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
+    Ok(Runs::time(runs, f, wait)?.timing)
+}
+
+/// The wall-clock times of `runs` runs of `f` (after one warm-up), each
+/// ended by `wait`: in the order they ran, and their median and spread.
+struct Runs {
+    in_order: Vec<f64>,
+    timing: Timing,
+}
+
+impl Runs {
+    fn time(
+        runs: usize,
+        mut f: impl FnMut() -> Result<(), Error>,
+        wait: impl Fn() -> Result<(), Error>,
+    ) -> Result<Runs, Error> {
         f()?;
         wait()?;
-        times.push(start.elapsed().as_secs_f64() * 1e3);
+        let mut in_order = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let start = Instant::now();
+            f()?;
+            wait()?;
+            in_order.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        let timing = Timing::of(&mut in_order.clone());
+        Ok(Runs { in_order, timing })
     }
-    Ok(Timing::of(&mut times))
 }
 
 /// One printed result.
 struct Line {
     name: String,
     time: Timing,
+    /// Each run's time, in the order they ran (milliseconds).
+    runs_ms: Vec<f64>,
     sweeps: u32,
     verified: bool,
 }
@@ -216,7 +236,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
     let (reference, (mut a, mut b)) = one_gpu_field(&k[0], full, &init, (nx, ny, sweeps))?;
     let mut single: Option<Timing> = None;
     for cfg in [full, lean] {
-        let t = wall_time(
+        let r = Runs::time(
             runs,
             || {
                 k[0].jacobi_persistent
@@ -224,9 +244,11 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
             },
             || g0.synchronize(),
         )?;
+        let t = r.timing;
         lines.push(Line {
             name: format!("1 GPU, persistent {}x{}", cfg.grid.x, cfg.block.x),
             time: t,
+            runs_ms: r.in_order,
             sweeps,
             verified: true,
         });
@@ -274,13 +296,14 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
         };
         run(&mut bands)?;
         let verified = assemble(&bands)? == reference;
-        let t = wall_time(runs, || run(&mut bands), || set.synchronize())?;
+        let r = Runs::time(runs, || run(&mut bands), || set.synchronize())?;
         lines.push(Line {
             name: format!(
                 "{n} GPUs, multi-grid + peer memory {}x{}",
                 cfg.grid.x, cfg.block.x
             ),
-            time: t,
+            time: r.timing,
+            runs_ms: r.in_order,
             sweeps,
             verified,
         });
@@ -297,10 +320,11 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
             };
             run(&mut bands)?;
             let verified = assemble(&bands)? == reference;
-            let t = wall_time(runs, || run(&mut bands), || set.synchronize())?;
+            let r = Runs::time(runs, || run(&mut bands), || set.synchronize())?;
             lines.push(Line {
                 name: format!("{n} GPUs, NCCL in turn, {}", grid.name()),
-                time: t,
+                time: r.timing,
+                runs_ms: r.in_order,
                 sweeps,
                 verified,
             });
@@ -320,10 +344,11 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
                 band.copy_into(&mut field, nx, sweeps)?;
             }
             let verified = field == reference;
-            let t = wall_time(runs, || run(&mut bands), || set.synchronize())?;
+            let r = Runs::time(runs, || run(&mut bands), || set.synchronize())?;
             lines.push(Line {
                 name: format!("{n} GPUs, NCCL overlapped, {}", grid.name()),
-                time: t,
+                time: r.timing,
+                runs_ms: r.in_order,
                 sweeps,
                 verified,
             });
@@ -418,6 +443,7 @@ fn write_json(
                 "ms": l.time.ms,
                 "p10_ms": l.time.p10_ms,
                 "p90_ms": l.time.p90_ms,
+                "runs_ms": l.runs_ms,
                 "sweeps_per_s": l.sweeps as f64 / (l.time.ms * 1e-3),
                 "speedup": single.ms / l.time.ms,
                 "verified": l.verified,
