@@ -136,14 +136,30 @@ fn build_dir(
 ///   which every bounds-checked `x[j]` of an index not proven in bounds
 ///   adds (a gather `x[col[k]]`, a `(a..b).step_by(s)` loop); without it
 ///   such loops stay at one load per iteration.
+/// * `-unroll-partial-threshold=40`: how far a loop unrolls at run time.
+///   LLVM takes the largest count of 8, 4 or 2 whose unrolled body fits the
+///   threshold; NVPTX's own is 75 (a quarter of the full-unroll threshold),
+///   which unrolls a body of up to about 10 instructions 8 times. At 40, the
+///   smallest bodies (a load and an add, a barrier) still unroll 8 times and
+///   a reduction's (a load, a bounds check, a combine) 4 times: with 8, a
+///   thread that runs such a loop only a few times (a row of 2048 over 256
+///   threads) pays for eight accumulators in registers and for remainder
+///   code it barely uses (the corpus's `softmax` 40 registers against 25,
+///   `row_normalize` 0.95 of nvcc against 0.80), where four loads in flight
+///   already cover the latency of a long loop (the cooperative sums ran
+///   5-8% faster). The price: bodies of about 11 to 20 instructions unroll
+///   twice where they unrolled 4 times, and of 21 to 38 not at all where
+///   they unrolled twice (the corpus's `spmv_csr`, 4% slower:
+///   docs/NOTES.md, 2026-11-30).
 ///
 /// The trip count exists only if `i += step` cannot wrap: the step's range
 /// comes from the special registers (`%ntid`, `%nctaid`: below 2^32) and
 /// the bound's from the buffers (`cg_core::__private::assume_allocation_len`,
 /// which `#[kernel]` applies to every slice and buffer parameter).
-pub const LOOP_FLAGS: [&str; 2] = [
+pub const LOOP_FLAGS: [&str; 3] = [
     "-scev-cheap-expansion-budget=64",
     "-unroll-runtime-multi-exit",
+    "-unroll-partial-threshold=40",
 ];
 
 /// The variable whose words are passed to LLVM after [`LOOP_FLAGS`] in

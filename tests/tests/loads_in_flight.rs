@@ -117,7 +117,7 @@ fn a_checked_gather_stays_rolled() {
 /// What the build does not unroll yet either: `Output::grid_stride` with a
 /// checked read `x[i]` of a slice the loop's bound does not cover (a second
 /// exit before the store). The same loop with the read unchecked, or with no
-/// read, unrolls 8 times. When this fails because the loop unrolls, move the
+/// read, unrolls. When this fails because the loop unrolls, move the
 /// kernel to `NEWCOMER_LOOPS`.
 #[test]
 fn a_checked_read_in_an_output_loop_stays_rolled() {
