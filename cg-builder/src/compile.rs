@@ -616,6 +616,7 @@ mod tests {
                 "-Zmir-enable-passes=-JumpThreading",
                 "-Cllvm-args=-scev-cheap-expansion-budget=64",
                 "-Cllvm-args=-unroll-runtime-multi-exit",
+                "-Cllvm-args=-unroll-partial-threshold=40",
                 "-Ctarget-feature=+ptx80",
                 "--remap-path-prefix=/p/="
             ]
