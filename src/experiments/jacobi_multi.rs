@@ -191,9 +191,7 @@ impl Runs {
 /// One printed result.
 struct Line {
     name: String,
-    time: Timing,
-    /// Each run's time, in the order they ran (milliseconds).
-    runs_ms: Vec<f64>,
+    runs: Runs,
     sweeps: u32,
     verified: bool,
 }
@@ -247,8 +245,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
         let t = r.timing;
         lines.push(Line {
             name: format!("1 GPU, persistent {}x{}", cfg.grid.x, cfg.block.x),
-            time: t,
-            runs_ms: r.in_order,
+            runs: r,
             sweeps,
             verified: true,
         });
@@ -302,8 +299,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
                 "{n} GPUs, multi-grid + peer memory {}x{}",
                 cfg.grid.x, cfg.block.x
             ),
-            time: r.timing,
-            runs_ms: r.in_order,
+            runs: r,
             sweeps,
             verified,
         });
@@ -323,8 +319,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
             let r = Runs::time(runs, || run(&mut bands), || set.synchronize())?;
             lines.push(Line {
                 name: format!("{n} GPUs, NCCL in turn, {}", grid.name()),
-                time: r.timing,
-                runs_ms: r.in_order,
+                runs: r,
                 sweeps,
                 verified,
             });
@@ -347,8 +342,7 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
             let r = Runs::time(runs, || run(&mut bands), || set.synchronize())?;
             lines.push(Line {
                 name: format!("{n} GPUs, NCCL overlapped, {}", grid.name()),
-                time: r.timing,
-                runs_ms: r.in_order,
+                runs: r,
                 sweeps,
                 verified,
             });
@@ -370,10 +364,10 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
         println!(
             "  {:<48} {:>10.2} {:>7.1}% {:>12.0} {:>8.2}x  {}",
             l.name,
-            l.time.ms,
-            100.0 * l.time.spread(),
-            l.sweeps as f64 / (l.time.ms * 1e-3),
-            single.ms / l.time.ms,
+            l.runs.timing.ms,
+            100.0 * l.runs.timing.spread(),
+            l.sweeps as f64 / (l.runs.timing.ms * 1e-3),
+            single.ms / l.runs.timing.ms,
             if l.verified { "verified" } else { "FAILED" }
         );
     }
@@ -440,12 +434,12 @@ fn write_json(
         .map(|l| {
             serde_json::json!({
                 "method": l.name,
-                "ms": l.time.ms,
-                "p10_ms": l.time.p10_ms,
-                "p90_ms": l.time.p90_ms,
-                "runs_ms": l.runs_ms,
-                "sweeps_per_s": l.sweeps as f64 / (l.time.ms * 1e-3),
-                "speedup": single.ms / l.time.ms,
+                "ms": l.runs.timing.ms,
+                "p10_ms": l.runs.timing.p10_ms,
+                "p90_ms": l.runs.timing.p90_ms,
+                "runs_ms": l.runs.in_order,
+                "sweeps_per_s": l.sweeps as f64 / (l.runs.timing.ms * 1e-3),
+                "speedup": single.ms / l.runs.timing.ms,
                 "verified": l.verified,
             })
         })
