@@ -31,18 +31,25 @@ impl Stride {
     #[inline(always)]
     pub(crate) fn new(first: usize, step: usize, end: usize) -> Self {
         // The same indices with the step clamped to `1..=end`: a step of
-        // `end` or more hands out `first` alone, as a larger one does. The
-        // clamp tells the compiler that the step is not 0 and no larger
-        // than the bound (a slice's length, below 2^61), so `i + step`
-        // cannot wrap: it can count the loop's trips and unroll it (a grid
-        // stride, `nctaid * ntid` in 64 bits, is otherwise any value).
-        let step = step.max(1).min(end.max(1));
+        // `end` or more hands out `first` alone, as a larger one does. And
+        // the step and `end + step` clamped to `isize::MAX`: no index from
+        // `isize::MAX - step` on is handed out, which shortens no real loop
+        // (`#[kernel]` assumes every length below 2^61). The clamps are for
+        // the compiler: it counts a loop's trips, and so unrolls it, only
+        // where it can prove that `i + step` does not wrap, from the ranges
+        // of the step and the bound alone (a Rust loop may run forever,
+        // where nvcc assumes a C++ loop ends). With a bound it cannot range
+        // by itself (the length of a sub-slice `&x[a..b.min(x.len())]`
+        // inside a loop over chunks, a grid stride `nctaid * ntid` in 64
+        // bits), the loop stayed at one load a trip; with the clamps each
+        // range has room for the other. Where the bound is a whole slice's
+        // length (below 2^61), they fold away.
+        let step = step.max(1).min(end.max(1)).min(isize::MAX as usize);
         Stride {
             last: first.wrapping_sub(step),
             // `last + step` never wraps: the last index handed out is below
-            // `end`, which leaves room for one more step. (A slice's length
-            // is below `isize::MAX`, so this shortens no real loop.)
-            end: end.min(usize::MAX - step),
+            // `end`, which leaves room for one more step.
+            end: end.min(isize::MAX as usize - step),
             step,
         }
     }
@@ -113,4 +120,57 @@ pub(crate) fn strided_batches<V: bytemuck::Pod, const N: usize>(
             f(k, v);
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stride;
+
+    /// `for (i = first; i < end; i += step)`, a step of 0 taken as 1.
+    fn reference(first: usize, step: usize, end: usize) -> Vec<usize> {
+        let step = step.max(1) as u128;
+        let (mut i, end) = (first as u128, end as u128);
+        let mut out = Vec::new();
+        while i < end {
+            out.push(i as usize);
+            i += step;
+        }
+        out
+    }
+
+    #[test]
+    fn the_indices_are_the_c_loop_s() {
+        for end in [0, 1, 2, 7, 31, 32, 33, 1000, 1024, 1025] {
+            for step in [0, 1, 2, 3, 32, 256, 1024, 1 << 20, usize::MAX] {
+                for first in [0, 1, 5, 31, 255, 1023, 1024, 5000] {
+                    let got: Vec<usize> = Stride::new(first, step, end).collect();
+                    assert_eq!(got, reference(first, step, end), "{first} {step} {end}");
+                    let hint = Stride::new(first, step, end).size_hint();
+                    assert_eq!(hint, (got.len(), Some(got.len())), "{first} {step} {end}");
+                }
+            }
+        }
+    }
+
+    /// Near `isize::MAX`: every index below `isize::MAX - step` is handed
+    /// out (a slice's length is below 2^61 on any GPU: `#[kernel]` assumes
+    /// it), none at or past it, and no step wraps, whatever the bound.
+    #[test]
+    fn bounds_near_isize_max_lose_no_index_below_it() {
+        let max = isize::MAX as usize;
+        for step in [1, 1024, 1 << 40] {
+            let end = max - step;
+            let first = end - 3 * step;
+            let got: Vec<usize> = Stride::new(first, step, end).collect();
+            assert_eq!(got, reference(first, step, end), "step {step}");
+            for past in [max, usize::MAX - 1, usize::MAX] {
+                let got: Vec<usize> = Stride::new(first, step, past).collect();
+                assert_eq!(
+                    got,
+                    reference(first, step, end),
+                    "step {step}, bound {past}"
+                );
+            }
+        }
+    }
 }

@@ -33,7 +33,12 @@ const NEWCOMER_LOOPS: [&str; 6] = [
 ];
 
 /// The samples' kernels whose work is a strided loop over an input.
-const SAMPLE_LOOPS: [&str; 3] = ["grid_sum", "sum_block_partials", "sum_partials"];
+const SAMPLE_LOOPS: [&str; 4] = [
+    "grid_sum",
+    "sum_block_partials",
+    "sum_partials",
+    "guide_chunk_sums",
+];
 
 /// Each module's SASS by (its text's address, architecture).
 type SassCache = HashMap<(usize, u32), Arc<Sass>>;
