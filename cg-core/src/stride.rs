@@ -36,14 +36,15 @@ impl Stride {
         // `isize::MAX - step` on is handed out, which shortens no real loop
         // (`#[kernel]` assumes every length below 2^61). The clamps are for
         // the compiler: it counts a loop's trips, and so unrolls it, only
-        // where it can prove that `i + step` does not wrap, from the ranges
-        // of the step and the bound alone (a Rust loop may run forever,
-        // where nvcc assumes a C++ loop ends). With a bound it cannot range
-        // by itself (the length of a sub-slice `&x[a..b.min(x.len())]`
-        // inside a loop over chunks, a grid stride `nctaid * ntid` in 64
-        // bits), the loop stayed at one load a trip; with the clamps each
-        // range has room for the other. Where the bound is a whole slice's
-        // length (below 2^61), they fold away.
+        // where it can prove from the ranges of the step and the bound that
+        // `i + step` does not wrap (a Rust loop may run forever, where nvcc
+        // assumes a C++ loop ends). With the clamps each range has room for
+        // the other, so a bound it cannot range by itself (the length of a
+        // sub-slice `&x[a..b.min(x.len())]` inside a loop over chunks) no
+        // longer leaves the loop at one load a trip. Where the bound is a
+        // whole slice's length (below 2^61), they fold away. (A grid stride
+        // over a bound from a `usize` kernel parameter still stays rolled:
+        // the compiler cannot range `nctaid * ntid` in 64 bits either.)
         let step = step.max(1).min(end.max(1)).min(isize::MAX as usize);
         Stride {
             last: first.wrapping_sub(step),
