@@ -196,6 +196,18 @@ struct Line {
     verified: bool,
 }
 
+impl Line {
+    /// Sweeps a second at the median time.
+    fn sweeps_per_s(&self) -> f64 {
+        self.sweeps as f64 / (self.runs.timing.ms * 1e-3)
+    }
+
+    /// The one-GPU time over this one's (medians).
+    fn speedup(&self, single: &Timing) -> f64 {
+        single.ms / self.runs.timing.ms
+    }
+}
+
 /// The field, its shape and sweeps, from the options: 8192 x 8192 and
 /// 1,000 sweeps, or 512 x 512 and 50 with `--quick`.
 pub(super) fn problem(opts: &Options) -> (usize, usize, u32) {
@@ -366,8 +378,8 @@ pub fn multi_gpu(opts: &Options, gpus: usize) -> Result<bool, Error> {
             l.name,
             l.runs.timing.ms,
             100.0 * l.runs.timing.spread(),
-            l.sweeps as f64 / (l.runs.timing.ms * 1e-3),
-            single.ms / l.runs.timing.ms,
+            l.sweeps_per_s(),
+            l.speedup(&single),
             if l.verified { "verified" } else { "FAILED" }
         );
     }
@@ -438,8 +450,8 @@ fn write_json(
                 "p10_ms": l.runs.timing.p10_ms,
                 "p90_ms": l.runs.timing.p90_ms,
                 "runs_ms": l.runs.in_order,
-                "sweeps_per_s": l.sweeps as f64 / (l.runs.timing.ms * 1e-3),
-                "speedup": single.ms / l.runs.timing.ms,
+                "sweeps_per_s": l.sweeps_per_s(),
+                "speedup": l.speedup(&single),
                 "verified": l.verified,
             })
         })
