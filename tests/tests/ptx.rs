@@ -663,6 +663,47 @@ fn a_block_size_kernel_reads_no_block_extent() {
     }
 }
 
+/// The registers ptxas gives each entry point, from a `ptxas -v` log.
+fn registers_by_entry(log: &str) -> std::collections::HashMap<String, u32> {
+    let mut out = std::collections::HashMap::new();
+    let mut entry = None;
+    for line in log.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            entry = rest.split('\'').next().map(str::to_string);
+        }
+        if let (Some(name), Some(rest)) = (&entry, line.split("Used ").nth(1)) {
+            let n = rest.split(" registers").next().unwrap_or(rest);
+            out.insert(name.clone(), n.trim().parse().expect("a register count"));
+            entry = None;
+        }
+    }
+    out
+}
+
+/// The Jacobi sample's persistent kernels run eight blocks of 256 threads
+/// on each multiprocessor (1056 x 256 on an H200, the grid their README
+/// figures come from): 32 registers at most. A sweep loop that keeps more
+/// state would drop them to six blocks an SM or fewer (792 on an H200),
+/// with every other test still passing.
+#[test]
+fn the_persistent_jacobi_kernels_fit_eight_blocks_of_256_an_sm() {
+    let m = samples::PTX
+        .modules()
+        .iter()
+        .find(|m| m.sm == 90)
+        .expect("an sm_90 samples module");
+    let registers = registers_by_entry(&assemble(m.source, 90));
+    for name in ["jacobi_persistent", "jacobi_multi_gpu"] {
+        let n = registers
+            .get(name)
+            .unwrap_or_else(|| panic!("no register count for {name} in ptxas's log"));
+        assert!(
+            *n <= 32,
+            "sm_90 {name}: {n} registers (at most 32 for 8 blocks of 256 an SM)"
+        );
+    }
+}
+
 /// A `#[kernel(grid_1d)]` reads `blockIdx.x` alone: its block and thread
 /// ranks in the grid (the leader's slot of a block reduction, a grid-stride
 /// loop's first index) fold to it, and `blockIdx.y`, `.z` and `gridDim.y`,

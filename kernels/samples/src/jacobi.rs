@@ -28,7 +28,14 @@ fn sweep(
 /// A point's new value: the mean of its four neighbours.
 #[inline(always)]
 fn mean((n, u): (Neighbours<'_, f32>, &mut f32)) {
-    *u = 0.25 * (((n.west() + n.east()) + n.north()) + n.south());
+    *u = mean_of(n.west(), n.east(), n.north(), n.south());
+}
+
+/// The mean of a point's four neighbours, added in the one order every
+/// kernel here adds them (so that they agree bit for bit).
+#[inline(always)]
+fn mean_of(west: f32, east: f32, north: f32, south: f32) -> f32 {
+    0.25 * (((west + east) + north) + south)
 }
 
 /// `sweeps` sweeps in one launch, ping-ponging between `a` and `b` (the
@@ -243,10 +250,9 @@ pub fn jacobi_edges(
             row(r + 1)
         }
     };
-    // The mean of the four neighbours, added as `mean` adds them.
     let value = |r: usize, x: usize| {
         let here = row(r);
-        0.25 * (((here[x - 1] + here[x + 1]) + north(r)[x]) + south(r)[x])
+        mean_of(here[x - 1], here[x + 1], north(r)[x], south(r)[x])
     };
     let inner = || Const::<1>.into_uniform()..nx.saturating_sub(Const::<1>);
     let first = Const::<0>.into_uniform()..Const::<1>.into_uniform();
@@ -261,10 +267,14 @@ pub fn jacobi_edges(
         .for_each(|(p, x)| *x = value(last.get() as usize, p.x as usize));
 }
 
-/// Copies row `from` of `band` (`nx` wide) into row `to` of `halo`, a
-/// neighbouring GPU's band: grid-stride over the row.
+/// Row `from` of `band` (`nx` wide, `from` neither its first nor its last
+/// row), swept: the new values of its interior points, written into row
+/// `to` of `halo`, a neighbouring GPU's band, grid-stride over the row. The
+/// values the sweep writes into row `from` of this GPU's destination, bit
+/// for bit, computed again from the source; columns 0 and `nx - 1` are
+/// boundary values, left as they are.
 #[inline(always)]
-fn copy_row(
+fn sweep_row_into(
     grid: &GridGroup,
     band: &[f32],
     from: u32,
@@ -272,26 +282,32 @@ fn copy_row(
     to: Uniform<u32>,
     nx: Uniform<u32>,
 ) {
-    let row = Window::new(nx, Const::<0>.into_uniform()..nx, to..to + Const::<1>);
-    let nx = nx.get();
-    let start = (from * nx) as usize;
-    let src = &band[start..start + nx as usize];
-    halo.grid_stride_window(grid, row)
-        .for_each(|(p, x)| *x = src[p.x as usize]);
+    let inner = Const::<1>.into_uniform()..nx.saturating_sub(Const::<1>);
+    let row = Window::new(nx, inner, to..to + Const::<1>);
+    let w = nx.get() as usize;
+    // Rows `from - 1` to `from + 1`: one check for the three.
+    let rows = &band[(from as usize - 1) * w..(from as usize + 2) * w];
+    halo.grid_stride_window(grid, row).for_each(|(p, x)| {
+        let i = w + p.x as usize;
+        *x = mean_of(rows[i - 1], rows[i + 1], rows[i - w], rows[i + w]);
+    });
 }
 
 /// Jacobi on several GPUs, one band of rows each: this GPU's band of the
 /// field, `nx` wide and `rows` high with one halo row above and below (the
 /// first GPU's top row and the last one's bottom row are the field's
 /// fixed boundary). Each sweep updates the band's interior as
-/// [`jacobi_persistent`] does; after a grid barrier (the ping-pong's),
-/// copies its first and last interior rows into the halo rows of the
-/// neighbouring GPUs' bands of the same parity (`up_*`: the previous GPU's
-/// band, whose bottom halo row receives ours; `down_*`: the next GPU's),
-/// through peer memory; then one multi-grid barrier. `up_*` is ignored on
-/// the first GPU and `down_*` on the last (pass empty buffers). After
-/// `sweeps` sweeps the band is in `b` for an odd count and in `a` for an
-/// even one, bit for bit what one GPU computes.
+/// [`jacobi_persistent`] does, and computes its first and last interior
+/// rows a second time, from the same source, straight into the halo rows
+/// of the neighbouring GPUs' bands of the same parity (`up_*`: the
+/// previous GPU's band, whose bottom halo row receives ours; `down_*`: the
+/// next GPU's), through peer memory; then one multi-grid barrier, which is
+/// also the ping-pong's. Computing the two rows again, rather than copying
+/// them from the destination, leaves no grid barrier between the sweep and
+/// the send. `up_*` is ignored on the first GPU and `down_*` on the last
+/// (pass empty buffers). After `sweeps` sweeps the band is in `b` for an
+/// odd count and in `a` for an even one, bit for bit what one GPU
+/// computes.
 #[allow(clippy::too_many_arguments)]
 #[kernel(multi_grid)]
 pub fn jacobi_multi_gpu(
@@ -312,23 +328,26 @@ pub fn jacobi_multi_gpu(
     // The neighbours' bands of the parity this sweep writes.
     let (mut up, mut up_next) = (up_b, up_a);
     let (mut down, mut down_next) = (down_b, down_a);
+    // A band without interior rows has nothing to sweep or send.
+    let sends = rows.get() >= 3;
+    // SAFETY: the last row of the previous GPU's band (both buffers of
+    // it have its length), from a buffer length no thread changes and a
+    // uniform width: the same in every thread. (A wrong row only makes the
+    // window's check stop the kernel.)
+    let up_last = unsafe { Uniform::new_unchecked((up.len() / nx.get().max(1) as usize) as u32) }
+        .saturating_sub(Const::<1>);
     for _ in 0..sweeps {
         sweep(&grid, &src, &mut dst, nx, rows);
-        // This GPU's sweep is complete and readable; the old source free.
-        let (done, free) = dst.sync_swap(src, &grid);
-        if !first {
-            // SAFETY: the last row of `up`, a buffer of the launch whose
-            // length no thread changes, `nx` wide: the same in every thread.
-            let to = unsafe { Uniform::new_unchecked((up.len() / nx.get() as usize) as u32 - 1) };
-            copy_row(&grid, &done, 1, &mut up, to, nx);
+        if sends && !first {
+            sweep_row_into(&grid, &src, 1, &mut up, up_last, nx);
         }
-        if !last {
+        if sends && !last {
             let to = Const::<0>.into_uniform();
-            copy_row(&grid, &done, rows.get() - 2, &mut down, to, nx);
+            sweep_row_into(&grid, &src, rows.get() - 2, &mut down, to, nx);
         }
-        // Every GPU's halo rows are written.
-        mg.sync();
-        (src, dst) = (done, free);
+        // One barrier over every GPU: this sweep and every GPU's halo rows
+        // are written and readable; the old source is free.
+        (src, dst) = dst.sync_swap(src, &mg);
         core::mem::swap(&mut up, &mut up_next);
         core::mem::swap(&mut down, &mut down_next);
     }
