@@ -16,6 +16,8 @@ __device__ __forceinline__ unsigned atom_add_rel_gpu(unsigned *p, unsigned v) {
   unsigned old; asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory"); return old; }
 __device__ __forceinline__ unsigned atom_add_rel_sys(unsigned *p, unsigned v) {
   unsigned old; asm volatile("atom.add.release.sys.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory"); return old; }
+__device__ __forceinline__ unsigned atom_add_acqrel_gpu(unsigned *p, unsigned v) {
+  unsigned old; asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory"); return old; }
 __device__ __forceinline__ void red_add_rel_sys(unsigned *p, unsigned v) {
   asm volatile("red.release.sys.global.add.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
 __device__ __forceinline__ void red_add_rlx_sys(unsigned *p, unsigned v) {
@@ -80,6 +82,11 @@ __device__ __forceinline__ void arrive_on_every_gpu(const Ws &w) {
   for (int j = 0; j < 8; j++)
     if (j < w.grids) red_add_rlx_sys(w.peers[j], grid_arrival(w, j));
 }
+// V13/V14: what the last block of spread counter `c` of grid `w.rank` adds
+// to GPU `j`'s counter: 16 leaders a grid, their adds summing to bit 31.
+__device__ __forceinline__ unsigned leader_arrival(const Ws &w, int j, unsigned c) {
+  return (j == w.rank && c == 0) ? 0x80000000u - (16 * w.grids - 1) : 1;
+}
 // Polls this GPU's counter until bit 31 differs from `ph`'s, at system
 // scope (at gpu scope with `gpu`: a measurement only).
 __device__ __forceinline__ void wait_flip(const Ws &w, unsigned ph, bool gpu = false) {
@@ -97,7 +104,7 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
   // V12: the counter's phase read once, at the start (no barrier can be in
   // flight: this block has not arrived), then tracked.
   unsigned ph0 = 0;
-  if (V == 12 && threadIdx.x == 0) ph0 = ld_rlx_sys(w.mine);
+  if ((V == 12 || V == 14) && threadIdx.x == 0) ph0 = ld_rlx_sys(w.mine);
   for (int i = 0; i < iters; i++) {
     __syncthreads();
     if (V == 0) {  // driver-word grid barrier alone
@@ -170,6 +177,30 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
         unsigned want = *(volatile unsigned *)&out[5] + i + 1;
         while ((int)(ld_acq_gpu(w.word + 256) - want) < 0) {}
       }
+    } else if (V == 13 || V == 14) {
+      // No block 0 hop: the last block to arrive on each spread counter
+      // (its acq_rel atomic sees every other arrival there) fences at
+      // system scope and arrives for its counter's blocks on every GPU's
+      // counter; every block polls its GPU's. V14: the phase tracked, as V12.
+      unsigned ph = 0;
+      if (V == 14) {
+        ph = ph0 ^ ((i & 1) ? 0x80000000u : 0u);
+      } else {
+        if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
+        __syncwarp();
+      }
+      unsigned c = blockIdx.x % 16;
+      if (threadIdx.x == c) {
+        unsigned share = gridDim.x / 16 + (c < gridDim.x % 16);
+        unsigned want = (*(volatile unsigned *)&out[1] + i + 1) * share;
+        if (atom_add_acqrel_gpu(w.spread + 64 * c, 1) + 1 == want) {
+          fence_sys();
+#pragma unroll
+          for (int j = 0; j < 8; j++)
+            if (j < w.grids) red_add_rlx_sys(w.peers[j], leader_arrival(w, j, c));
+        }
+      }
+      if (threadIdx.x == 0) wait_flip(w, ph);
     } else if (V == 4 || V == 5 || V == 6 || V == 10 || V == 11 || V == 12) {
       // Spread gather, block 0 only; per-GPU counters; every block polls its
       // GPU's. V5: release reds; V6: a lane per GPU; V10: the polls at gpu
@@ -310,7 +341,11 @@ int main() {
   per_barrier("V10 two GPUs: V4 with every block polling at gpu scope (measurement only)", barriers<10>, 2, true);
   per_barrier("V11 two GPUs: V4 without block 0's fence.sys (measurement only)", barriers<11>, 2, true);
   per_barrier("V12 two GPUs: V4, the phase read once at the start, not before each arrival", barriers<12>, 2, true);
+  per_barrier("V13 two GPUs: the last block of each spread counter arrives on every GPU's", barriers<13>, 2, true);
+  per_barrier("V14 two GPUs: V13, the phase tracked as V12", barriers<14>, 2, true);
   per_barrier("V4 two GPUs again", barriers<4>, 2, true);
+  per_barrier("V13 two GPUs again", barriers<13>, 2, true);
+  per_barrier("V13 one GPU (grids = 1)", barriers<13>, 1, true);
   per_barrier("V12 one GPU (grids = 1)", barriers<12>, 1, true);
   per_barrier("V8 one GPU (grids = 1)", barriers<8>, 1, true);
   per_barrier("V4 one GPU (grids = 1)", barriers<4>, 1, true);
