@@ -87,9 +87,11 @@ pub struct Job {
     pub ranks: Option<Ranks>,
     /// The file it builds, if any (its folder is made first).
     pub builds: Option<PathBuf>,
-    /// The source it builds that file from: a build whose file is newer
-    /// than its source (left by an earlier run into the same `--out`) is
-    /// kept, not run again.
+    /// The source it builds that file from: a build left by an earlier
+    /// run (into the same `--out`, or carried to the machine with the
+    /// bundle) is kept, not run again, when its stamp ([`Job::record_built`])
+    /// names this source's bytes and this command, or, with no stamp, when
+    /// the file is newer than its source.
     pub from: Option<PathBuf>,
 }
 
@@ -164,17 +166,46 @@ impl Job {
         self
     }
 
-    /// Whether the file it builds is there and newer than its source, so
-    /// that the build need not run again.
+    /// Whether the file it builds is there and was built from its source
+    /// as it is now, by this command, so that the build need not run again:
+    /// its stamp says so, or (a file built before stamps) it is newer than
+    /// its source. A stamp survives what times do not: files carried to a
+    /// fresh machine all get the time they were unpacked at.
     pub fn built_already(&self) -> bool {
-        let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        match (
-            self.builds.as_ref().and_then(modified),
-            self.from.as_ref().and_then(modified),
-        ) {
-            (Some(built), Some(source)) => built > source,
-            _ => false,
+        let (Some(built), Some(source)) = (&self.builds, &self.from) else {
+            return false;
+        };
+        if !built.exists() {
+            return false;
         }
+        if let Ok(stamp) = std::fs::read_to_string(stamp_of(built)) {
+            return Some(stamp.trim()) == self.source_digest().as_deref();
+        }
+        let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        matches!((modified(built), modified(source)), (Some(b), Some(s)) if b > s)
+    }
+
+    /// Writes the stamp of the file this job built: the digest of its
+    /// source's bytes and of its command. Called after the build passed.
+    pub fn record_built(&self) -> std::io::Result<()> {
+        match (&self.builds, self.source_digest()) {
+            (Some(built), Some(digest)) => std::fs::write(stamp_of(built), digest + "\n"),
+            _ => Ok(()),
+        }
+    }
+
+    /// FNV-1a over the source's bytes, then the command's words (each
+    /// ended by a zero byte), in hexadecimal; `None` without a readable
+    /// source.
+    fn source_digest(&self) -> Option<String> {
+        let bytes = std::fs::read(self.from.as_ref()?).ok()?;
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let words = self.argv.iter().flat_map(|w| w.bytes().chain([0]));
+        for b in bytes.into_iter().chain(words) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        Some(format!("fnv1a-{h:016x}"))
     }
 
     /// Runs `n` copies at once, one per GPU, joined through `id_file`.
@@ -208,27 +239,36 @@ pub fn quote(word: &str) -> String {
     }
 }
 
+/// Where the stamp of a built file lies: beside it, `<file>.built-from`.
+fn stamp_of(built: &std::path::Path) -> PathBuf {
+    let mut name = built.file_name().unwrap_or_default().to_os_string();
+    name.push(".built-from");
+    built.with_file_name(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, SystemTime};
+
+    /// Sets the modification time of the file at `p`.
+    fn at(p: &PathBuf, t: SystemTime) {
+        std::fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(t)
+            .unwrap()
+    }
 
     #[test]
     fn a_build_newer_than_its_source_is_kept() {
-        use std::time::{Duration, SystemTime};
         let dir = std::env::temp_dir().join(format!("gpu-run-kept-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (cu, ptx) = (dir.join("a.cu"), dir.join("a.ptx"));
         std::fs::write(&cu, "").unwrap();
         let job = Job::new("nvcc a.cu", ["nvcc"]).builds(&ptx, &cu);
         assert!(!job.built_already(), "nothing built yet");
-        let at = |p: &PathBuf, t: SystemTime| {
-            std::fs::File::options()
-                .write(true)
-                .open(p)
-                .unwrap()
-                .set_modified(t)
-                .unwrap()
-        };
         std::fs::write(&ptx, "").unwrap();
         let now = SystemTime::now();
         at(&cu, now - Duration::from_secs(60));
@@ -238,6 +278,28 @@ mod tests {
         at(&cu, now + Duration::from_secs(60));
         assert!(!job.built_already());
         assert!(!Job::new("x", ["x"]).built_already());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_stamped_build_is_kept_whatever_the_times_until_its_source_or_command_changes() {
+        let dir = std::env::temp_dir().join(format!("gpu-run-stamp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (cu, ptx) = (dir.join("a.cu"), dir.join("a.ptx"));
+        std::fs::write(&cu, "__global__ void k() {}").unwrap();
+        std::fs::write(&ptx, "").unwrap();
+        let job = Job::new("nvcc a.cu", ["nvcc", "-O3"]).builds(&ptx, &cu);
+        job.record_built().unwrap();
+        // Unpacked on a fresh machine: the source newer than the build.
+        at(&cu, SystemTime::now() + Duration::from_secs(60));
+        assert!(job.built_already(), "same bytes, same command: kept");
+        let other_flags = Job::new("nvcc a.cu", ["nvcc", "-O3", "-fmad=false"]).builds(&ptx, &cu);
+        assert!(!other_flags.built_already(), "another command: built again");
+        std::fs::write(&cu, "__global__ void k() { }").unwrap();
+        assert!(!job.built_already(), "another source: built again");
+        std::fs::remove_file(&ptx).unwrap();
+        job.record_built().unwrap();
+        assert!(!job.built_already(), "no file: built again");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

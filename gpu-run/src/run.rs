@@ -143,8 +143,11 @@ impl Runner {
             return RunRecord::not_run(&job.name, reason);
         }
         if job.built_already() {
+            // A build kept by its time gets its stamp now (the same digest
+            // where it had one), for the calls that carry it elsewhere.
+            self.stamp(job);
             self.log.line(&format!(
-                "=== {}: kept, its file is newer than its source (an earlier run's)",
+                "=== {}: kept, built from its source as it is (an earlier run's)",
                 job.name
             ));
             return RunRecord::kept(&job.name);
@@ -191,6 +194,9 @@ impl Runner {
                 job.name
             ));
         }
+        if record.status == Status::Passed {
+            self.stamp(job);
+        }
         let exit = record.exit.map_or("none".to_string(), |c| c.to_string());
         let outcome = record.status.word();
         self.log.line(&format!(
@@ -202,6 +208,18 @@ impl Runner {
 
     /// Runs `job`'s copies under `deadline`, their output to the logs and
     /// to `log_path`, and judges them.
+    /// Writes a passed or kept build's stamp (`Job::record_built`); a
+    /// stamp that cannot be written costs a later call the build, and is
+    /// logged.
+    fn stamp(&mut self, job: &Job) {
+        if let Err(e) = job.record_built() {
+            self.log.line(&format!(
+                "!!! {}: its stamp could not be written: {e}",
+                job.name
+            ));
+        }
+    }
+
     fn execute(&mut self, job: &Job, deadline: u64, log_path: &Path) -> Result<RunRecord> {
         self.log.line(&format!("=== {}", job.name));
         self.log.line(&format!("$ {}", job.command_line()));

@@ -48,13 +48,13 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
-    /// A build that did not run because its file is newer than its source:
-    /// passed, as when it was built.
+    /// A build that did not run because its file was built from its source
+    /// as it is (`Job::built_already`): passed, as when it was built.
     pub fn kept(name: &str) -> RunRecord {
         RunRecord {
             name: name.to_string(),
             status: Status::Passed,
-            reason: Some("kept: its file is newer than its source".into()),
+            reason: Some("kept: built from its source as it is".into()),
             exit: None,
             seconds: 0.0,
             log: None,
