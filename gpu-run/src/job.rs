@@ -169,8 +169,9 @@ impl Job {
     /// Whether the file it builds is there and was built from its source
     /// as it is now, by this command, so that the build need not run again:
     /// its stamp says so, or (a file built before stamps) it is newer than
-    /// its source. A stamp survives what times do not: files carried to a
-    /// fresh machine all get the time they were unpacked at.
+    /// its source. A stamp survives what times do not: a build carried to
+    /// a fresh machine is older there than the bundle's sources, which each
+    /// call writes anew.
     pub fn built_already(&self) -> bool {
         let (Some(built), Some(source)) = (&self.builds, &self.from) else {
             return false;
