@@ -206,8 +206,6 @@ impl Runner {
         record
     }
 
-    /// Runs `job`'s copies under `deadline`, their output to the logs and
-    /// to `log_path`, and judges them.
     /// Writes a passed or kept build's stamp (`Job::record_built`); a
     /// stamp that cannot be written costs a later call the build, and is
     /// logged.
@@ -220,6 +218,8 @@ impl Runner {
         }
     }
 
+    /// Runs `job`'s copies under `deadline`, their output to the logs and
+    /// to `log_path`, and judges them.
     fn execute(&mut self, job: &Job, deadline: u64, log_path: &Path) -> Result<RunRecord> {
         self.log.line(&format!("=== {}", job.name));
         self.log.line(&format!("$ {}", job.command_line()));
