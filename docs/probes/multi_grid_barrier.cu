@@ -94,6 +94,18 @@ __device__ __forceinline__ void wait_flip(const Ws &w, unsigned ph, bool gpu = f
   else while (((ph ^ ld_acq_sys(w.mine)) & 0x80000000u) == 0) {}
 }
 
+// The phase of this GPU's counter before barrier `i` (thread 0's value):
+// read from the counter (the warp synchronized after the read), or, when
+// `tracked` (V12, V14), from `ph0`, read once at the start, with bit 31
+// flipped once a barrier.
+__device__ __forceinline__ unsigned phase_before_arrival(const Ws &w, bool tracked, unsigned ph0, int i) {
+  if (tracked) return ph0 ^ ((i & 1) ? 0x80000000u : 0u);
+  unsigned ph = 0;
+  if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
+  __syncwarp();
+  return ph;
+}
+
 template <int V>
 __global__ void barriers(Ws w, int iters, unsigned *out) {
   unsigned k0 = 0;
@@ -182,13 +194,7 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
       // (its acq_rel atomic sees every other arrival there) fences at
       // system scope and arrives for its counter's blocks on every GPU's
       // counter; every block polls its GPU's. V14: the phase tracked, as V12.
-      unsigned ph = 0;
-      if (V == 14) {
-        ph = ph0 ^ ((i & 1) ? 0x80000000u : 0u);
-      } else {
-        if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
-        __syncwarp();
-      }
+      unsigned ph = phase_before_arrival(w, V == 14, ph0, i);
       unsigned c = blockIdx.x % 16;
       if (threadIdx.x == c) {
         unsigned share = gridDim.x / 16 + (c < gridDim.x % 16);
@@ -206,13 +212,7 @@ __global__ void barriers(Ws w, int iters, unsigned *out) {
       // GPU's. V5: release reds; V6: a lane per GPU; V10: the polls at gpu
       // scope, V11: no fence (measurements only: not ordered); V12: the
       // phase read once at the start, not before each arrival.
-      unsigned ph = 0;
-      if (V == 12) {
-        ph = ph0 ^ ((i & 1) ? 0x80000000u : 0u);
-      } else {
-        if (threadIdx.x == 0) ph = ld_rlx_sys(w.mine);
-        __syncwarp();
-      }
+      unsigned ph = phase_before_arrival(w, V == 12, ph0, i);
       spread_arrive(w);
       if (blockIdx.x == 0 && threadIdx.x < 32) {
         spread_wait(w, *(volatile unsigned *)&out[1] + i + 1);
