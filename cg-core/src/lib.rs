@@ -167,8 +167,8 @@ pub mod prelude {
     pub use crate::multi_grid::{this_multi_grid, MultiGridArrivalToken, MultiGridGroup};
     pub use crate::multi_warp::MultiWarpTile;
     pub use crate::output::{
-        Chunks, Grid2d, Grid3d, GridBarrier, LeaderSlot, Leaders, Output, Points, Runs, Selection,
-        StencilWalk, SyncPhases, Synced, Threads, Walk, Window,
+        AtBlock, Chunks, Grid2d, Grid3d, GridBarrier, LeaderSlot, Leaders, Output, Points, Runs,
+        Selection, StencilWalk, SyncPhases, Synced, Threads, Tiles2d, Transposed, Walk, Window,
     };
     pub use crate::pipeline::{make_pipeline, Pipeline};
     pub use crate::segments::WarpSegments;

@@ -125,6 +125,46 @@ fn a_chunk_length_per_block_is_a_non_uniform_argument() {
 }
 
 #[test]
+fn two_tile_heights_in_one_phase_race_on_an_element() {
+    let out = Buffer::<u32>::zeroed(64);
+    let f = sim::launch(Shape::dims([1, 2, 1], [4, 2, 1]), || {
+        races::race_two_tile_heights(out.view(), sim::uniform(4), sim::uniform(16))
+    })
+    .unwrap_err();
+    expect(
+        &f,
+        FaultKind::GlobalRace,
+        &[
+            "a race on element 16 of the global buffer",
+            "in kernel `race_two_tile_heights`",
+            &line("tile of 8"),
+            &line("tile of 4"),
+            "in the same grid phase (0 grid barriers passed)",
+        ],
+    );
+}
+
+#[test]
+fn a_tile_width_per_block_is_a_non_uniform_argument() {
+    let out = Buffer::<u32>::zeroed(64);
+    let f = sim::launch(Shape::dims([1, 2, 1], [4, 2, 1]), || {
+        races::race_tile_width_per_block(out.view(), 4, 16)
+    })
+    .unwrap_err();
+    expect(
+        &f,
+        FaultKind::NonUniformArgument,
+        &[
+            "kernel `race_tile_width_per_block`",
+            "this thread passes block_tile's width, height = (5, 16)",
+            &line("tile width"),
+            "passed (4, 16)",
+        ],
+    );
+    assert_eq!(f.at.unwrap().block, [0, 1, 0], "{f}");
+}
+
+#[test]
 fn a_width_per_thread_is_a_non_uniform_argument() {
     let out = Buffer::<u32>::zeroed(1024);
     let f = sim::launch(Shape::dims([2, 2, 1], [16, 4, 1]), || {

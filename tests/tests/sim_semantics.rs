@@ -349,6 +349,28 @@ fn planted_two_lanes_at_different_warp_instructions_are_named() {
 }
 
 #[test]
+fn planted_a_block_of_another_height_than_block_tile_s_is_refused() {
+    let a = vec![1.0f32; 32 * 32];
+    let out = Buffer::<f32>::filled(32 * 32, f32::NAN);
+    // `matrix_transpose` passes `Const::<2>` as the block's height.
+    let f = sim::launch(Shape::dims([2, 2, 1], [16, 1, 1]), || {
+        cg_test_kernels::matrix::matrix_transpose(
+            &a,
+            out.view(),
+            sim::uniform(32),
+            sim::uniform(32),
+        )
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::Panic, "{f}");
+    assert!(
+        f.message
+            .contains("block_tile: the block's height in threads is not the BLOCK_ROWS passed"),
+        "{f}"
+    );
+}
+
+#[test]
 fn planted_an_out_of_bounds_index_names_the_thread_and_the_line() {
     let input = vec![1.0f32; 100];
     let f = sim::launch(Shape::new(2, 64), || {

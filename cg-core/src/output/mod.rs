@@ -14,6 +14,7 @@
 //! | [`Points`] | [`grid_stride_window`](Output::grid_stride_window), [`walk`](Output::walk), [`grid_stride_stencil`](Output::grid_stride_stencil), [`stencil`](Output::stencil) | a window's points, numbered row by row, grid-stride (a stencil: the interior's, with their neighbours in a source array) |
 //! | [`Leaders<G>`] | [`leader_element`](Output::leader_element), [`for_leader`](Output::for_leader) | the group's index in the grid (block, tile, cluster) |
 //! | [`Chunks`], [`Chunks<Runs>`] | [`block_chunk`](Output::block_chunk), [`block_chunks`](Output::block_chunks) | `[c * len, (c + 1) * len)`, then a block stride of it ([`Chunk`]'s methods) or a run of consecutive elements per thread ([`Chunk::thread_run`]) |
+//! | [`Tiles2d`], [`Tiles2d<Transposed>`] | [`block_tile`](Output::block_tile), then [`TileColumn::for_each`] | in block `(x, y)`'s 2-D tile, column `tx` and rows `ty`, `ty + BLOCK_ROWS`, .. |
 //! | [`Selection`] | none: [`grid_select`](crate::grid_collectives::grid_select) writes it | the places of the kept elements, by the data |
 //!
 //! **One pattern per phase, in the type.** Within a pattern no two threads
@@ -74,14 +75,17 @@ mod leaders;
 pub mod pattern;
 mod positions;
 mod threads;
+mod tiles;
 mod window;
 
 pub use chunks::{BlockChunks, Chunk, Owned, Round, RoundReading, Rounds, RoundsReading};
 pub use leaders::LeaderSlot;
 pub use pattern::{
-    Chunks, Grid2d, Grid3d, Leaders, Pattern, Points, Runs, Selection, Strided, Threads,
+    AtBlock, Chunks, Grid2d, Grid3d, Leaders, Pattern, Points, Runs, Selection, Strided, Threads,
+    Tiles2d, Transposed,
 };
 pub use threads::GridStride;
+pub use tiles::TileColumn;
 pub use window::{Neighbours, Point, StencilStride, StencilWalk, Walk, Window, WindowStride};
 
 use crate::checks::{self, Site};

@@ -18,6 +18,7 @@
 //! | [`Leaders<G>`] | `leader_element`, `for_leader` | the group's index in the grid (block, tile of `N`, cluster) |
 //! | [`Chunks`] (= `Chunks<Strided>`) | `block_chunk`, `block_chunks`, then a chunk's `thread_element`, `for_thread`, `block_stride`, `block_rounds`, `copy_from` | chunk `c * len ..` of block `c`, its elements block-stride |
 //! | [`Chunks<Runs>`] | `block_chunk`, `block_chunks`, then a chunk's `thread_run` | chunk `c * len ..` of block `c`, a run of consecutive elements per thread |
+//! | [`Tiles2d`] (= `Tiles2d<AtBlock>`), [`Tiles2d<Transposed>`] | `block_tile` | in block `(x, y)`'s 2-D tile (tile `(y, x)` of the array, or `(x, y)`), column `tx` and rows `ty`, `ty + dim.y`, .. of the tile |
 //! | [`Selection`] | none: `grid_select` writes it | the places of the kept elements, by the data |
 //!
 //! The arguments that shape a pattern (a chunk's length, a width, a
@@ -37,7 +38,7 @@ mod sealed {
 /// (see the [module docs](self)). Sealed: the patterns are this module's.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a pattern of `Output`",
-    note = "the patterns are `Threads`, `Grid2d`, `Grid3d`, `Points`, `Leaders<G>`, `Chunks` and `Chunks<Runs>` (cg_core::output::pattern)"
+    note = "the patterns are `Threads`, `Grid2d`, `Grid3d`, `Points`, `Leaders<G>`, `Chunks`, `Chunks<Runs>`, `Tiles2d` and `Tiles2d<Transposed>` (cg_core::output::pattern)"
 )]
 pub trait Pattern: sealed::Sealed {}
 
@@ -77,6 +78,30 @@ pub enum Selection {}
 /// phase; inside a chunk the threads of the block share its elements as
 /// `S` says: [`Strided`] (the default) or [`Runs`].
 pub struct Chunks<S = Strided>(PhantomData<fn() -> S>, Infallible);
+
+/// A 2-D tile of a row-major array per block, `block.dim_threads().x`
+/// columns wide and `tile_rows` rows high (one width and one height in
+/// the phase), placed by `M`: [`AtBlock`] (the default) or
+/// [`Transposed`]. Inside its tile, thread `(tx, ty)` of the block owns
+/// column `tx` and rows `ty`, `ty + dim.y`, `ty + 2 dim.y`, ... (CUDA's
+/// tiled transpose and copy write their tiles so).
+pub struct Tiles2d<M = AtBlock>(PhantomData<fn() -> M>, Infallible);
+
+/// Block `(x, y)` of the grid owns the tile in tile row `y`, tile column
+/// `x` of the array: the grid laid over the array.
+pub enum AtBlock {}
+
+/// Block `(x, y)` of the grid owns the tile in tile row `x`, tile column
+/// `y`: the output of a transpose whose grid is laid over its input.
+pub enum Transposed {}
+
+/// Where a block's tile lies: [`AtBlock`] or [`Transposed`]. Each places
+/// distinct blocks' tiles apart.
+pub trait TileMap: sealed::Sealed {
+    /// The tile (row, column) of block `(x, y)`.
+    #[doc(hidden)]
+    fn tile_of(x: usize, y: usize) -> (usize, usize);
+}
 
 /// A chunk's elements block-stride: element `j` of the chunk belongs to
 /// thread `j mod block.num_threads()` of the block.
@@ -136,6 +161,16 @@ pub trait InChunks<S>: Pattern {}
 
 impl<S: ChunkMap> InChunks<S> for Chunks<S> {}
 
+/// `Self` is [`Tiles2d<M>`]: the bound of `block_tile`.
+#[diagnostic::on_unimplemented(
+    message = "this buffer is written in the pattern `{Self}` in this phase, not in 2-D tiles",
+    label = "a method of the `Tiles2d` pattern",
+    note = "a buffer is written in one pattern per phase: in two, two threads could own one element. Declare the parameter `Output<T, Tiles2d>` (or `Tiles2d<Transposed>`), or change the pattern at a grid barrier: `let out: Output<T, Tiles2d> = out.sync(&grid).into_output_as(&grid);` (cg_core::output::pattern)"
+)]
+pub trait InTiles<M>: Pattern {}
+
+impl<M: TileMap> InTiles<M> for Tiles2d<M> {}
+
 impl sealed::Sealed for Threads {}
 impl sealed::Sealed for Grid2d {}
 impl sealed::Sealed for Grid3d {}
@@ -145,6 +180,9 @@ impl<G> sealed::Sealed for Leaders<G> {}
 impl<S> sealed::Sealed for Chunks<S> {}
 impl sealed::Sealed for Strided {}
 impl sealed::Sealed for Runs {}
+impl<M> sealed::Sealed for Tiles2d<M> {}
+impl sealed::Sealed for AtBlock {}
+impl sealed::Sealed for Transposed {}
 
 impl Pattern for Threads {}
 impl Pattern for Grid2d {}
@@ -155,3 +193,18 @@ impl<G: super::LeaderSlot> Pattern for Leaders<G> {}
 impl<S: ChunkMap> Pattern for Chunks<S> {}
 impl ChunkMap for Strided {}
 impl ChunkMap for Runs {}
+impl<M: TileMap> Pattern for Tiles2d<M> {}
+
+impl TileMap for AtBlock {
+    #[inline(always)]
+    fn tile_of(x: usize, y: usize) -> (usize, usize) {
+        (y, x)
+    }
+}
+
+impl TileMap for Transposed {
+    #[inline(always)]
+    fn tile_of(x: usize, y: usize) -> (usize, usize) {
+        (x, y)
+    }
+}

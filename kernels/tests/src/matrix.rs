@@ -6,39 +6,35 @@
 use cg_core::prelude::*;
 
 /// `t` = the transpose of the `rows x cols` row-major matrix `a`, in
-/// tiles of 32 x 32 through shared memory; blocks of 32 x 8 threads, one
-/// per tile (`ceil(cols / 32) x ceil(rows / 32)` of them). Does nothing
-/// if `a` holds fewer than `rows * cols` elements.
+/// tiles of 16 x 16 through shared memory; blocks of 16 x 2 threads (eight
+/// rows of a tile each), one per tile (`ceil(cols / 16) x ceil(rows / 16)`
+/// of them), each writing its tile of `t` through `Tiles2d<Transposed>`.
+/// Does nothing if `a` holds fewer than `rows * cols` elements.
 #[kernel]
-pub fn matrix_transpose(a: &[f32], mut t: Output<f32>, rows: u32, cols: u32) {
+pub fn matrix_transpose(
+    a: &[f32],
+    mut t: Output<f32, Tiles2d<Transposed>>,
+    rows: Uniform<u32>,
+    cols: Uniform<u32>,
+) {
+    const TILE: usize = 16;
     let block = this_thread_block();
-    let tile = shared_array!(f32; 32 * 33);
-    let (rows, cols) = (rows as usize, cols as usize);
-    let Some(a) = Matrix::new(a, rows, cols) else {
+    let tile = shared_array!(f32; 16 * 17);
+    let Some(a) = Matrix::new(a, rows.get() as usize, cols.get() as usize) else {
         return;
     };
-    let b = block.group_index();
-    let th = block.thread_index();
-    let (tx, ty) = (th.x as usize, th.y as usize);
-    let (r0, c0) = (b.y as usize * 32, b.x as usize * 32);
-    for j in [0, 8, 16, 24] {
-        if let Some(v) = a.get(r0 + ty + j, c0 + tx) {
-            tile.set((ty + j) * 33 + tx, v);
+    let (b, th) = (block.group_index(), block.thread_index());
+    let (x, y) = (th.x as usize, th.y as usize);
+    let (row0, col0) = (b.y as usize * TILE, b.x as usize * TILE);
+    for k in 0..TILE / 2 {
+        let r = y + 2 * k;
+        if let Some(v) = a.get(row0 + r, col0 + x) {
+            tile.set(r * (TILE + 1) + x, v);
         }
     }
     block.sync();
-    t.truncate(rows * cols);
-    let len = t.len();
-    let t = t.as_mut_ptr();
-    for j in [0, 8, 16, 24] {
-        let (r, c) = (c0 + ty + j, r0 + tx);
-        if r < cols && c < rows {
-            let i = r * rows + c;
-            assert!(i < len);
-            // SAFETY: i < len, and each element of t is this thread's
-            // alone: the tiles do not overlap, and inside a tile (tx, ty +
-            // j) is one thread's.
-            unsafe { *t.add(i) = tile.get(tx * 33 + ty + j) };
-        }
-    }
+    // The transpose's tile of this block starts at row `col0`, column
+    // `row0` (`Transposed`).
+    let mine = t.block_tile(&block, rows, cols, Const::<TILE>, Const::<2>);
+    mine.for_each(|r, c, out| *out = tile.get((c - row0) * (TILE + 1) + (r - col0)));
 }

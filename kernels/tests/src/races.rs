@@ -99,6 +99,33 @@ pub fn race_width_per_thread(mut out: Output<u32, Grid2d>, width: u32) {
     }
 }
 
+/// `block_tile` with two tile heights in one phase: block `(0, 1)`'s
+/// tile of 4 rows lies inside block `(0, 0)`'s tile of 8.
+#[kernel]
+pub fn race_two_tile_heights(
+    mut out: Output<u32, Tiles2d>,
+    width: Uniform<u32>,
+    height: Uniform<u32>,
+) {
+    let block = this_thread_block();
+    let eight = out.block_tile(&block, width, height, Const::<8>, Const::<2>); // RACE: tile of 8
+    eight.for_each(|_, _, y| *y = 1);
+    let four = out.block_tile(&block, width, height, Const::<4>, Const::<2>); // RACE: tile of 4
+    four.for_each(|_, _, y| *y = 2);
+}
+
+/// `block_tile`'s width depends on the block.
+#[kernel]
+pub fn race_tile_width_per_block(mut out: Output<u32, Tiles2d>, width: u32, height: u32) {
+    let block = this_thread_block();
+    let width = width as usize + block.group_index().y as usize;
+    // SAFETY: broken on purpose: a width per block.
+    let uniform = |v| unsafe { Uniform::new_unchecked(v) };
+    let (w, h) = (uniform(width), uniform(height as usize));
+    let tile = out.block_tile(&block, w, h, Const::<8>, Const::<2>); // RACE: tile width
+    tile.for_each(|_, _, y| *y = 1);
+}
+
 /// A window whose columns depend on the block.
 #[kernel]
 pub fn race_window_per_block(mut out: Output<u32, Points>, width: u32, rows: u32) {
