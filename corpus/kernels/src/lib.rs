@@ -15,3 +15,4 @@ pub mod saxpy;
 pub mod softmax;
 pub mod spmv_csr;
 pub mod transpose;
+pub mod transpose_v2;
