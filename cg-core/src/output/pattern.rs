@@ -18,7 +18,7 @@
 //! | [`Leaders<G>`] | `leader_element`, `for_leader` | the group's index in the grid (block, tile of `N`, cluster) |
 //! | [`Chunks`] (= `Chunks<Strided>`) | `block_chunk`, `block_chunks`, then a chunk's `thread_element`, `for_thread`, `block_stride`, `block_rounds`, `copy_from` | chunk `c * len ..` of block `c`, its elements block-stride |
 //! | [`Chunks<Runs>`] | `block_chunk`, `block_chunks`, then a chunk's `thread_run` | chunk `c * len ..` of block `c`, a run of consecutive elements per thread |
-//! | [`Tiles2d`] (= `Tiles2d<AtBlock>`), [`Tiles2d<Transposed>`] | `block_tile` | in block `(x, y)`'s 2-D tile (tile `(y, x)` of the array, or `(x, y)`), column `tx` and rows `ty`, `ty + dim.y`, .. of the tile |
+//! | [`Tiles2d`] (= `Tiles2d<AtBlock>`), [`Tiles2d<Transposed>`] | `block_tile`, then `for_each` | in block `(x, y)`'s 2-D tile (tile `(y, x)` of the array, or `(x, y)`), column `tx` and rows `ty`, `ty + BLOCK_ROWS`, .. of the tile |
 //! | [`Selection`] | none: `grid_select` writes it | the places of the kept elements, by the data |
 //!
 //! The arguments that shape a pattern (a chunk's length, a width, a
@@ -80,11 +80,12 @@ pub enum Selection {}
 pub struct Chunks<S = Strided>(PhantomData<fn() -> S>, Infallible);
 
 /// A 2-D tile of a row-major array per block, `block.dim_threads().x`
-/// columns wide and `tile_rows` rows high (one width and one height in
-/// the phase), placed by `M`: [`AtBlock`] (the default) or
+/// columns wide and `TILE_ROWS` rows high (one array width and one tile
+/// height in the phase), placed by `M`: [`AtBlock`] (the default) or
 /// [`Transposed`]. Inside its tile, thread `(tx, ty)` of the block owns
-/// column `tx` and rows `ty`, `ty + dim.y`, `ty + 2 dim.y`, ... (CUDA's
-/// tiled transpose and copy write their tiles so).
+/// column `tx` and rows `ty`, `ty + BLOCK_ROWS`, `ty + 2 BLOCK_ROWS`, ...
+/// (`BLOCK_ROWS` the block's height; CUDA's tiled transpose and copy
+/// write their tiles so).
 pub struct Tiles2d<M = AtBlock>(PhantomData<fn() -> M>, Infallible);
 
 /// Block `(x, y)` of the grid owns the tile in tile row `y`, tile column

@@ -26,9 +26,9 @@ impl<T: Pod, P: Pattern> Output<T, P> {
     /// its rows `ty`, `ty + BLOCK_ROWS`, ... below `TILE_ROWS`;
     /// [`TileColumn::for_each`] calls a closure with each as `(row,
     /// column, element)` in the array, leaving out rows at or past
-    /// `height` and columns at or past `width`. A buffer shorter than `width * height` is taken as the
-    /// rows it holds whole (its size is checked once, here, so that no
-    /// element needs a check). Blocks or threads with a `z` index above 0
+    /// `height` and columns at or past `width`. A buffer shorter than
+    /// `width * height` is taken as the rows it holds whole (its size is
+    /// checked once, here, so that no element needs a check). Blocks or threads with a `z` index above 0
     /// own nothing (in a 3-D launch their tiles would be shared).
     ///
     /// The two heights are constants (CUDA's `TILE_DIM` and
@@ -85,7 +85,9 @@ impl<T: Pod, P: Pattern> Output<T, P> {
         let [_, _, bz] = intrinsics::block_idx();
         let [_, _, tz] = intrinsics::thread_idx();
         let (tile_r, tile_c) = M::tile_of(b.x as usize, b.y as usize);
-        let col = tile_c.saturating_mul(dim.x as usize) + t.x as usize;
+        let col = tile_c
+            .saturating_mul(dim.x as usize)
+            .saturating_add(t.x as usize);
         let first = tile_r.saturating_mul(TILE_ROWS);
         let owns = (bz | tz == 0) & (col < width);
         TileColumn {

@@ -19,6 +19,8 @@ pub fn matrix_transpose(
 ) {
     const TILE: usize = 16;
     let block = this_thread_block();
+    // TILE x (TILE + 1), spelled out: the macro's array length cannot
+    // name a local constant.
     let tile = shared_array!(f32; 16 * 17);
     let Some(a) = Matrix::new(a, rows.get() as usize, cols.get() as usize) else {
         return;
