@@ -40,7 +40,7 @@ fn modified(p: &Path) -> SystemTime {
 fn an_unchanged_kernel_crate_is_not_compiled_again() {
     let dir = common::kernel_crate("fresh", LIB);
     let first = common::build(&dir, &[90]).unwrap();
-    let target = dir.parent().unwrap().join("target");
+    let target = common::target_dir();
     let built = outputs(&target, "cf_fresh");
     assert!(
         !built.is_empty(),

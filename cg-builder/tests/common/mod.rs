@@ -47,10 +47,15 @@ pub fn build(dir: &Path, archs: &[u32]) -> Result<Vec<(u32, String)>, BuildError
     b.build()
 }
 
+/// The target directory every case's build shares.
+pub fn target_dir() -> PathBuf {
+    workspace().join("target/cg-compile-fail/target")
+}
+
 /// A build of the crate at `dir` in the target directory every case
 /// shares.
 pub fn builder(dir: &Path) -> KernelBuild {
-    KernelBuild::new(dir).target_dir(workspace().join("target/cg-compile-fail/target"))
+    KernelBuild::new(dir).target_dir(target_dir())
 }
 
 /// Checks that `e` is the nested compiler's error and holds `message`.
