@@ -157,7 +157,7 @@ pub mod prelude {
     pub use crate::grid_scratch;
     pub use crate::group::{sync, Dim3, GroupSync, ThreadGroup, TileGroup, WarpGroup};
     pub use crate::half::{bf16, f16, Half2, HalfFloat, HalfMath};
-    pub use crate::indices::{Gather, Indices};
+    pub use crate::indices::{Gather, Indices, Row, Rows};
     pub use crate::kernel;
     pub use crate::math::{mul_add, FloatMath};
     pub use crate::matrix::Matrix;

@@ -9,6 +9,7 @@ mod common;
 
 use cg_tests::kernels::Kernels;
 use cooperative_groups::{DeviceBuffer, Error, Gpu, LaunchConfig};
+use rand::rngs::StdRng;
 use rand::Rng;
 
 /// Grids (blocks, threads per block) with partial warps and blocks.
@@ -205,6 +206,129 @@ fn index_values_outside_their_bound_are_refused_before_upload() {
     let ok = gpu.upload_indices(&[9u16, 0, 5], 10).unwrap();
     assert_eq!((ok.len(), ok.bound()), (3, 10));
     assert_eq!(ok.values().to_vec().unwrap(), [9, 0, 5]);
+}
+
+/// A random CSR matrix of `rows` rows over `cols` columns: row offsets
+/// (some rows empty, and row 1's two offsets out of order, an empty row,
+/// wherever a later row has elements), column indices, values.
+fn random_csr(rng: &mut StdRng, rows: usize, cols: usize) -> (Vec<u32>, Vec<u32>, Vec<f32>) {
+    let mut offsets = vec![0u32];
+    for _ in 0..rows {
+        let len = if rng.random_range(0..4) == 0 {
+            0
+        } else {
+            rng.random_range(1..40)
+        };
+        offsets.push(offsets.last().unwrap() + len);
+    }
+    let nnz = *offsets.last().unwrap() as usize;
+    if rows >= 2 && (offsets[2] as usize) < nnz {
+        // Row 0 one element longer, row 1 ending before it starts.
+        offsets[1] = offsets[2] + 1;
+    }
+    let columns = (0..nnz).map(|_| rng.random_range(0..cols as u32)).collect();
+    let values = common::random_f32(rng, nnz);
+    (offsets, columns, values)
+}
+
+#[test]
+fn csr_rows_sum_every_row_in_its_order() {
+    let gpu = gpu_or_return!("csr_rows_sum_every_row_in_its_order");
+    let k = Kernels::load(&gpu).unwrap();
+    let mut rng = common::rng("csr_rows");
+    for (blocks, threads) in SHAPES {
+        let cfg = LaunchConfig::new(blocks, threads);
+        for rows in [0, 1, 2, 33, 1000, 4099] {
+            let cols = 777;
+            let (offsets, columns, values) = random_csr(&mut rng, rows, cols);
+            let x = common::random_f32(&mut rng, cols);
+            let nnz = values.len();
+            let want: Vec<u32> = (0..rows)
+                .map(|r| {
+                    let (start, end) = (offsets[r] as usize, offsets[r + 1] as usize);
+                    (start..end.max(start))
+                        .fold(0.0f32, |s, k| values[k].mul_add(x[columns[k] as usize], s))
+                        .to_bits()
+                })
+                .collect();
+            let row_offsets = gpu.upload_indices(&offsets, nnz + 1).unwrap();
+            let wide: Vec<u64> = offsets.iter().map(|&o| o as u64).collect();
+            let row_offsets_u64 = gpu.upload_indices(&wide, nnz + 1).unwrap();
+            let columns = gpu.upload_indices(&columns, cols).unwrap();
+            let (values, x) = (gpu.upload(&values).unwrap(), gpu.upload(&x).unwrap());
+            let what = |name: &str| format!("{name}: rows={rows} grid={blocks}x{threads}");
+            let run = |name: &str, launch: &dyn Fn(&mut DeviceBuffer<f32>)| {
+                // Poisoned: every row must be written.
+                let mut y = gpu.filled(rows, f32::NAN).unwrap();
+                launch(&mut y);
+                let got: Vec<u32> = y.to_vec().unwrap().iter().map(|v| v.to_bits()).collect();
+                assert_eq!(got, want, "{}", what(name));
+            };
+            run("loop_csr_rows_fold", &|y| {
+                k.loop_csr_rows_fold
+                    .launch(cfg, &row_offsets, &columns, &values, &x, y)
+                    .unwrap()
+            });
+            run("loop_csr_rows_for", &|y| {
+                k.loop_csr_rows_for
+                    .launch(cfg, &row_offsets, &columns, &values, &x, y)
+                    .unwrap()
+            });
+            run("loop_csr_rows_u64", &|y| {
+                k.loop_csr_rows_u64
+                    .launch(cfg, &row_offsets_u64, &columns, &values, &x, y)
+                    .unwrap()
+            });
+        }
+    }
+}
+
+/// The fault of `loop_csr_rows_fold` on the simulator (a GPU's panic
+/// loses its context) over row offsets `offsets` below `bound`, columns
+/// `[0, 1, 0, 1]` below 2, `values` ones and an output of `rows`.
+fn csr_rows_fault(offsets: &[u32], bound: usize, values: usize, rows: usize) -> String {
+    let gpu = Gpu::simulator();
+    let k = Kernels::load(&gpu).unwrap();
+    let row_offsets = gpu.upload_indices(offsets, bound).unwrap();
+    let columns = gpu.upload_indices(&[0u32, 1, 0, 1], 2).unwrap();
+    let values = gpu.upload(&vec![1.0f32; values]).unwrap();
+    let x = gpu.upload(&[1.0f32; 2]).unwrap();
+    let mut y = gpu.filled(rows, 0.0f32).unwrap();
+    k.loop_csr_rows_fold
+        .launch(
+            LaunchConfig::new(1, 32),
+            &row_offsets,
+            &columns,
+            &values,
+            &x,
+            &mut y,
+        )
+        .and_then(|()| gpu.synchronize())
+        .expect_err("the launch faults")
+        .to_string()
+}
+
+/// CSR rows over values shorter than the row offsets' bound minus one are
+/// refused once, by `Indices::rows`.
+#[test]
+fn csr_rows_over_values_shorter_than_the_offsets_bound_panic_in_the_kernel() {
+    // Offsets up to 4 (bound 5), three values.
+    let text = csr_rows_fault(&[0, 2, 3], 5, 3, 2);
+    assert!(
+        text.contains("CSR rows over values or a gather shorter than the row offsets' bound"),
+        "{text}"
+    );
+}
+
+/// A row past the last offset is refused, as slicing past a slice's end is.
+#[test]
+fn a_csr_row_past_the_last_offset_panics_in_the_kernel() {
+    // Two rows, an output of three.
+    let text = csr_rows_fault(&[0, 1, 2], 3, 2, 3);
+    assert!(
+        text.contains("a CSR row past the last row offset"),
+        "{text}"
+    );
 }
 
 /// On the simulator: a GPU's panic loses its context for the rest of the

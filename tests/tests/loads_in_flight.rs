@@ -20,11 +20,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 const LOADS_IN_FLIGHT: u32 = 4;
 
 /// The strided loops of the test kernels written as a newcomer would, with
-/// the gathers through host-checked `Indices`. (`loop_checked_gather`, whose check of `x[idx[k]]` depends on a load
+/// the gathers through host-checked `Indices` and the CSR rows summed by
+/// `Row::fold`. (`loop_checked_gather`, whose check of `x[idx[k]]` depends on a load
 /// in the loop, is not among them: LLVM keeps it at one load per
 /// iteration; `a_checked_gather_stays_rolled` records it.)
-const NEWCOMER_LOOPS: [&str; 6] = [
+const NEWCOMER_LOOPS: [&str; 8] = [
     "loop_validated_gather",
+    "loop_csr_rows_fold",
+    "loop_csr_rows_u64",
     "loop_block_stride_chunk",
     "loop_while_chunk",
     "loop_grid_stride",
@@ -117,6 +120,16 @@ fn a_loop_of_dependent_loads_is_reported_at_one_load_per_iteration() {
 fn a_checked_gather_stays_rolled() {
     // Its index, then its value.
     rolled("loop_checked_gather", 2);
+}
+
+/// A `for` loop over a CSR row (`Row::next`): the count's test, then the
+/// `Option`'s, with the reads between them, stays rolled (no jump threading
+/// on NVPTX); `Row::fold` is the form that unrolls. When this fails
+/// because the loop unrolls, move the kernel to `NEWCOMER_LOOPS`.
+#[test]
+fn a_for_loop_over_a_csr_row_stays_rolled() {
+    // The column index, the value, the gathered value.
+    rolled("loop_csr_rows_for", 3);
 }
 
 /// What the build does not unroll yet either: `Output::grid_stride` with a

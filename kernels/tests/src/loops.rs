@@ -7,6 +7,7 @@
 //! `while` loop, a saxpy over `Output::grid_stride`; and a pointer chase, whose loads depend on each other and whose end
 //! depends on them, which the check must report at one load per iteration.
 
+use cg_core::indices::IndexValue;
 use cg_core::prelude::*;
 
 /// Block `b`'s contiguous chunk of `x`: `[b * c, min((b + 1) * c, n))`,
@@ -101,6 +102,47 @@ pub fn loop_validated_gather(x: &[f32], idx: Indices<u32>, mut out: Output<f32>)
         s += xs[k];
     }
     out.for_thread(&grid, |o| *o = s);
+}
+
+/// `y[r] = sum of values[k] * x[columns[k]]` over row `r` of a CSR matrix
+/// whose row offsets and column indices the host checked
+/// (`Indices::rows`), summed by `Row::fold`: a `u32` counter for `u32`
+/// offsets (`loop_csr_rows_fold`), a `usize` one for `u64` offsets
+/// (`loop_csr_rows_u64`).
+#[kernel(instances(loop_csr_rows_fold = <u32>, loop_csr_rows_u64 = <u64>))]
+pub fn loop_csr_rows<I: IndexValue>(
+    row_offsets: Indices<I>,
+    columns: Indices<u32>,
+    values: &[f32],
+    x: &[f32],
+    mut y: Output<f32>,
+) {
+    let grid = this_grid();
+    let rows = row_offsets.rows(values, columns.over(x));
+    for (r, y) in y.grid_stride(&grid) {
+        *y = rows.row(r).fold(0.0, |s, (a, v)| a.mul_add(v, s));
+    }
+}
+
+/// [`loop_csr_rows`] through a `for` loop over each row (`Row::next`),
+/// which stays rolled.
+#[kernel]
+pub fn loop_csr_rows_for(
+    offsets: Indices<u32>,
+    columns: Indices<u32>,
+    a: &[f32],
+    x: &[f32],
+    mut y: Output<f32>,
+) {
+    let grid = this_grid();
+    let rows = offsets.rows(a, columns.over(x));
+    for (r, y) in y.grid_stride(&grid) {
+        let mut s = 0.0f32;
+        for (a, v) in rows.row(r) {
+            s = a.mul_add(v, s);
+        }
+        *y = s;
+    }
 }
 
 /// One warp per row of `x` (`cols` wide): its lanes' stride over the row,
