@@ -78,7 +78,7 @@ __device__ void gpuScaleVectorAndSaxpy(const double *x, double *y, double a, dou
 }
 
 extern "C" __global__ void conjugate_gradient(
-    const unsigned *I, u64 I_len, const unsigned *J, u64 J_len, u64 J_bound,
+    const unsigned *I, u64 I_len, u64 I_bound, const unsigned *J, u64 J_len, u64 J_bound,
     const double *val, u64 val_len, double *x, u64 x_len, double *Ax, u64 Ax_len, double *p,
     u64 p_len, double *r, u64 r_len, double *dot_result, u64 dot_result_len,
     unsigned *iterations, u64 iterations_len, double tol) {

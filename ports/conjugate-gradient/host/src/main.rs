@@ -39,7 +39,7 @@ const MAX_ITERATIONS: u32 = 10_000;
 
 /// The problem on the GPU.
 struct Inputs {
-    row_offsets: DeviceBuffer<u32>,
+    row_offsets: IndexBuffer<u32>,
     columns: IndexBuffer<u32>,
     values: DeviceBuffer<f64>,
     rhs: DeviceBuffer<f64>,
@@ -173,7 +173,7 @@ fn run(gpu: &Gpu, opts: &Options, rows: &mut Rows) -> ports_common::Result<()> {
     let a = Csr::tridiagonal(n, &mut rng);
     let b = vec![1.0; n];
     let inputs = Inputs {
-        row_offsets: gpu.upload(&a.row_offsets)?,
+        row_offsets: gpu.upload_indices(&a.row_offsets, a.values.len() + 1)?,
         columns: gpu.upload_indices(&a.columns, n)?,
         values: gpu.upload(&a.values)?,
         rhs: gpu.upload(&b)?,
@@ -184,31 +184,46 @@ fn run(gpu: &Gpu, opts: &Options, rows: &mut Rows) -> ports_common::Result<()> {
     ];
     all.extend(nvcc.as_ref().map(|c| ("nvcc -O3", c.function())));
     ports_common::print_occupancy(name, THREADS, &all)?;
-    // The largest grid all three builds can run cooperatively.
-    let mut blocks = k
+    // Each build on the largest grid it can run cooperatively, as a user
+    // launches it (the sample sizes its grid by its own build's occupancy):
+    // a build that needs more registers runs fewer blocks, and its time
+    // shows it.
+    let fast_blocks = k
         .conjugate_gradient
         .function()
         .max_cooperative_blocks(THREADS, 0)?;
-    blocks = blocks.min(off.function().max_cooperative_blocks(THREADS, 0)?);
-    if let Some(c) = &nvcc {
-        blocks = blocks.min(c.function().max_cooperative_blocks(THREADS, 0)?);
-    }
-    let config = LaunchConfig::new(blocks, THREADS);
+    let off_blocks = off.function().max_cooperative_blocks(THREADS, 0)?;
+    let nvcc_blocks = match &nvcc {
+        Some(c) => c.function().max_cooperative_blocks(THREADS, 0)?,
+        None => fast_blocks,
+    };
+    let (fast_config, off_config, nvcc_config) = (
+        LaunchConfig::new(fast_blocks, THREADS),
+        LaunchConfig::new(off_blocks, THREADS),
+        LaunchConfig::new(nvcc_blocks, THREADS),
+    );
     let size = format!("n={n}, nnz={}", a.values.len());
-    let launch = format!("{blocks} x {THREADS}");
+    // The launches of a row's two sides: one grid when they agree.
+    let launch = |side: u32, against: u32| {
+        if side == against {
+            format!("{side} x {THREADS}")
+        } else {
+            format!("{side} x {THREADS} vs {against} x {THREADS}")
+        }
+    };
 
     let mut fast_solver = Solver::new(gpu, n)?;
     let mut off_solver = Solver::new(gpu, n)?;
     // Each build once (what --profile runs), then each again.
-    let fast = fast_solver.solve(&k.conjugate_gradient, config, &inputs)?;
+    let fast = fast_solver.solve(&k.conjugate_gradient, fast_config, &inputs)?;
     check("Rust, contraction fast", &a, &b, &fast)?;
-    let off_solution = off_solver.solve(&off, config, &inputs)?;
+    let off_solution = off_solver.solve(&off, off_config, &inputs)?;
     check("Rust, contraction off", &a, &b, &off_solution)?;
     let mut nvcc_solver = None;
     let mut nvcc_first = None;
     if let Some(c) = &nvcc {
         let mut s = Solver::new(gpu, n)?;
-        let first = s.solve(c, config, &inputs)?;
+        let first = s.solve(c, nvcc_config, &inputs)?;
         check("nvcc -O3", &a, &b, &first)?;
         nvcc_first = Some(first);
         nvcc_solver = Some(s);
@@ -216,10 +231,10 @@ fn run(gpu: &Gpu, opts: &Options, rows: &mut Rows) -> ports_common::Result<()> {
     if opts.profile {
         return Ok(());
     }
-    let fast_again = fast_solver.solve(&k.conjugate_gradient, config, &inputs)?;
+    let fast_again = fast_solver.solve(&k.conjugate_gradient, fast_config, &inputs)?;
     let mut nvcc_solutions = None;
     if let (Some(c), Some(s), Some(first)) = (&nvcc, nvcc_solver.as_mut(), nvcc_first) {
-        let second = s.solve(c, config, &inputs)?;
+        let second = s.solve(c, nvcc_config, &inputs)?;
         nvcc_solutions = Some((first, second));
     }
 
@@ -232,32 +247,35 @@ fn run(gpu: &Gpu, opts: &Options, rows: &mut Rows) -> ports_common::Result<()> {
     let rust = &k.conjugate_gradient;
     timed.push(Box::new(|step| match step {
         Step::Prepare => fast_solver.reset(inputs),
-        Step::Launch => fast_solver.launch(rust, config, inputs),
+        Step::Launch => fast_solver.launch(rust, fast_config, inputs),
     }));
     let off_ref = &off;
     timed.push(Box::new(|step| match step {
         Step::Prepare => off_solver.reset(inputs),
-        Step::Launch => off_solver.launch(off_ref, config, inputs),
+        Step::Launch => off_solver.launch(off_ref, off_config, inputs),
     }));
     if let (Some(c), Some(s)) = (&nvcc, nvcc_solver.as_mut()) {
         timed.push(Box::new(move |step| match step {
             Step::Prepare => s.reset(inputs),
-            Step::Launch => s.launch(c, config, inputs),
+            Step::Launch => s.launch(c, nvcc_config, inputs),
         }));
     }
     let times = ports_common::time_alternating(gpu, runs, 1, &mut timed)?;
     drop(timed);
 
-    let row = |side: &str, against: &str, diff: Diff, t: Option<usize>, o: Option<usize>| Row {
+    // A row comparing builds `(side, against)`, indices of `blocks` and
+    // `times` (fast, off, nvcc), with their times when `timed`.
+    let blocks = [fast_blocks, off_blocks, nvcc_blocks];
+    let row = |side: &str, against: &str, diff: Diff, (s, o): (usize, usize), timed: bool| Row {
         port: "conjugate-gradient".into(),
         kernel: name.into(),
         size: size.clone(),
-        launch: launch.clone(),
+        launch: launch(blocks[s], blocks[o]),
         side: side.into(),
         against: against.into(),
         diff,
-        time: t.map(|i| times[i]),
-        other: o.map(|i| times[i]),
+        time: timed.then(|| times[s]),
+        other: timed.then(|| times[o]),
         runs,
         batch: 1,
     };
@@ -269,37 +287,37 @@ fn run(gpu: &Gpu, opts: &Options, rows: &mut Rows) -> ports_common::Result<()> {
             "Rust, contraction fast",
             "nvcc -O3",
             diff(&fast, first),
-            Some(0),
-            Some(2),
+            (0, 2),
+            true,
         ));
         rows.push(row(
             "Rust, contraction off",
             "nvcc -O3",
             diff(&off_solution, first),
-            Some(1),
-            Some(2),
+            (1, 2),
+            true,
         ));
         rows.push(row(
             "nvcc -O3",
             "its own second run",
             diff(first, second),
-            None,
-            None,
+            (2, 2),
+            false,
         ));
     }
     rows.push(row(
         "Rust, contraction fast",
         "Rust, contraction off",
         diff(&fast, &off_solution),
-        Some(0),
-        Some(1),
+        (0, 1),
+        true,
     ));
     rows.push(row(
         "Rust, contraction fast",
         "its own second run",
         diff(&fast, &fast_again),
-        None,
-        None,
+        (0, 0),
+        false,
     ));
 
     // One block: each dot product is then one atomic add, in a fixed
@@ -308,7 +326,7 @@ fn run(gpu: &Gpu, opts: &Options, rows: &mut Rows) -> ports_common::Result<()> {
     let one = LaunchConfig::new(1, THREADS);
     let one_row = |side: &str, against: &str, diff: Diff| Row {
         launch: format!("1 x {THREADS}"),
-        ..row(side, against, diff, None, None)
+        ..row(side, against, diff, (0, 0), false)
     };
     let fast_one = fast_solver.solve(rust, one, inputs)?;
     check("Rust, contraction fast, one block", &a, &b, &fast_one)?;
@@ -361,6 +379,36 @@ mod tests {
         ports_common::checks::assemble_both_builds(&kernels::PTX, &CONTRACT_OFF).unwrap();
     }
 
+    /// The fast build holds as many blocks of 512 threads on an SM as
+    /// nvcc's (three: 40 registers a thread at most), so it runs on as
+    /// large a cooperative grid; 48 registers would halve a block's share
+    /// of the SM's loads in flight.
+    #[test]
+    fn the_fast_build_fits_three_blocks_an_sm_as_nvcc_s_does() {
+        let ptx = kernels::PTX.select(90).unwrap().source;
+        let Some(report) = ports_common::checks::ptxas_report(ptx, "contraction fast").unwrap()
+        else {
+            return;
+        };
+        let used = report
+            .lines()
+            .find_map(|l| {
+                l.split("Used ")
+                    .nth(1)?
+                    .split(' ')
+                    .next()?
+                    .parse::<u32>()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("no register count in the report:\n{report}"));
+        // An SM's 65,536 registers, given to warps 256 at a time.
+        let per_warp = (used * 32).div_ceil(256) * 256;
+        assert!(
+            per_warp * (THREADS / 32) * 3 <= 65_536,
+            "{used} registers a thread: fewer than three blocks of {THREADS} an SM\n{report}"
+        );
+    }
+
     #[test]
     fn small_system_solves_on_the_gpu() {
         let Some(gpu) = cooperative_groups::testing::gpu_for_test("small_system_solves_on_the_gpu")
@@ -372,7 +420,9 @@ mod tests {
         let a = Csr::tridiagonal(n, &mut Lcg::new(7));
         let b = vec![1.0; n];
         let inputs = Inputs {
-            row_offsets: gpu.upload(&a.row_offsets).unwrap(),
+            row_offsets: gpu
+                .upload_indices(&a.row_offsets, a.values.len() + 1)
+                .unwrap(),
             columns: gpu.upload_indices(&a.columns, n).unwrap(),
             values: gpu.upload(&a.values).unwrap(),
             rhs: gpu.upload(&b).unwrap(),

@@ -1,8 +1,10 @@
 //! The conjugate gradient solver of CUDA's `conjugateGradientMultiBlockCG`
 //! sample, in one cooperative kernel, written as a Rust user writes it:
 //! grid-stride loops over slices and outputs, plain `usize` indexing,
-//! plain arithmetic, no `unsafe`; the column indices checked once by the
-//! host (`Indices<u32>`), so the gather `v[columns[j]]` needs no check.
+//! plain arithmetic, no `unsafe`; the row offsets and the column indices
+//! checked once by the host (`Indices<u32>`), so a row of the matrix
+//! (`row_offsets.rows(values, columns.over(v))`) and its gather
+//! `v[columns[j]]` need no check per element.
 //!
 //! The matrix is sparse (CSR: `row_offsets`, `columns`, `values`),
 //! symmetric and positive definite; every vector is `f64`. Each dot product
@@ -25,12 +27,14 @@ const WARPS: usize = THREADS_PER_BLOCK as usize / 32;
 pub const MAX_ITERATIONS: u32 = 10_000;
 
 // ANCHOR: spmv
-/// `y[i] = alpha * (A v)[i]` for this thread's rows (grid-stride). The
-/// column indices were checked by the host (`Indices`), so `v` is checked
-/// once here, and each row's values and gather once a row.
+/// `y[i] = alpha * (A v)[i]` for this thread's rows (grid-stride). The row
+/// offsets and the column indices were checked by the host (`Indices`), so
+/// `rows` checks `values` and `v` once here, `row(i)` checks `i`, and no
+/// element is checked; the row's `fold` counts in `u32`, as nvcc's `int`
+/// loop.
 #[inline(always)]
 fn spmv(
-    row_offsets: &[u32],
+    row_offsets: Indices<u32>,
     columns: Indices<u32>,
     values: &[f64],
     alpha: f64,
@@ -38,16 +42,9 @@ fn spmv(
     y: &mut Output<f64>,
     grid: &GridGroup,
 ) {
-    let v_at = columns.over(v);
+    let rows = row_offsets.rows(values, columns.over(v));
     for (i, y) in y.grid_stride(grid) {
-        let start = row_offsets[i] as usize;
-        let end = row_offsets[i + 1] as usize;
-        let (a, vs) = (&values[start..end], v_at.range(start..end));
-        let mut sum = 0.0;
-        for j in 0..a.len() {
-            sum += alpha * a[j] * vs[j];
-        }
-        *y = sum;
+        *y = rows.row(i).fold(0.0, |sum, (a, v)| sum + alpha * a * v);
     }
 }
 // ANCHOR_END: spmv
@@ -97,7 +94,7 @@ fn add_block_sum(partial: f64, dot: &AtomicSlice<f64>, block: &ThreadBlock) {
 #[allow(clippy::too_many_arguments)]
 #[kernel(cooperative)]
 pub fn conjugate_gradient(
-    row_offsets: &[u32],
+    row_offsets: Indices<u32>,
     columns: Indices<u32>,
     values: &[f64],
     x: Synced<f64>,
