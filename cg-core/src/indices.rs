@@ -192,7 +192,7 @@ impl<I: IndexValue> Indices<I> {
     /// `nnz` elements with the bound `nnz + 1` (every offset at most
     /// `nnz`). Panics (once, here) unless `values` and `gather` both have
     /// at least `bound - 1` elements; after that [`Rows::row`] checks a
-    /// row's number and order, and its elements need no check.
+    /// row's number, and its elements need no check.
     #[inline(always)]
     #[track_caller]
     pub fn rows<'t, A, X, J: IndexValue>(
@@ -363,14 +363,22 @@ impl<T, I: IndexValue> Clone for Gather<'_, T, I> {
 
 impl<T, I: IndexValue> Copy for Gather<'_, T, I> {}
 
-/// `target[index]` for an index the host checked: `index < target.len()`.
+/// `target[index]` for an index known to be below `target.len()`: a value
+/// of an index buffer read through a [`Gather`], or a position in a CSR
+/// row or its offsets ([`Rows::row`]).
 #[inline(always)]
 fn at<T, I: IndexValue>(target: &[T], index: I) -> &T {
     // A value the host checked is at least 0 and below the bound.
     let i = index.as_usize();
     #[cfg(target_arch = "nvptx64")]
-    // SAFETY: the index buffer's contract (every value below its bound)
-    // and `Indices::over`'s check (the bound is at most `target.len()`).
+    // SAFETY: every caller's index is below `target.len()`: a value of an
+    // index buffer (the buffer's contract: below its bound) gathered from
+    // a slice `Indices::over` checked has at least the bound's elements;
+    // a row's offsets `r` and `r + 1`, with `r` checked below the offsets'
+    // length minus one (`Rows::row`); or a position `k` of a row, below
+    // the row's end, an offset the host checked to be below the offsets'
+    // bound, which `Indices::rows` checked is at most one more than the
+    // lengths of the values and of the gather's index values.
     return unsafe { target.get_unchecked(i) };
     // Off the GPU the check costs nothing that matters, and a broken
     // contract panics instead of reading out of bounds.
@@ -474,7 +482,8 @@ mod tests {
     /// Row `r`'s pairs, as `values[k]` and `x[columns[k]]`.
     fn reference(r: usize) -> Vec<(f64, f64)> {
         let (start, end) = (OFFSETS[r] as usize, OFFSETS[r + 1] as usize);
-        (start..end.max(start))
+        // Empty where the offsets are out of order.
+        (start..end)
             .map(|k| (VALUES[k], X[COLUMNS[k] as usize]))
             .collect()
     }

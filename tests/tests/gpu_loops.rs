@@ -246,7 +246,8 @@ fn csr_rows_sum_every_row_in_its_order() {
             let want: Vec<u32> = (0..rows)
                 .map(|r| {
                     let (start, end) = (offsets[r] as usize, offsets[r + 1] as usize);
-                    (start..end.max(start))
+                    // Empty where the offsets are out of order.
+                    (start..end)
                         .fold(0.0f32, |s, k| values[k].mul_add(x[columns[k] as usize], s))
                         .to_bits()
                 })
